@@ -1,0 +1,26 @@
+package dev.quota.core;
+
+import java.time.Duration;
+
+/**
+ * Where one limit stands for one caller after a decision.
+ *
+ * @param policy     the policy name as it appears in {@code RateLimit-Policy}: {@code <plan>-<limit>}
+ *                   for plan limits, {@code <rule>-<limit>} for rule limits, {@code <amounts>-<limit>}
+ *                   for amount limits
+ * @param limit      the limit as enforced for this caller (overrides applied)
+ * @param remaining  tokens left after this decision
+ * @param resetAfter time until the bucket is full again (zero when it is full)
+ * @param retryAfter time until the request that was just decided could pass on this limit alone
+ *                   (zero when this limit has enough tokens)
+ * @param requests   true when the limit counts requests; false for amount limits, which stay out of
+ *                   the {@code RateLimit} headers
+ */
+public record LimitStatus(String policy, Limit limit, long remaining, Duration resetAfter, Duration retryAfter,
+                          boolean requests) {
+
+    /** Whether this limit lacked tokens for the decided request. */
+    public boolean exhausted() {
+        return !retryAfter.isZero();
+    }
+}

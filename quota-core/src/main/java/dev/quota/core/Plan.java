@@ -1,0 +1,38 @@
+package dev.quota.core;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A tier (free, pro, enterprise): the limits every customer of the tier gets, enforced together.
+ *
+ * <p>A free plan with {@code burst} 20 (10/s refill) and {@code daily} 1000 (calendar day): a
+ * request passes only if both buckets have a token.
+ *
+ * @param name            the tier name, used in policy names such as {@code free-burst}
+ * @param limits          at least one limit, unique names
+ * @param onStoreFailure  what to do when the store is unavailable
+ */
+public record Plan(String name, List<Limit> limits, FailurePolicy onStoreFailure) {
+
+    /** @throws IllegalArgumentException if the name is malformed, limits are empty or names repeat */
+    public Plan {
+        Limit.requireName(name, "plan name");
+        limits = List.copyOf(limits);
+        if (limits.isEmpty()) {
+            throw new IllegalArgumentException("plan " + name + " must have at least one limit");
+        }
+        requireUniqueNames(limits, "plan " + name);
+        Objects.requireNonNull(onStoreFailure, "onStoreFailure");
+    }
+
+    static void requireUniqueNames(List<Limit> limits, String owner) {
+        var seen = new HashSet<String>();
+        for (Limit limit : limits) {
+            if (!seen.add(limit.name())) {
+                throw new IllegalArgumentException(owner + " has two limits named " + limit.name());
+            }
+        }
+    }
+}

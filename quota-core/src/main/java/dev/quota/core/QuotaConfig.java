@@ -1,0 +1,73 @@
+package dev.quota.core;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Everything the limiter enforces: plans, endpoint rules, amount limits, customers and API keys.
+ *
+ * <p>Usually loaded from a YAML file by {@link dev.quota.core.config.QuotaConfigLoader}, which
+ * reports every error with its path. Values are immutable; a reload produces a new config with a
+ * higher {@link #version()}.
+ *
+ * @param version   increases with every change; stored buckets whose version is lower are given
+ *                  the new limits on their next request, keeping their usage
+ * @param identity  how callers are identified
+ * @param plans     plans by name
+ * @param rules     endpoint rules by name
+ * @param amounts   amount limits by name
+ * @param customers customers by id
+ * @param apiKeys   customer ids by the lower-case hex SHA-256 of the API key
+ * @param warnings  problems that do not stop the config from loading (a daily quota smaller than a
+ *                  burst), each with its path
+ */
+public record QuotaConfig(long version, Identity identity, Map<String, Plan> plans, Map<String, Rule> rules,
+                          Map<String, AmountLimits> amounts, Map<String, Customer> customers,
+                          Map<String, String> apiKeys, List<String> warnings) {
+
+    /** @throws IllegalArgumentException if a customer or API key points at something missing */
+    public QuotaConfig {
+        Objects.requireNonNull(identity, "identity");
+        plans = Map.copyOf(plans);
+        rules = Map.copyOf(rules);
+        amounts = Map.copyOf(amounts);
+        customers = Map.copyOf(customers);
+        apiKeys = Map.copyOf(apiKeys);
+        warnings = List.copyOf(warnings);
+        for (Customer customer : customers.values()) {
+            if (!plans.containsKey(customer.plan())) {
+                throw new IllegalArgumentException(
+                        "customer " + customer.id() + " is on unknown plan " + customer.plan());
+            }
+        }
+        for (var entry : apiKeys.entrySet()) {
+            if (!customers.containsKey(entry.getValue())) {
+                throw new IllegalArgumentException("an API key points at unknown customer " + entry.getValue());
+            }
+        }
+    }
+
+    /** The plan named {@code name}, or empty. */
+    public Optional<Plan> plan(String name) {
+        return Optional.ofNullable(plans.get(name));
+    }
+
+    /** The rule named {@code name}, or empty. */
+    public Optional<Rule> rule(String name) {
+        return Optional.ofNullable(rules.get(name));
+    }
+
+    /** The customer an API key's SHA-256 hex maps to, or null. */
+    public @Nullable Customer customerForKeyHash(String sha256Hex) {
+        String id = apiKeys.get(sha256Hex);
+        return id == null ? null : customers.get(id);
+    }
+
+    /** The same config with another version. */
+    public QuotaConfig withVersion(long newVersion) {
+        return new QuotaConfig(newVersion, identity, plans, rules, amounts, customers, apiKeys, warnings);
+    }
+}

@@ -1,0 +1,42 @@
+package dev.quota.core;
+
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Extra limits for one endpoint (or group of endpoints), layered on the caller's plan.
+ *
+ * <p>An export rule with cost 10 takes 10 tokens from each of the plan's limits. A transfers rule
+ * with a per-customer limit of 10 per minute and a shared limit of 500 per second admits a
+ * transfer only if the customer's plan, the customer's transfer bucket and the endpoint-wide
+ * bucket all have tokens.
+ *
+ * @param name           the rule name, referenced by {@code @Quota("name")} and in policy names
+ * @param matches        {@code "METHOD /path/{template}"} patterns this rule applies to (may be empty
+ *                       when the rule is bound by annotation only)
+ * @param cost           tokens taken from each plan limit per request, {@code >= 1}; the rule's own
+ *                       limits count one per request
+ * @param perCustomer    limits each customer gets on this endpoint
+ * @param shared         limits all customers share on this endpoint
+ * @param onStoreFailure what to do when the store is unavailable, or null to use the plan's policy
+ */
+public record Rule(String name, List<String> matches, long cost, List<Limit> perCustomer, List<Limit> shared,
+                   @Nullable FailurePolicy onStoreFailure) {
+
+    /** @throws IllegalArgumentException if the name is malformed, cost < 1 or limit names repeat
+     *     across per-customer and shared limits */
+    public Rule {
+        Limit.requireName(name, "rule name");
+        matches = List.copyOf(matches);
+        if (cost < 1) {
+            throw new IllegalArgumentException("cost must be >= 1 but was " + cost);
+        }
+        perCustomer = List.copyOf(perCustomer);
+        shared = List.copyOf(shared);
+        var all = new java.util.ArrayList<Limit>(perCustomer);
+        all.addAll(shared);
+        Plan.requireUniqueNames(all, "rule " + name);
+        Objects.requireNonNull(matches, "matches");
+    }
+}

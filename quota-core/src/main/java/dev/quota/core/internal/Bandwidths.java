@@ -1,0 +1,73 @@
+package dev.quota.core.internal;
+
+import dev.quota.core.Limit;
+import dev.quota.core.Refill;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.ConsumeResult;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.ConfigurationBuilder;
+import io.github.bucket4j.ConsumptionProbe;
+import io.github.bucket4j.TimeMeter;
+import io.github.bucket4j.VerboseResult;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** Translates bucket specs into Bucket4j configurations and Bucket4j results into ours. */
+public final class Bandwidths {
+
+    private static final int MAX_CACHED = 10_000;
+    private static final ConcurrentHashMap<BucketSpec, BucketConfiguration> CACHE = new ConcurrentHashMap<>();
+
+    private Bandwidths() {
+    }
+
+    /** The Bucket4j configuration of a spec: one bandwidth per limit, identified by the limit name. */
+    public static BucketConfiguration configuration(BucketSpec spec) {
+        BucketConfiguration cached = CACHE.get(spec);
+        if (cached != null) {
+            return cached;
+        }
+        ConfigurationBuilder builder = BucketConfiguration.builder();
+        for (Limit limit : spec.limits()) {
+            builder.addLimit(b -> {
+                var capacity = b.capacity(limit.capacity());
+                if (limit.refill() instanceof Refill.Greedy g) {
+                    return capacity.refillGreedy(g.tokens(), g.period()).id(limit.name());
+                }
+                Refill.Interval i = (Refill.Interval) limit.refill();
+                return capacity.refillIntervally(i.tokens(), i.period()).id(limit.name());
+            });
+        }
+        BucketConfiguration configuration = builder.build();
+        if (CACHE.size() >= MAX_CACHED) {
+            CACHE.clear();
+        }
+        CACHE.put(spec, configuration);
+        return configuration;
+    }
+
+    /** Our result from a verbose Bucket4j probe. */
+    public static ConsumeResult result(VerboseResult<ConsumptionProbe> verbose) {
+        ConsumptionProbe probe = verbose.getValue();
+        VerboseResult.Diagnostics diagnostics = verbose.getDiagnostics();
+        return new ConsumeResult(probe.isConsumed(), diagnostics.getAvailableTokensPerEachBandwidth(),
+                probe.isConsumed() ? 0 : probe.getNanosToWaitForRefill(), diagnostics.calculateFullRefillingTime());
+    }
+
+    /** A Bucket4j clock reading {@code clock}: wall-clock nanoseconds since the epoch. */
+    public static TimeMeter timeMeter(Clock clock) {
+        return new TimeMeter() {
+            @Override
+            public long currentTimeNanos() {
+                Instant now = clock.instant();
+                return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+            }
+
+            @Override
+            public boolean isWallClockBased() {
+                return true;
+            }
+        };
+    }
+}

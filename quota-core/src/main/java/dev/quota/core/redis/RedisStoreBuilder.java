@@ -1,0 +1,242 @@
+package dev.quota.core.redis;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.redisson.config.ReadMode;
+
+/**
+ * Settings for a {@link RedisStore}. Name exactly one of: a standalone {@link #uri}, a
+ * {@link #sentinel} group, a {@link #cluster}, a Redisson YAML file ({@link #redissonConfig}), or an
+ * existing {@link #client}.
+ *
+ * <p>Clients the builder creates read and write the master only ({@code ReadMode.MASTER}: a
+ * compare-and-swap read from a lagging replica would fail or admit extra), do not retry commands
+ * themselves, and time out after {@link #timeout} (default 100 ms), so a Redis outage costs a
+ * request at most that long and the failure policy decides what happens.
+ */
+public final class RedisStoreBuilder {
+
+    private @Nullable Config redissonConfig;
+    private @Nullable RedissonClient client;
+    private String description = "";
+    Clock clock = Clock.systemUTC();
+    Duration timeout = Duration.ofMillis(100);
+    Duration expiryMargin = Duration.ofSeconds(60);
+    Duration retryBaseDelay = Duration.ofMillis(1);
+    Duration retryMaxDelay = Duration.ofMillis(20);
+    Duration retryBudget = Duration.ofMillis(100);
+    int maxCachedProxies = 100_000;
+    private int connectionPoolSize = 16;
+    private int nettyThreads = Math.max(2, Runtime.getRuntime().availableProcessors() * 2);
+
+    RedisStoreBuilder() {
+    }
+
+    /**
+     * A standalone Redis, e.g. {@code redis://127.0.0.1:6379} ({@code rediss://} for TLS).
+     *
+     * @throws IllegalArgumentException if the URI does not start with redis:// or rediss://
+     */
+    public RedisStoreBuilder uri(String uri) {
+        requireRedisUri(uri);
+        Config config = new Config();
+        config.useSingleServer().setAddress(uri);
+        this.redissonConfig = config;
+        this.description = "redis standalone " + uri;
+        return this;
+    }
+
+    /**
+     * A Sentinel-managed master: {@code masterName} as the sentinels know it, and their addresses.
+     *
+     * @throws IllegalArgumentException if no sentinel is given or an address is not a redis URI
+     */
+    public RedisStoreBuilder sentinel(String masterName, List<String> sentinels) {
+        if (sentinels.isEmpty()) {
+            throw new IllegalArgumentException("at least one sentinel address is required");
+        }
+        sentinels.forEach(RedisStoreBuilder::requireRedisUri);
+        Config config = new Config();
+        config.useSentinelServers().setMasterName(masterName).addSentinelAddress(sentinels.toArray(String[]::new))
+                .setCheckSentinelsList(false);
+        this.redissonConfig = config;
+        this.description = "redis sentinel " + masterName + " via " + String.join(",", sentinels);
+        return this;
+    }
+
+    /**
+     * A Redis Cluster, given one or more of its nodes.
+     *
+     * @throws IllegalArgumentException if no node is given or an address is not a redis URI
+     */
+    public RedisStoreBuilder cluster(List<String> nodes) {
+        if (nodes.isEmpty()) {
+            throw new IllegalArgumentException("at least one cluster node address is required");
+        }
+        nodes.forEach(RedisStoreBuilder::requireRedisUri);
+        Config config = new Config();
+        config.useClusterServers().addNodeAddress(nodes.toArray(String[]::new));
+        this.redissonConfig = config;
+        this.description = "redis cluster via " + String.join(",", nodes);
+        return this;
+    }
+
+    /**
+     * A Redisson YAML config file, for settings this builder does not expose (TLS, passwords).
+     * Read mode, timeout and retries are still set as described above.
+     *
+     * @throws UncheckedIOException if the file cannot be read or parsed
+     */
+    public RedisStoreBuilder redissonConfig(Path yaml) {
+        try {
+            this.redissonConfig = Config.fromYAML(yaml.toFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read Redisson config " + yaml + ": " + e.getMessage(), e);
+        }
+        this.description = "redis per " + yaml;
+        return this;
+    }
+
+    /**
+     * A Redisson client you manage: used as it is (set its read mode to MASTER yourself) and not
+     * shut down when the store closes.
+     */
+    public RedisStoreBuilder client(RedissonClient client) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.description = "redis via the application's Redisson client";
+        return this;
+    }
+
+    /** The clock buckets refill by; default {@link Clock#systemUTC()}. */
+    public RedisStoreBuilder clock(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        return this;
+    }
+
+    /**
+     * How long one Redis command may take before it fails; default 100 ms.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public RedisStoreBuilder timeout(Duration timeout) {
+        this.timeout = requirePositive(timeout, "timeout");
+        return this;
+    }
+
+    /**
+     * How long a key outlives the time its bucket needs to refill fully; default 60 s.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public RedisStoreBuilder expiryMargin(Duration margin) {
+        if (margin.isNegative()) {
+            throw new IllegalArgumentException("expiryMargin must be >= 0 but was " + margin);
+        }
+        this.expiryMargin = margin;
+        return this;
+    }
+
+    /**
+     * Backoff for compare-and-swap conflicts on a hot key: first delay, largest delay, and the
+     * total time after which the operation fails; defaults 1 ms, 20 ms, 100 ms.
+     *
+     * @throws IllegalArgumentException if a value is not positive or max is below base
+     */
+    public RedisStoreBuilder retryBackoff(Duration base, Duration max, Duration budget) {
+        requirePositive(base, "retry base delay");
+        requirePositive(budget, "retry budget");
+        if (max.compareTo(base) < 0) {
+            throw new IllegalArgumentException("retry max delay " + max + " must be >= base delay " + base);
+        }
+        this.retryBaseDelay = base;
+        this.retryMaxDelay = max;
+        this.retryBudget = budget;
+        return this;
+    }
+
+    /**
+     * How many bucket proxies are kept for reuse; default 100,000.
+     *
+     * @throws IllegalArgumentException if < 1
+     */
+    public RedisStoreBuilder maxCachedProxies(int max) {
+        if (max < 1) {
+            throw new IllegalArgumentException("maxCachedProxies must be >= 1 but was " + max);
+        }
+        this.maxCachedProxies = max;
+        return this;
+    }
+
+    /**
+     * Connections per Redis master for a client this builder creates; default 16.
+     *
+     * @throws IllegalArgumentException if < 1
+     */
+    public RedisStoreBuilder connectionPoolSize(int size) {
+        if (size < 1) {
+            throw new IllegalArgumentException("connectionPoolSize must be >= 1 but was " + size);
+        }
+        this.connectionPoolSize = size;
+        return this;
+    }
+
+    /**
+     * The store. A client the builder creates connects now.
+     *
+     * @throws IllegalStateException if no Redis was named
+     * @throws dev.quota.core.QuotaStoreException if Redis cannot be reached
+     */
+    public RedisStore build() {
+        if (client != null) {
+            return new RedisStore(this, client, false, description);
+        }
+        if (redissonConfig == null) {
+            throw new IllegalStateException("name a Redis: uri, sentinel, cluster, redissonConfig or client");
+        }
+        Config config = redissonConfig;
+        int millis = (int) Math.max(1, timeout.toMillis());
+        config.setNettyThreads(nettyThreads);
+        if (config.isClusterConfig()) {
+            config.useClusterServers().setReadMode(ReadMode.MASTER).setTimeout(millis).setRetryAttempts(0)
+                    .setMasterConnectionPoolSize(connectionPoolSize)
+                    .setMasterConnectionMinimumIdleSize(Math.min(connectionPoolSize, 4));
+        } else if (config.isSentinelConfig()) {
+            config.useSentinelServers().setReadMode(ReadMode.MASTER).setTimeout(millis).setRetryAttempts(0)
+                    .setMasterConnectionPoolSize(connectionPoolSize)
+                    .setMasterConnectionMinimumIdleSize(Math.min(connectionPoolSize, 4));
+        } else {
+            config.useSingleServer().setTimeout(millis).setRetryAttempts(0)
+                    .setConnectionPoolSize(connectionPoolSize)
+                    .setConnectionMinimumIdleSize(Math.min(connectionPoolSize, 4));
+        }
+        RedissonClient created;
+        try {
+            created = Redisson.create(config);
+        } catch (RuntimeException e) {
+            throw new dev.quota.core.QuotaStoreException("cannot connect to " + description + ": " + e.getMessage(), e);
+        }
+        return new RedisStore(this, created, true, description);
+    }
+
+    private static void requireRedisUri(String uri) {
+        if (uri == null || !(uri.startsWith("redis://") || uri.startsWith("rediss://"))) {
+            throw new IllegalArgumentException("redis address must start with redis:// or rediss:// but was " + uri);
+        }
+    }
+
+    private static Duration requirePositive(Duration d, String what) {
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(what + " must be positive but was " + d);
+        }
+        return d;
+    }
+}
