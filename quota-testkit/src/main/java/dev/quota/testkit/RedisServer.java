@@ -1,0 +1,269 @@
+package dev.quota.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One real redis-server process on 127.0.0.1 and a free port, in its own temp working directory,
+ * without persistence ({@code --save ''}, {@code --appendonly no}). Its stdout and stderr go to
+ * {@code redis.log} in that directory. A JVM shutdown hook kills every server still running, so no
+ * process outlives the JVM; still, close it (try-with-resources) to free the port and the directory.
+ */
+public final class RedisServer implements AutoCloseable {
+
+    /** How long {@link #start()} and {@link #restart()} wait for the first PONG: 10 seconds. */
+    public static final Duration START_TIMEOUT = Duration.ofSeconds(10);
+
+    private static final Logger log = LoggerFactory.getLogger(RedisServer.class);
+    private static final String HOST = "127.0.0.1";
+    private static final int PORT_ATTEMPTS = 5;
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
+
+    private final Path dir;
+    private final int port;
+    private final List<String> command;
+    private volatile Process process;
+    private boolean closed;
+
+    private RedisServer(Path dir, int port, List<String> command) {
+        this.dir = dir;
+        this.port = port;
+        this.command = command;
+    }
+
+    /** Starts a standalone server and waits until it answers PING (at most {@link #START_TIMEOUT}). */
+    public static RedisServer start() {
+        return start(List.of());
+    }
+
+    /**
+     * Starts a server with extra command-line arguments appended after the defaults, e.g.
+     * {@code List.of("--maxmemory", "10mb")}. With {@code --cluster-enabled yes} the chosen port also
+     * has port + 10000 free, for the cluster bus.
+     *
+     * @throws IllegalStateException if the server exits or does not answer PING within
+     *     {@link #START_TIMEOUT}; the message holds the server's log
+     */
+    public static RedisServer start(List<String> extraArgs) {
+        return start(null, null, extraArgs);
+    }
+
+    /**
+     * Starts a server whose first argument is a config file, written into its working directory
+     * (sentinel mode needs one it can rewrite). {@code configName} and {@code configText} may be null.
+     */
+    static RedisServer start(String configName, String configText, List<String> extraArgs) {
+        Path dir = WorkDir.create();
+        try {
+            if (configName != null) {
+                Files.writeString(dir.resolve(configName), configText, StandardCharsets.UTF_8);
+            }
+            boolean clusterBus = isClusterEnabled(extraArgs);
+            PortTaken lastConflict = null;
+            for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
+                int port = FreePort.find(clusterBus);
+                RedisServer server = new RedisServer(dir, port, commandLine(dir, port, configName, extraArgs));
+                try {
+                    server.launch(false);
+                    return server;
+                } catch (PortTaken e) {
+                    // someone grabbed the port between our probe and redis' bind: pick another
+                    lastConflict = e;
+                }
+            }
+            throw new IllegalStateException("no port could be bound after " + PORT_ATTEMPTS + " attempts",
+                    lastConflict);
+        } catch (IOException e) {
+            WorkDir.delete(dir);
+            throw new UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            WorkDir.delete(dir);
+            throw e;
+        }
+    }
+
+    /** The TCP port, fixed for the life of this object (also across {@link #restart()}). */
+    public int port() {
+        return port;
+    }
+
+    /** Always {@code 127.0.0.1}. */
+    public String host() {
+        return HOST;
+    }
+
+    /** {@code redis://127.0.0.1:PORT}. */
+    public String uri() {
+        return "redis://" + HOST + ":" + port;
+    }
+
+    /** The file that receives the server's stdout and stderr (appended to across restarts). */
+    public Path logFile() {
+        return dir.resolve("redis.log");
+    }
+
+    /** Whether the process is alive (it may still be booting only inside start/restart). */
+    public boolean isRunning() {
+        Process p = process;
+        return p != null && p.isAlive();
+    }
+
+    /** Kills the process with SIGKILL, as a crash would, and waits until it has exited. */
+    public synchronized void kill() {
+        Process p = process;
+        if (p != null) {
+            p.destroyForcibly();
+            Await.exit(p, STOP_TIMEOUT);
+            process = null;
+            LiveServers.unregister(this);
+        }
+    }
+
+    /** Stops the process politely ({@code SHUTDOWN NOSAVE}, else SIGTERM, else SIGKILL) and waits. */
+    public synchronized void stop() {
+        Process p = process;
+        if (p == null) {
+            return;
+        }
+        if (p.isAlive()) {
+            try (RespClient client = RespClient.connect(HOST, port, Duration.ofSeconds(1))) {
+                client.command("SHUTDOWN", "NOSAVE");
+            } catch (RuntimeException expected) {
+                // a successful SHUTDOWN closes the connection without a reply
+            }
+            if (!Await.exit(p, STOP_TIMEOUT)) {
+                p.destroy();
+                if (!Await.exit(p, STOP_TIMEOUT)) {
+                    p.destroyForcibly();
+                    Await.exit(p, STOP_TIMEOUT);
+                }
+            }
+        }
+        process = null;
+        LiveServers.unregister(this);
+    }
+
+    /**
+     * Starts the server again on the same port with empty data (killing it first if it runs), and waits
+     * until it answers PING. Cluster nodes keep their {@code nodes.conf}, sentinels their config.
+     *
+     * @throws IllegalStateException if closed, or if it does not come up (e.g. the port was taken)
+     */
+    public synchronized void restart() {
+        if (closed) {
+            throw new IllegalStateException("server on port " + port + " is closed");
+        }
+        kill();
+        try {
+            Files.deleteIfExists(dir.resolve("dump.rdb"));
+            Files.deleteIfExists(dir.resolve("appendonly.aof"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        launch(true);
+    }
+
+    /** Stops the server and deletes its working directory. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        stop();
+        WorkDir.delete(dir);
+    }
+
+    @Override
+    public String toString() {
+        return "RedisServer[" + uri() + (isRunning() ? ", running" : ", stopped") + "]";
+    }
+
+    /** Called by the shutdown hook: no locks, no waiting beyond a moment. */
+    void destroyOnJvmExit() {
+        Process p = process;
+        if (p != null) {
+            p.destroyForcibly();
+            Await.exit(p, Duration.ofSeconds(1));
+        }
+        WorkDir.delete(dir);
+    }
+
+    /** The last part of the log, for error messages. */
+    String logTail() {
+        return WorkDir.tail(logFile());
+    }
+
+    private void launch(boolean appendLog) {
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(appendLog ? Redirect.appendTo(logFile().toFile()) : Redirect.to(logFile().toFile()));
+        Process p;
+        try {
+            p = builder.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + command.get(0), e);
+        }
+        process = p;
+        LiveServers.register(this);
+        try {
+            Await.until(START_TIMEOUT, () -> {
+                if (!p.isAlive()) {
+                    Await.exit(p, STOP_TIMEOUT);
+                    String logText = logTail();
+                    String message = "redis-server on port " + port + " exited with " + p.exitValue()
+                            + " during startup; log:\n" + logText;
+                    throw logText.contains("Address already in use") && !appendLog
+                            ? new PortTaken(message) : new IllegalStateException(message);
+                }
+                try (RespClient client = RespClient.connect(HOST, port, Duration.ofSeconds(1))) {
+                    return "PONG".equals(client.command("PING")) ? Boolean.TRUE : null;
+                }
+            }, () -> "redis-server on port " + port + " did not answer PING within " + START_TIMEOUT
+                    + "; log:\n" + logTail());
+        } catch (RuntimeException e) {
+            p.destroyForcibly();
+            Await.exit(p, STOP_TIMEOUT);
+            process = null;
+            LiveServers.unregister(this);
+            throw e;
+        }
+        log.debug("redis-server up at {} in {}", uri(), dir);
+    }
+
+    private static List<String> commandLine(Path dir, int port, String configName, List<String> extraArgs) {
+        List<String> command = new ArrayList<>();
+        command.add(RedisBinary.resolve().toString());
+        if (configName != null) {
+            command.add(dir.resolve(configName).toString());
+        }
+        command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST, "--dir", dir.toString(),
+                "--save", "", "--appendonly", "no"));
+        command.addAll(extraArgs);
+        return List.copyOf(command);
+    }
+
+    private static boolean isClusterEnabled(List<String> args) {
+        int i = args.indexOf("--cluster-enabled");
+        return i >= 0 && i + 1 < args.size() && args.get(i + 1).equalsIgnoreCase("yes");
+    }
+
+    /** Startup failed because the port was taken: worth another try with another port. */
+    private static final class PortTaken extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        PortTaken(String message) {
+            super(message);
+        }
+    }
+}
