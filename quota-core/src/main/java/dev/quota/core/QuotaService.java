@@ -116,22 +116,42 @@ public final class QuotaService implements AutoCloseable {
         Plan plan = planOf(cfg, customer);
         Rule r = rule == null ? null : cfg.rule(rule).orElseThrow(
                 () -> new IllegalArgumentException("unknown rule \"" + rule + "\""));
-        return run(cfg, divisor -> {
-            Instant now = clock.instant();
-            double multiplier = customer.multiplier() / divisor;
-            List<BucketUse> uses = new ArrayList<>(4);
-            long cost = r == null ? 1 : r.cost();
-            BucketUse.plan(uses, keys.plan(customer.id()), plan.name(), plan.limits(), multiplier, cost, true,
-                    cfg.version(), now, plan.onStoreFailure());
-            if (r != null) {
-                FailurePolicy policy = r.onStoreFailure() != null ? r.onStoreFailure() : plan.onStoreFailure();
-                BucketUse.plan(uses, keys.rule(r.name(), customer.id()), r.name(), r.perCustomer(), multiplier, 1,
-                        true, cfg.version(), now, policy);
-                BucketUse.plan(uses, keys.shared(r.name()), r.name(), r.shared(), 1.0 / divisor, 1, true,
-                        cfg.version(), now, policy);
-            }
-            return uses;
-        });
+        return run(divisor -> requestBuckets(cfg, customer, plan, r, divisor));
+    }
+
+    /** The buckets one request takes from: plan (the rule's cost), rule per customer, rule shared. */
+    private List<BucketUse> requestBuckets(QuotaConfig cfg, Customer customer, Plan plan, @Nullable Rule r,
+                                           int divisor) {
+        Instant now = clock.instant();
+        double multiplier = customer.multiplier() / divisor;
+        List<BucketUse> uses = new ArrayList<>(4);
+        long cost = r == null ? 1 : r.cost();
+        BucketUse.plan(uses, keys.plan(customer.id()), plan.name(), plan.limits(), multiplier, cost, true,
+                cfg.version(), now, plan.onStoreFailure());
+        if (r != null) {
+            FailurePolicy policy = r.onStoreFailure() != null ? r.onStoreFailure() : plan.onStoreFailure();
+            BucketUse.plan(uses, keys.rule(r.name(), customer.id()), r.name(), r.perCustomer(), multiplier, 1,
+                    true, cfg.version(), now, policy);
+            BucketUse.plan(uses, keys.shared(r.name()), r.name(), r.shared(), 1.0 / divisor, 1, true,
+                    cfg.version(), now, policy);
+        }
+        return uses;
+    }
+
+    /**
+     * Gives back the tokens an allowed {@link #decide(Customer, String)} with the same arguments
+     * took, for a request that a later check rejected (its transfer amount was over the daily
+     * limit): a rejected request uses no quota. Best effort: a store failure is logged, not thrown.
+     *
+     * @throws IllegalArgumentException if the customer's plan or the rule is not configured
+     */
+    public void refund(Customer customer, @Nullable String rule) {
+        QuotaConfig cfg = config.get();
+        Plan plan = planOf(cfg, customer);
+        Rule r = rule == null ? null : cfg.rule(rule).orElseThrow(
+                () -> new IllegalArgumentException("unknown rule \"" + rule + "\""));
+        List<BucketUse> uses = requestBuckets(cfg, customer, plan, r, 1);
+        refund(store, uses, uses.size());
     }
 
     /**
@@ -153,7 +173,7 @@ public final class QuotaService implements AutoCloseable {
         if (amount < 1) {
             throw new IllegalArgumentException("amount must be >= 1 but was " + amount);
         }
-        return run(cfg, divisor -> {
+        return run(divisor -> {
             List<BucketUse> uses = new ArrayList<>(2);
             BucketUse.plan(uses, keys.amount(amounts, customer.id(), qualifier), amounts, limits.limits(),
                     customer.multiplier() / divisor, amount, false, cfg.version(), clock.instant(),
@@ -259,7 +279,7 @@ public final class QuotaService implements AutoCloseable {
         List<BucketUse> uses(int divisor);
     }
 
-    private QuotaDecision run(QuotaConfig cfg, Planner planner) {
+    private QuotaDecision run(Planner planner) {
         List<BucketUse> uses = planner.uses(1);
         try {
             return execute(store, uses);
