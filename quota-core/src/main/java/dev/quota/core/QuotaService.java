@@ -1,18 +1,15 @@
 package dev.quota.core;
 
+import dev.quota.core.config.ApiKeys;
 import dev.quota.core.internal.BucketUse;
 import dev.quota.core.internal.Keys;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.store.InMemoryStore;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
@@ -259,14 +256,9 @@ public final class QuotaService implements AutoCloseable {
         fallback.close();
     }
 
-    /** The lower-case hex SHA-256 of an API key, as stored in the config. */
+    /** The lower-case hex SHA-256 of an API key, as stored in the config ({@link ApiKeys#sha256Hex}). */
     public static String sha256Hex(String apiKey) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(apiKey.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required by every Java runtime", e);
-        }
+        return ApiKeys.sha256Hex(apiKey);
     }
 
     private static Plan planOf(QuotaConfig cfg, Customer customer) {

@@ -207,6 +207,20 @@ class QuotaServiceTest {
     }
 
     @Test
+    void reload_withSmallerLimit_keepsRemainingTokensCappedAtNewCapacity() {
+        QuotaService service = service(config(plan("free", greedy("burst", 100, 1, Duration.ofHours(1)))));
+        for (int i = 0; i < 60; i++) {
+            service.decide(alice, null);
+        }
+
+        service.reload(config(plan("free", greedy("burst", 50, 1, Duration.ofHours(1)))));
+
+        // 40 tokens were left; they are kept (at most the new capacity of 50)
+        QuotaDecision decision = service.decide(alice, null);
+        assertThat(decision.limits().get(0).remaining()).isEqualTo(39);
+    }
+
+    @Test
     void reload_withExplicitLowerVersion_isRefused() {
         QuotaService service = service(config(plan("free", greedy("burst", 100, 1, Duration.ofHours(1)))).withVersion(7));
 
