@@ -86,7 +86,8 @@ class ConfigReloaderTest {
         Files.writeString(file, config("100"));
         QuotaService service = serviceFor(file);
         List<ConfigReloader.Result> results = new CopyOnWriteArrayList<>();
-        try (ConfigReloader reloader = ConfigReloader.watch(file, service, Duration.ofMillis(100), results::add)) {
+        ConfigReloader reloader = ConfigReloader.watch(file, service, Duration.ofMillis(100), results::add);
+        try {
             Files.writeString(file, config("300"));
 
             long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
@@ -97,6 +98,8 @@ class ConfigReloaderTest {
             assertThat(results).hasSize(1);
             assertThat(results.get(0).applied()).isTrue();
             assertThat(service.config().plans().get("free").limits().get(0).capacity()).isEqualTo(300);
+        } finally {
+            reloader.close();
         }
     }
 }

@@ -1,0 +1,216 @@
+package dev.quota.core.config;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One map of the YAML tree at a known path, read with type checks. Every read that finds a bad
+ * value records an error at the value's path and returns null, so the caller goes on and the file
+ * gets all its errors reported at once.
+ */
+final class ConfigMap {
+
+    private final Map<String, Object> values;
+    private final String path;
+    private final Problems problems;
+
+    private ConfigMap(Map<String, Object> values, String path, Problems problems) {
+        this.values = values;
+        this.path = path;
+        this.problems = problems;
+    }
+
+    /** The value as a map, or null (with an error) if it is something else. */
+    @SuppressWarnings("unchecked")
+    static @Nullable ConfigMap of(@Nullable Object value, String path, Problems problems) {
+        if (value instanceof Map) {
+            return new ConfigMap((Map<String, Object>) value, path, problems);
+        }
+        problems.error(path, "must be a map but was " + Problems.describe(value));
+        return null;
+    }
+
+    String path() {
+        return path;
+    }
+
+    String path(String key) {
+        return Problems.key(path, key);
+    }
+
+    Set<String> keys() {
+        return values.keySet();
+    }
+
+    boolean has(String key) {
+        return values.containsKey(key);
+    }
+
+    @Nullable Object raw(String key) {
+        return values.get(key);
+    }
+
+    /** Reports every key not in {@code allowed}, suggesting the closest allowed key. */
+    void allowOnly(String... allowed) {
+        List<String> allowedKeys = Arrays.asList(allowed);
+        for (String key : values.keySet()) {
+            if (!allowedKeys.contains(key)) {
+                String suggestion = closest(key, allowed);
+                problems.error(path, "unknown key " + Problems.quote(key) + (suggestion == null
+                        ? " (allowed: " + String.join(", ", allowed) + ")"
+                        : " (did you mean \"" + suggestion + "\"?)"));
+            }
+        }
+    }
+
+    /** Reports each missing key; true when all are present. */
+    boolean require(String... keys) {
+        boolean all = true;
+        for (String key : keys) {
+            if (!values.containsKey(key)) {
+                problems.error(path, "missing required key \"" + key + "\"");
+                all = false;
+            }
+        }
+        return all;
+    }
+
+    /** An integer {@code >= min}, or null if absent or invalid. */
+    @Nullable Long integer(String key, long min) {
+        if (!has(key)) {
+            return null;
+        }
+        Object value = values.get(key);
+        if (value instanceof BigInteger) {
+            problems.error(path(key), "must be at most " + Long.MAX_VALUE + " but was " + value);
+            return null;
+        }
+        if (!(value instanceof Integer || value instanceof Long)) {
+            problems.error(path(key), "must be an integer but was " + Problems.describe(value));
+            return null;
+        }
+        long number = ((Number) value).longValue();
+        if (number < min) {
+            problems.error(path(key), "must be >= " + min + " but was " + number);
+            return null;
+        }
+        return number;
+    }
+
+    /** A finite number {@code > 0}, or null if absent or invalid. */
+    @Nullable Double positiveNumber(String key) {
+        if (!has(key)) {
+            return null;
+        }
+        Object value = values.get(key);
+        if (!(value instanceof Number)) {
+            problems.error(path(key), "must be a number but was " + Problems.describe(value));
+            return null;
+        }
+        double number = ((Number) value).doubleValue();
+        if (!(number > 0) || Double.isInfinite(number)) {
+            problems.error(path(key), "must be a finite number > 0 but was " + value);
+            return null;
+        }
+        return number;
+    }
+
+    /**
+     * A string, or null if absent or invalid. Integers are taken as their decimal text so that
+     * {@code plan: 2024} names the plan {@code 2024}; booleans and fractions must be quoted.
+     */
+    @Nullable String string(String key) {
+        if (!has(key)) {
+            return null;
+        }
+        return string(values.get(key), path(key), problems);
+    }
+
+    /** {@link #string(String)} for a value that is not in a map, such as a list item. */
+    static @Nullable String string(@Nullable Object value, String path, Problems problems) {
+        if (value instanceof String s) {
+            return s;
+        }
+        if (value instanceof Integer || value instanceof Long || value instanceof BigInteger) {
+            return value.toString();
+        }
+        problems.error(path, "must be a string but was " + Problems.describe(value)
+                + (value instanceof Boolean || value instanceof Double ? " (put it in quotes)" : ""));
+        return null;
+    }
+
+    /** One of {@code choices} (case-insensitive, returned in lower case), or null if absent or invalid. */
+    @Nullable String choice(String key, String... choices) {
+        String text = string(key);
+        if (text == null) {
+            return null;
+        }
+        String lower = text.toLowerCase(Locale.ROOT);
+        if (Arrays.asList(choices).contains(lower)) {
+            return lower;
+        }
+        problems.error(path(key), "must be one of " + String.join(", ", choices) + " but was " + Problems.quote(text));
+        return null;
+    }
+
+    /** A list, or null if absent or (with an error) not a list. */
+    @SuppressWarnings("unchecked")
+    @Nullable List<Object> list(String key) {
+        if (!has(key)) {
+            return null;
+        }
+        Object value = values.get(key);
+        if (value instanceof List) {
+            return new ArrayList<>((List<Object>) value);
+        }
+        problems.error(path(key), "must be a list but was " + Problems.describe(value));
+        return null;
+    }
+
+    /** A nested map, or null if absent or (with an error) not a map. */
+    @Nullable ConfigMap map(String key) {
+        return has(key) ? of(values.get(key), path(key), problems) : null;
+    }
+
+    /** The allowed key within Levenshtein distance 2 of {@code key}, closest first, or null. */
+    static @Nullable String closest(String key, String... allowed) {
+        String best = null;
+        int bestDistance = 3;
+        for (String candidate : allowed) {
+            int distance = levenshtein(key.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
+            if (distance < bestDistance) {
+                best = candidate;
+                bestDistance = distance;
+            }
+        }
+        return best;
+    }
+
+    static int levenshtein(String a, String b) {
+        if (Math.abs(a.length() - b.length()) > 2) {
+            return Math.abs(a.length() - b.length());
+        }
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitute = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitute, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
+    }
+}

@@ -1,0 +1,249 @@
+package dev.quota.core.config;
+
+import dev.quota.core.AmountLimits;
+import dev.quota.core.Customer;
+import dev.quota.core.FailurePolicy;
+import dev.quota.core.Identity;
+import dev.quota.core.Limit;
+import dev.quota.core.Plan;
+import dev.quota.core.QuotaConfig;
+import dev.quota.core.Rule;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/** Turns the plain YAML tree into a {@link QuotaConfig}, recording every error it finds. */
+final class QuotaConfigParser {
+
+    private static final Pattern HEADER = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
+    private static final Pattern SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
+    private static final int MAX_CUSTOMER_ID = 128;
+
+    private final Problems problems;
+    /** Every well-named plan in the file, valid or not, so a reference to it is not an error too. */
+    private final Set<String> planNames = new TreeSet<>();
+    private final Set<String> customerIds = new HashSet<>();
+    private final Map<String, Plan> plans = new LinkedHashMap<>();
+    private boolean plansRead;
+
+    private QuotaConfigParser(Problems problems) {
+        this.problems = problems;
+    }
+
+    /** The config, or null when any error was recorded. */
+    static @Nullable QuotaConfig parse(Object root, Problems problems) {
+        return new QuotaConfigParser(problems).parse(root);
+    }
+
+    private @Nullable QuotaConfig parse(Object root) {
+        if (!(root instanceof Map)) {
+            problems.error("", "the config must be a map of sections (plans, rules, customers, ...) but was "
+                    + Problems.describe(root));
+            return null;
+        }
+        ConfigMap top = ConfigMap.of(root, "", problems);
+        top.allowOnly("version", "identity", "plans", "rules", "amounts", "customers", "apiKeys");
+        Long version = top.integer("version", 1);
+        if (top.require("plans")) {
+            plans(top.map("plans"));
+        }
+        Identity identity = identity(top);
+        Map<String, Rule> rules = top.has("rules") ? rulesSection(top.map("rules")) : Map.of();
+        Map<String, AmountLimits> amounts = amounts(top.has("amounts") ? top.map("amounts") : null);
+        Map<String, Customer> customers = customers(top.has("customers") ? top.map("customers") : null);
+        Map<String, String> apiKeys = apiKeys(top);
+        if (problems.hasErrors() || identity == null) {
+            return null;
+        }
+        try {
+            return new QuotaConfig(version == null ? 0 : version, identity, plans, rules, amounts, customers, apiKeys,
+                    problems.warnings());
+        } catch (IllegalArgumentException e) {
+            problems.error("", String.valueOf(e.getMessage()));
+            return null;
+        }
+    }
+
+    private void plans(@Nullable ConfigMap section) {
+        if (section == null) {
+            return;
+        }
+        plansRead = true;
+        if (section.keys().isEmpty()) {
+            problems.error(section.path(), "must have at least one plan");
+        }
+        for (String name : section.keys()) {
+            String path = section.path(name);
+            if (!Limit.isValidName(name)) {
+                problems.error(path, "plan name must match " + LimitsParser.NAME_RULE);
+                continue;
+            }
+            planNames.add(name);
+            ConfigMap plan = ConfigMap.of(section.raw(name), path, problems);
+            if (plan == null) {
+                continue;
+            }
+            int errorsBefore = problems.errorCount();
+            plan.allowOnly("onStoreFailure", "limits");
+            FailurePolicy policy = policy(plan, FailurePolicy.LOCAL);
+            List<Limit> limits = plan.require("limits")
+                    ? LimitsParser.parse(plan.raw("limits"), plan.path("limits"), true, problems) : null;
+            if (limits != null) {
+                ConfigChecks.capacityWarnings(limits, plan.path("limits"), problems);
+            }
+            if (problems.errorCount() == errorsBefore && limits != null && policy != null) {
+                construct(path, () -> plans.put(name, new Plan(name, limits, policy)));
+            }
+        }
+    }
+
+    private @Nullable Identity identity(ConfigMap top) {
+        Identity defaults = Identity.DEFAULT;
+        ConfigMap section = top.has("identity") ? top.map("identity") : null;
+        String header = defaults.header();
+        String missingKey = defaults.missingKey().name().toLowerCase(Locale.ROOT);
+        String anonymousPlan = defaults.anonymousPlan();
+        if (section != null) {
+            section.allowOnly("header", "missingKey", "anonymousPlan");
+            header = section.has("header") ? section.string("header") : header;
+            if (header != null && !HEADER.matcher(header).matches()) {
+                problems.error(section.path("header"), "must be an HTTP header name such as X-API-Key but was "
+                        + Problems.quote(header));
+                header = null;
+            }
+            missingKey = section.has("missingKey") ? section.choice("missingKey", "anonymous", "reject") : missingKey;
+            anonymousPlan = section.has("anonymousPlan") ? section.string("anonymousPlan") : anonymousPlan;
+        }
+        String planPath = Problems.key("identity", "anonymousPlan");
+        if ("anonymous".equals(missingKey) && anonymousPlan != null && plansRead && !planNames.contains(anonymousPlan)) {
+            problems.error(planPath, unknownPlan(anonymousPlan) + "; add that plan or set identity.missingKey to reject");
+        }
+        if (header == null || missingKey == null || anonymousPlan == null) {
+            return null;
+        }
+        var missing = Identity.MissingKey.valueOf(missingKey.toUpperCase(Locale.ROOT));
+        String validHeader = header;
+        String validPlan = anonymousPlan;
+        return construct("identity", () -> new Identity(validHeader, missing, validPlan));
+    }
+
+    private Map<String, Rule> rulesSection(@Nullable ConfigMap section) {
+        return section == null ? Map.of() : RulesParser.parse(section, plans, problems);
+    }
+
+    private Map<String, AmountLimits> amounts(@Nullable ConfigMap section) {
+        Map<String, AmountLimits> amounts = new LinkedHashMap<>();
+        for (String name : section == null ? Set.<String>of() : section.keys()) {
+            String path = section.path(name);
+            ConfigMap amount = Limit.isValidName(name) ? ConfigMap.of(section.raw(name), path, problems) : null;
+            if (amount == null) {
+                if (!Limit.isValidName(name)) {
+                    problems.error(path, "amount limits name must match " + LimitsParser.NAME_RULE);
+                }
+                continue;
+            }
+            int errorsBefore = problems.errorCount();
+            amount.allowOnly("onStoreFailure", "limits");
+            FailurePolicy policy = policy(amount, FailurePolicy.CLOSED);
+            List<Limit> limits = amount.require("limits")
+                    ? LimitsParser.parse(amount.raw("limits"), amount.path("limits"), true, problems) : null;
+            if (limits != null) {
+                ConfigChecks.capacityWarnings(limits, amount.path("limits"), problems);
+            }
+            if (problems.errorCount() == errorsBefore && limits != null && policy != null) {
+                construct(path, () -> amounts.put(name, new AmountLimits(name, limits, policy)));
+            }
+        }
+        return amounts;
+    }
+
+    private Map<String, Customer> customers(@Nullable ConfigMap section) {
+        Map<String, Customer> customers = new LinkedHashMap<>();
+        for (String id : section == null ? Set.<String>of() : section.keys()) {
+            String path = section.path(id);
+            if (id.isEmpty() || id.length() > MAX_CUSTOMER_ID) {
+                problems.error(path, "customer id must be 1 to " + MAX_CUSTOMER_ID + " characters but was " + id.length());
+                continue;
+            }
+            customerIds.add(id);
+            ConfigMap customer = ConfigMap.of(section.raw(id), path, problems);
+            if (customer == null) {
+                continue;
+            }
+            int errorsBefore = problems.errorCount();
+            customer.allowOnly("plan", "multiplier");
+            customer.require("plan");
+            String plan = customer.string("plan");
+            if (plan != null && plansRead && !planNames.contains(plan)) {
+                problems.error(customer.path("plan"), unknownPlan(plan));
+            }
+            Double multiplier = customer.has("multiplier") ? customer.positiveNumber("multiplier") : Double.valueOf(1);
+            if (problems.errorCount() == errorsBefore && plan != null && multiplier != null) {
+                construct(path, () -> customers.put(id, new Customer(id, plan, multiplier)));
+            }
+        }
+        return customers;
+    }
+
+    private Map<String, String> apiKeys(ConfigMap top) {
+        Map<String, String> apiKeys = new LinkedHashMap<>();
+        Map<String, String> firstPathByHash = new HashMap<>();
+        List<Object> items = top.list("apiKeys");
+        for (int i = 0; items != null && i < items.size(); i++) {
+            ConfigMap key = ConfigMap.of(items.get(i), Problems.index("apiKeys", i), problems);
+            if (key == null) {
+                continue;
+            }
+            key.allowOnly("sha256", "customer");
+            key.require("sha256", "customer");
+            String hash = key.string("sha256");
+            if (hash != null && !SHA256.matcher(hash).matches()) {
+                problems.error(key.path("sha256"), "must be 64 hex characters (the SHA-256 of the API key, see ApiKeys)"
+                        + " but was " + Problems.quote(hash));
+                hash = null;
+            }
+            hash = hash == null ? null : hash.toLowerCase(Locale.ROOT);
+            String first = hash == null ? null : firstPathByHash.putIfAbsent(hash, key.path("sha256"));
+            if (first != null) {
+                problems.error(key.path("sha256"), "duplicate API key hash (already at " + first + ")");
+            }
+            String customer = key.string("customer");
+            if (customer != null && !customerIds.contains(customer)) {
+                problems.error(key.path("customer"), "unknown customer " + Problems.quote(customer));
+            } else if (hash != null && customer != null && first == null) {
+                apiKeys.put(hash, customer);
+            }
+        }
+        return apiKeys;
+    }
+
+    private @Nullable FailurePolicy policy(ConfigMap map, FailurePolicy defaultPolicy) {
+        if (!map.has("onStoreFailure")) {
+            return defaultPolicy;
+        }
+        String policy = map.choice("onStoreFailure", "open", "closed", "local");
+        return policy == null ? null : FailurePolicy.valueOf(policy.toUpperCase(Locale.ROOT));
+    }
+
+    private String unknownPlan(String plan) {
+        return "unknown plan " + Problems.quote(plan) + " (known: " + String.join(", ", planNames) + ")";
+    }
+
+    /** Runs a record constructor; should it still refuse the values, that is an error at {@code path}. */
+    private <T> @Nullable T construct(String path, Supplier<T> constructor) {
+        try {
+            return constructor.get();
+        } catch (IllegalArgumentException e) {
+            problems.error(path, String.valueOf(e.getMessage()));
+            return null;
+        }
+    }
+}
