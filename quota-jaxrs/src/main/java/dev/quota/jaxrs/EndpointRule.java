@@ -1,0 +1,106 @@
+package dev.quota.jaxrs;
+
+import dev.quota.core.QuotaConfig;
+import dev.quota.core.Rule;
+import java.lang.reflect.Method;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rule of one resource method: its {@link Quota @Quota} rule if annotated, else the rule whose
+ * {@code matches} name the method's HTTP method and path template, else none (plan limits only).
+ *
+ * <p>Built once per resource method at start-up. The config match is computed on the first request
+ * and again only after a config reload, so a request costs one reference comparison.
+ */
+final class EndpointRule {
+
+    private static final Logger log = LoggerFactory.getLogger(EndpointRule.class);
+
+    private final @Nullable String annotated;
+    private final @Nullable String httpMethod;
+    private final String template;
+    private final String shape;
+    private volatile @Nullable Cached cached;
+
+    private record Cached(QuotaConfig config, String method, @Nullable String rule) {
+    }
+
+    EndpointRule(@Nullable String annotated, @Nullable String httpMethod, String template) {
+        this.annotated = annotated;
+        this.httpMethod = httpMethod;
+        this.template = Objects.requireNonNull(template, "template");
+        this.shape = PathTemplates.shape(template);
+    }
+
+    /** The rule of {@code method} of {@code resourceClass}: method annotation, class annotation, or by path. */
+    static EndpointRule of(Class<?> resourceClass, Method method) {
+        Quota quota = ResourceAnnotations.onMethod(resourceClass, method, Quota.class);
+        if (quota == null) {
+            quota = ResourceAnnotations.onClass(resourceClass, Quota.class);
+        }
+        if (quota == null && method.getDeclaringClass() != resourceClass) {
+            quota = ResourceAnnotations.onClass(method.getDeclaringClass(), Quota.class);
+        }
+        String httpMethod = ResourceAnnotations.httpMethod(resourceClass, method);
+        return new EndpointRule(quota == null ? null : quota.value(), httpMethod,
+                PathTemplates.template(resourceClass, method));
+    }
+
+    /** {@code GET /accounts/{id}/export}, for logs. */
+    String describe() {
+        return (httpMethod == null ? "*" : httpMethod) + " " + template;
+    }
+
+    /** The annotated rule name, or null. */
+    @Nullable String annotated() {
+        return annotated;
+    }
+
+    /**
+     * The rule for a request under {@code config}, or null for the plan limits only. The resource
+     * method's own HTTP method is matched when it has one, so a {@code GET} rule also covers the
+     * {@code HEAD} requests the runtime answers with the {@code GET} method.
+     */
+    @Nullable String rule(QuotaConfig config, String requestMethod) {
+        if (annotated != null) {
+            return annotated;
+        }
+        String method = httpMethod != null ? httpMethod : requestMethod;
+        Cached current = cached;
+        if (current != null && current.config == config && current.method.equals(method)) {
+            return current.rule;
+        }
+        String rule = match(config, method);
+        cached = new Cached(config, method, rule);
+        return rule;
+    }
+
+    private @Nullable String match(QuotaConfig config, String method) {
+        String found = null;
+        int matching = 0;
+        for (Rule rule : config.rules().values()) {
+            if (matches(rule, method)) {
+                matching++;
+                if (found == null || rule.name().compareTo(found) < 0) {
+                    found = rule.name();
+                }
+            }
+        }
+        if (matching > 1) {
+            log.warn("{} rules match {}; applying {}, the first by name", matching, describe(), found);
+        }
+        return found;
+    }
+
+    private boolean matches(Rule rule, String method) {
+        for (String entry : rule.matches()) {
+            if (PathTemplates.parseMatch(entry).matches(method, shape)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,48 @@
+package dev.quota.jaxrs;
+
+import dev.quota.core.QuotaDecision;
+import jakarta.ws.rs.WebApplicationException;
+
+/**
+ * Thrown by a resource whose own quota check failed, typically an amount limit:
+ *
+ * <pre>{@code
+ * QuotaDecision d = service.consumeAmount(customer, "transfer-amount", "EUR", 125_00);
+ * if (!d.allowed()) throw new QuotaExceededException(d);
+ * }</pre>
+ *
+ * <p>Answered 429 with {@code Retry-After} and a problem body naming the violated limit, its
+ * {@code remaining} and {@code resetSeconds} (no {@code RateLimit} headers: amount limits do not
+ * count requests); or 503 with {@code Retry-After} when the decision is {@code UNAVAILABLE}. The
+ * problem body is written by the mapper {@link QuotaFeature} registers; {@link #getResponse()}
+ * itself carries only the status and {@code Retry-After}.
+ */
+public final class QuotaExceededException extends WebApplicationException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final transient QuotaDecision decision;
+
+    /**
+     * @param decision a {@code REJECTED} or {@code UNAVAILABLE} decision
+     * @throws IllegalArgumentException if the decision admitted the request
+     */
+    public QuotaExceededException(QuotaDecision decision) {
+        super(message(decision), Problems.withoutBody(decision));
+        this.decision = decision;
+    }
+
+    /** The decision this exception reports. */
+    public QuotaDecision decision() {
+        return decision;
+    }
+
+    private static String message(QuotaDecision decision) {
+        if (decision.allowed()) {
+            throw new IllegalArgumentException(
+                    "decision must be REJECTED or UNAVAILABLE but was " + decision.outcome());
+        }
+        return decision.violated() == null ? "quota store unavailable"
+                : "quota exceeded: " + decision.violated().policy();
+    }
+}

@@ -1,0 +1,115 @@
+package dev.quota.jaxrs;
+
+import dev.quota.core.Customer;
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.QuotaService;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Feature;
+import jakarta.ws.rs.core.FeatureContext;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Enforces quotas on every resource method of a Jakarta REST application.
+ *
+ * <pre>{@code
+ * resourceConfig.register(QuotaFeature.builder(quotaService).build());
+ * }</pre>
+ *
+ * <p>Each request is counted against its caller's plan, plus the endpoint's rule when one is bound
+ * by {@link Quota @Quota} or matched from the config. Admitted responses carry
+ * {@code RateLimit-Policy}, {@code RateLimit} and {@code X-RateLimit-*}; a rejection is answered
+ * {@code 429} with {@code Retry-After} and an RFC 9457 problem body; unknown keys {@code 401}.
+ * Nothing the limiter does answers {@code 500}: a failing check is logged and answered {@code 503}.
+ * The filter runs at {@link #PRIORITY}, after authentication, so a principal is available.
+ * Requests that match no resource method (404) are not counted.
+ */
+public final class QuotaFeature implements Feature {
+
+    /** The request filter's priority: {@code Priorities.AUTHENTICATION + 100}. */
+    public static final int PRIORITY = Priorities.AUTHENTICATION + 100;
+
+    /** Request property holding the {@link QuotaDecision} of an admitted or rejected request. */
+    public static final String DECISION = "dev.quota.jaxrs.decision";
+
+    /** Request property holding the name of the rule a request was counted on, when there was one. */
+    public static final String RULE = "dev.quota.jaxrs.rule";
+
+    /** Request property holding the {@link Customer} a request was counted against. */
+    public static final String CUSTOMER = "dev.quota.jaxrs.customer";
+
+    private final QuotaService service;
+    private final CallerResolver resolver;
+    private final ClientAddress clientAddress;
+
+    private QuotaFeature(Builder builder) {
+        this.service = builder.service;
+        this.resolver = builder.resolver;
+        this.clientAddress = builder.clientAddress;
+    }
+
+    /** A builder for a feature that decides with {@code service}. */
+    public static Builder builder(QuotaService service) {
+        return new Builder(service);
+    }
+
+    /** Registers the per-method request filter, the response filter and the exception mapper. */
+    @Override
+    public boolean configure(FeatureContext context) {
+        context.register(new QuotaBinding(service, resolver, clientAddress));
+        context.register(new QuotaResponseFilter(service), PRIORITY);
+        context.register(new QuotaExceededMapper());
+        return true;
+    }
+
+    /**
+     * The customer the request was counted against, for the resource's own checks such as
+     * {@link QuotaService#consumeAmount}; null when the quota filter did not run or answered 401.
+     */
+    public static @Nullable Customer customer(ContainerRequestContext request) {
+        return request.getProperty(CUSTOMER) instanceof Customer customer ? customer : null;
+    }
+
+    /** The decision taken for the request; null when the quota filter did not run or answered 401. */
+    public static @Nullable QuotaDecision decision(ContainerRequestContext request) {
+        return request.getProperty(DECISION) instanceof QuotaDecision decision ? decision : null;
+    }
+
+    /** Settings for a {@link QuotaFeature}. */
+    public static final class Builder {
+        private final QuotaService service;
+        private CallerResolver resolver = CallerResolver.apiKey();
+        private ClientAddress clientAddress = ClientAddress.unknown();
+
+        private Builder(QuotaService service) {
+            this.service = Objects.requireNonNull(service, "service");
+        }
+
+        /**
+         * How callers are identified; default {@link CallerResolver#apiKey()}.
+         *
+         * @throws NullPointerException if {@code resolver} is null
+         */
+        public Builder callerResolver(CallerResolver resolver) {
+            this.resolver = Objects.requireNonNull(resolver, "resolver");
+            return this;
+        }
+
+        /**
+         * Where the client's address comes from, for anonymous callers; default
+         * {@link ClientAddress#unknown()}, under which all anonymous callers share one bucket.
+         *
+         * @throws NullPointerException if {@code clientAddress} is null
+         */
+        public Builder clientAddress(ClientAddress clientAddress) {
+            this.clientAddress = Objects.requireNonNull(clientAddress, "clientAddress");
+            return this;
+        }
+
+        /** The feature, ready to register. */
+        public QuotaFeature build() {
+            return new QuotaFeature(this);
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package dev.quota.jaxrs;
+
+import dev.quota.core.Limit;
+import dev.quota.core.LimitStatus;
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.Refill;
+import jakarta.ws.rs.core.MultivaluedMap;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@code RateLimit-Policy} and {@code RateLimit} headers of draft-ietf-httpapi-ratelimit-headers-10
+ * and the older {@code X-RateLimit-*} trio, built with one {@code StringBuilder} each.
+ *
+ * <p>Plan {@code free} with burst 20 (refill 10 per second) after one request:
+ * {@code RateLimit-Policy: "free-burst";q=20;w=2} and {@code RateLimit: "free-burst";r=19;t=1}.
+ * Only limits that count requests are listed; amount limits never are.
+ */
+final class RateLimitHeaders {
+
+    static final String POLICY = "RateLimit-Policy";
+    static final String RATE_LIMIT = "RateLimit";
+    static final String X_LIMIT = "X-RateLimit-Limit";
+    static final String X_REMAINING = "X-RateLimit-Remaining";
+    static final String X_RESET = "X-RateLimit-Reset";
+
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    private static final BigInteger BIG_NANOS_PER_SECOND = BigInteger.valueOf(NANOS_PER_SECOND);
+
+    private RateLimitHeaders() {
+    }
+
+    /** {@code "free-burst";q=20;w=2, "free-daily";q=1000;w=86400}, or null without request limits. */
+    static @Nullable String policy(List<LimitStatus> limits) {
+        StringBuilder out = null;
+        for (int i = 0; i < limits.size(); i++) {
+            LimitStatus status = limits.get(i);
+            if (!status.requests()) {
+                continue;
+            }
+            out = item(out, status.policy());
+            out.append(";q=").append(status.limit().capacity()).append(";w=").append(windowSeconds(status.limit()));
+        }
+        return out == null ? null : out.toString();
+    }
+
+    /** {@code "free-burst";r=0;t=1, "free-daily";r=980;t=86400}, or null without request limits. */
+    static @Nullable String rateLimit(List<LimitStatus> limits) {
+        StringBuilder out = null;
+        for (int i = 0; i < limits.size(); i++) {
+            LimitStatus status = limits.get(i);
+            if (!status.requests()) {
+                continue;
+            }
+            out = item(out, status.policy());
+            out.append(";r=").append(status.remaining()).append(";t=").append(ceilSeconds(status.resetAfter()));
+        }
+        return out == null ? null : out.toString();
+    }
+
+    /** Appends the headers of an admitted request: both drafts' views of the decision. */
+    static void addAllowed(MultivaluedMap<String, Object> headers, QuotaDecision decision) {
+        String policy = policy(decision.limits());
+        if (policy == null) {
+            return;
+        }
+        headers.putSingle(POLICY, policy);
+        headers.putSingle(RATE_LIMIT, rateLimit(decision.limits()));
+        LimitStatus tightest = decision.tightest();
+        if (tightest != null) {
+            headers.putSingle(X_LIMIT, Long.toString(tightest.limit().capacity()));
+            headers.putSingle(X_REMAINING, Long.toString(tightest.remaining()));
+            headers.putSingle(X_RESET, Long.toString(ceilSeconds(tightest.resetAfter())));
+        }
+    }
+
+    /**
+     * The window a client should assume, in whole seconds rounded up. Greedy refill: the time to
+     * refill from empty (capacity 20, 10 per second: 2). Interval refill: whole periods until full
+     * (capacity 100, 100 per 15 min: 900). Calendar: the unit's nominal length (day 86400, month 31 days).
+     */
+    static long windowSeconds(Limit limit) {
+        Refill refill = limit.refill();
+        if (refill instanceof Refill.Greedy greedy) {
+            return ceilSeconds(limit.capacity(), nanos(greedy.period()), greedy.tokens());
+        }
+        if (refill instanceof Refill.Interval interval) {
+            long periods = ceilDiv(limit.capacity(), interval.tokens());
+            return ceilSeconds(periods, nanos(interval.period()), 1);
+        }
+        ChronoUnit unit = ((Refill.Calendar) refill).unit();
+        if (unit == ChronoUnit.HOURS) {
+            return 3_600;
+        }
+        if (unit == ChronoUnit.DAYS) {
+            return 86_400;
+        }
+        return unit == ChronoUnit.WEEKS ? 604_800 : 2_678_400;
+    }
+
+    /** Whole seconds rounded up; zero for zero or negative durations. */
+    static long ceilSeconds(Duration duration) {
+        if (duration.isNegative() || duration.isZero()) {
+            return 0;
+        }
+        return duration.getNano() == 0 ? duration.getSeconds() : duration.getSeconds() + 1;
+    }
+
+    /** The {@code Retry-After} value: whole seconds rounded up, at least 1 (0 would invite a hot loop). */
+    static long retryAfterSeconds(Duration retryAfter) {
+        return Math.max(1, ceilSeconds(retryAfter));
+    }
+
+    /** Starts the next list member: a structured-field string holding the policy name. */
+    private static StringBuilder item(@Nullable StringBuilder out, String policy) {
+        StringBuilder sb = out;
+        if (sb == null) {
+            sb = new StringBuilder(64);
+        } else {
+            sb.append(", ");
+        }
+        sb.append('"');
+        for (int i = 0; i < policy.length(); i++) {
+            char c = policy.charAt(i);
+            if (c == '"' || c == '\\') {
+                sb.append('\\');
+            }
+            sb.append(c);
+        }
+        return sb.append('"');
+    }
+
+    /** ceil(count * nanos / (divisor * 10^9)) for positive arguments, exact even past long range. */
+    private static long ceilSeconds(long count, long nanos, long divisor) {
+        long high = Math.multiplyHigh(count, nanos);
+        long product = count * nanos;
+        if (high == 0 && product >= 0) {
+            return ceilDiv(ceilDiv(product, divisor), NANOS_PER_SECOND);
+        }
+        BigInteger[] qr = BigInteger.valueOf(count).multiply(BigInteger.valueOf(nanos))
+                .divideAndRemainder(BigInteger.valueOf(divisor).multiply(BIG_NANOS_PER_SECOND));
+        BigInteger result = qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE);
+        return result.bitLength() < Long.SIZE ? result.longValue() : Long.MAX_VALUE;
+    }
+
+    private static long nanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE; // a period beyond 292 years: effectively never
+        }
+    }
+
+    private static long ceilDiv(long dividend, long divisor) {
+        long quotient = dividend / divisor;
+        return dividend % divisor == 0 ? quotient : quotient + 1;
+    }
+}

@@ -1,0 +1,102 @@
+package dev.quota.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quota.core.FailurePolicy;
+import dev.quota.core.Plan;
+import jakarta.ws.rs.Priorities;
+import java.net.http.HttpResponse;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Whatever fails inside the quota check, the client gets a problem, never a 500 or a stack trace. */
+class FailureTest {
+
+    private static final String CHECK_FAILED = "{\"type\":\"urn:quota:problem:quota-check-failed\","
+            + "\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\"The quota check failed.\","
+            + "\"instance\":\"/api/v1/accounts/1\"}";
+
+    @Test
+    void throwingResolver_is503ProblemWithoutStackTrace() {
+        CallerResolver broken = (request, service, address) -> {
+            throw new IllegalStateException("secret internals");
+        };
+        try (Fixture fixture = Fixture.with(TestConfig.standard()).feature(f -> f.callerResolver(broken)).start()) {
+            HttpResponse<String> response = fixture.server.get("/api/v1/accounts/1");
+
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+            assertThat(response.body()).isEqualTo(CHECK_FAILED);
+        }
+    }
+
+    @Test
+    void throwingClientAddress_is503() {
+        ClientAddress broken = request -> {
+            throw new IllegalStateException("no address");
+        };
+        try (Fixture fixture = Fixture.with(TestConfig.standard()).feature(f -> f.clientAddress(broken)).start()) {
+            assertThat(fixture.server.get("/api/v1/accounts/1").body()).isEqualTo(CHECK_FAILED);
+        }
+    }
+
+    @Test
+    void customerOnUnknownPlan_is503() {
+        CallerResolver gold = CallerResolver.principal(name -> "gold");
+        try (Fixture fixture = Fixture.with(TestConfig.standard())
+                .feature(f -> f.callerResolver(CallerResolver.firstOf(gold, CallerResolver.apiKey())))
+                .application(app -> app.register(new TestAuthentication(), Priorities.AUTHENTICATION))
+                .start()) {
+            HttpResponse<String> response = fixture.server.get("/api/v1/accounts/1", "X-Test-User", "alice");
+
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(response.body()).isEqualTo(CHECK_FAILED).doesNotContain("gold");
+        }
+    }
+
+    @Test
+    void resolverReturningNull_is503() {
+        try (Fixture fixture = Fixture.with(TestConfig.standard())
+                .feature(f -> f.callerResolver((request, service, address) -> null)).start()) {
+            assertThat(fixture.server.get("/api/v1/accounts/1").body()).isEqualTo(CHECK_FAILED);
+        }
+    }
+
+    @Test
+    void annotatedRuleMissingFromTheConfig_is503NotUnlimited() {
+        try (Fixture fixture = Fixture.start(TestConfig.standard())) {
+            HttpResponse<String> response = fixture.server.get("/api/v1/accounts/1/export", "X-API-Key",
+                    TestConfig.ACME_KEY);
+
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(response.body()).contains("quota-check-failed");
+        }
+    }
+
+    @Test
+    void storeDown_underClosedPolicy_is503WithRetryAfter() {
+        try (Fixture fixture = Fixture.with(TestConfig.standard()).store(clock -> new FailingStore()).start()) {
+            HttpResponse<String> response = fixture.server.get("/api/v1/accounts/1", "X-API-Key", TestConfig.ACME_KEY);
+
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(response.body()).isEqualTo("{\"type\":\"urn:quota:problem:quota-unavailable\","
+                    + "\"title\":\"Service Unavailable\",\"status\":503,"
+                    + "\"detail\":\"Quotas cannot be checked right now; retry in 1 s.\","
+                    + "\"instance\":\"/api/v1/accounts/1\",\"retryAfterSeconds\":1}");
+        }
+    }
+
+    @Test
+    void storeDown_underOpenPolicy_admitsMarkedUnenforced() {
+        TestConfig config = TestConfig.standard()
+                .plan(new Plan("free", List.of(TestConfig.BURST), FailurePolicy.OPEN));
+        try (Fixture fixture = Fixture.with(config).store(clock -> new FailingStore()).start()) {
+            HttpResponse<String> response = fixture.server.get("/api/v1/accounts/1", "X-API-Key", TestConfig.ACME_KEY);
+
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("Quota-Status")).hasValue("unenforced");
+            assertThat(response.headers().firstValue("RateLimit")).isEmpty();
+        }
+    }
+}

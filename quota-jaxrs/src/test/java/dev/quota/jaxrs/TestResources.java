@@ -1,0 +1,86 @@
+package dev.quota.jaxrs;
+
+import dev.quota.core.Customer;
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.QuotaService;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Configuration;
+import jakarta.ws.rs.core.Context;
+import java.util.Objects;
+
+/** The resources the tests call. */
+final class TestResources {
+
+    private TestResources() {
+    }
+
+    /** Plan limits only, a regex-constrained parameter, and an export bound by annotation. */
+    @Path("/api/v1/accounts/")
+    public static final class Accounts {
+
+        @GET
+        @Path("{id: [0-9]+}")
+        public String account(@PathParam("id") String id) {
+            return "account " + id;
+        }
+
+        @GET
+        @Path("/{id: [0-9]{1,9}}/export/")
+        @Quota("export")
+        public String export(@PathParam("id") String id) {
+            return "export " + id;
+        }
+
+        @GET
+        @Path("{id}/statements")
+        public String statements(@PathParam("id") String id) {
+            return "statements " + id;
+        }
+    }
+
+    /** Bound to rule {@code transfers} by the config's {@code matches}, not by annotation. */
+    @Path("api/v1/transfers/")
+    public static final class Transfers {
+
+        @POST
+        public String transfer() {
+            return "transferred";
+        }
+    }
+
+    /** Tells who the quota filter counted the request against. */
+    @Path("/api/v1/whoami")
+    public static final class WhoAmI {
+
+        @GET
+        public String whoami(@Context ContainerRequestContext request) {
+            Customer customer = Objects.requireNonNull(QuotaFeature.customer(request), "customer");
+            return customer.id() + " on " + customer.plan();
+        }
+    }
+
+    /** Takes an amount programmatically and throws when it is over the limit. */
+    @Path("/api/v1/payments")
+    public static final class Payments {
+
+        /** The application property holding the {@link QuotaService}. */
+        static final String SERVICE = "test.quota.service";
+
+        @POST
+        public String pay(@QueryParam("cents") long cents, @Context ContainerRequestContext request,
+                          @Context Configuration configuration) {
+            QuotaService service = (QuotaService) configuration.getProperty(SERVICE);
+            Customer customer = Objects.requireNonNull(QuotaFeature.customer(request), "customer");
+            QuotaDecision d = service.consumeAmount(customer, "transfer-amount", "EUR", cents);
+            if (!d.allowed()) {
+                throw new QuotaExceededException(d);
+            }
+            return "paid " + cents;
+        }
+    }
+}
