@@ -3,6 +3,7 @@ package dev.quota.core;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A tier (free, pro, enterprise): the limits every customer of the tier gets, enforced together.
@@ -13,8 +14,10 @@ import java.util.Objects;
  * @param name            the tier name, used in policy names such as {@code free-burst}
  * @param limits          at least one limit, unique names
  * @param onStoreFailure  what to do when the store is unavailable
+ * @param mode            whether the plan's limits reject, or null (the default) to follow the
+ *                        config's global {@link QuotaConfig#mode()}
  */
-public record Plan(String name, List<Limit> limits, FailurePolicy onStoreFailure) {
+public record Plan(String name, List<Limit> limits, FailurePolicy onStoreFailure, @Nullable Mode mode) {
 
     /** @throws IllegalArgumentException if the name is malformed, limits are empty or names repeat */
     public Plan {
@@ -25,6 +28,11 @@ public record Plan(String name, List<Limit> limits, FailurePolicy onStoreFailure
         }
         requireUniqueNames(limits, "plan " + name);
         Objects.requireNonNull(onStoreFailure, "onStoreFailure");
+    }
+
+    /** A plan that follows the global mode. */
+    public Plan(String name, List<Limit> limits, FailurePolicy onStoreFailure) {
+        this(name, limits, onStoreFailure, null);
     }
 
     static void requireUniqueNames(List<Limit> limits, String owner) {

@@ -23,14 +23,22 @@ import org.jspecify.annotations.Nullable;
  * @param apiKeys   customer ids by the lower-case hex SHA-256 of the API key
  * @param warnings  problems that do not stop the config from loading (a daily quota smaller than a
  *                  burst), each with its path
+ * @param enabled   the master switch; default true. False: nothing is limited, every decision is
+ *                  {@link QuotaDecision.Outcome#BYPASSED} without touching the store
+ * @param mode      the mode of every plan and rule that does not set its own; default
+ *                  {@link Mode#ENFORCE}
+ * @param allow     callers that are never limited; default {@link AllowList#NONE}
  */
 public record QuotaConfig(long version, Identity identity, Map<String, Plan> plans, Map<String, Rule> rules,
                           Map<String, AmountLimits> amounts, Map<String, Customer> customers,
-                          Map<String, String> apiKeys, List<String> warnings) {
+                          Map<String, String> apiKeys, List<String> warnings, boolean enabled, Mode mode,
+                          AllowList allow) {
 
     /** @throws IllegalArgumentException if a customer or API key points at something missing */
     public QuotaConfig {
         Objects.requireNonNull(identity, "identity");
+        Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(allow, "allow");
         plans = Map.copyOf(plans);
         rules = Map.copyOf(rules);
         amounts = Map.copyOf(amounts);
@@ -48,6 +56,24 @@ public record QuotaConfig(long version, Identity identity, Map<String, Plan> pla
                 throw new IllegalArgumentException("an API key points at unknown customer " + entry.getValue());
             }
         }
+    }
+
+    /** A config that is enabled, enforces, and allow-lists nobody. */
+    public QuotaConfig(long version, Identity identity, Map<String, Plan> plans, Map<String, Rule> rules,
+                       Map<String, AmountLimits> amounts, Map<String, Customer> customers,
+                       Map<String, String> apiKeys, List<String> warnings) {
+        this(version, identity, plans, rules, amounts, customers, apiKeys, warnings, true, Mode.ENFORCE,
+                AllowList.NONE);
+    }
+
+    /** The mode {@code plan}'s limits follow: its own, else the global one. */
+    public Mode modeOf(Plan plan) {
+        return plan.mode() != null ? plan.mode() : mode;
+    }
+
+    /** The mode {@code rule}'s own limits follow: its own, else the global one. */
+    public Mode modeOf(Rule rule) {
+        return rule.mode() != null ? rule.mode() : mode;
     }
 
     /** The plan named {@code name}, or empty. */
@@ -68,6 +94,7 @@ public record QuotaConfig(long version, Identity identity, Map<String, Plan> pla
 
     /** The same config with another version. */
     public QuotaConfig withVersion(long newVersion) {
-        return new QuotaConfig(newVersion, identity, plans, rules, amounts, customers, apiKeys, warnings);
+        return new QuotaConfig(newVersion, identity, plans, rules, amounts, customers, apiKeys, warnings, enabled,
+                mode, allow);
     }
 }

@@ -14,23 +14,34 @@ import org.jspecify.annotations.Nullable;
  *
  * @param outcome    what happened
  * @param limits     every limit that applied, in plan, rule, shared order
- * @param violated   the limit that rejected the request, or null when it was not rejected
- * @param retryAfter how long until the same request could pass; zero unless rejected
+ * @param violated   the limit that rejected (or, in shadow mode, would have rejected) the request,
+ *                   or null
+ * @param retryAfter how long until the same request could pass; zero unless rejected or shadow-rejected
  */
 public record QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable LimitStatus violated,
                             Duration retryAfter) {
 
-    /** @throws IllegalArgumentException if a rejection names no violated limit */
+    private static final QuotaDecision BYPASS = new QuotaDecision(Outcome.BYPASSED, List.of(), null, Duration.ZERO);
+
+    /** @throws IllegalArgumentException if a rejection or shadow rejection names no violated limit */
     public QuotaDecision {
         Objects.requireNonNull(outcome, "outcome");
         limits = List.copyOf(limits);
         Objects.requireNonNull(retryAfter, "retryAfter");
-        if (outcome == Outcome.REJECTED && violated == null) {
-            throw new IllegalArgumentException("a rejection must name the violated limit");
+        if ((outcome == Outcome.REJECTED || outcome == Outcome.SHADOW_REJECTED) && violated == null) {
+            throw new IllegalArgumentException("a " + outcome + " decision must name the violated limit");
         }
     }
 
-    /** Whether the request may proceed. */
+    /** The decision for a caller that is not limited (config disabled, allow-listed): no limits. */
+    public static QuotaDecision bypassed() {
+        return BYPASS;
+    }
+
+    /**
+     * Whether the request may proceed: true for every outcome but {@link Outcome#REJECTED} and
+     * {@link Outcome#UNAVAILABLE}.
+     */
     public boolean allowed() {
         return outcome != Outcome.REJECTED && outcome != Outcome.UNAVAILABLE;
     }
@@ -55,6 +66,18 @@ public record QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable
         /** The store could not answer and the failure policy admitted the request unenforced. */
         UNENFORCED,
         /** The store could not answer and the failure policy rejected the request (HTTP 503). */
-        UNAVAILABLE
+        UNAVAILABLE,
+        /**
+         * A limit in {@link Mode#SHADOW} lacked tokens: the request proceeds
+         * ({@link QuotaDecision#allowed()} is true); {@link QuotaDecision#violated()} and
+         * {@link QuotaDecision#retryAfter()} say what enforcing would have done. Tokens taken from
+         * other shadow buckets were given back; those of enforced buckets were kept.
+         */
+        SHADOW_REJECTED,
+        /**
+         * Not limited: the config is disabled ({@code enabled: false}) or the caller is allow-listed.
+         * The store was not touched; {@link QuotaDecision#limits()} is empty.
+         */
+        BYPASSED
     }
 }

@@ -3,17 +3,19 @@ package dev.quota.core;
 import dev.quota.core.config.ApiKeys;
 import dev.quota.core.internal.BucketUse;
 import dev.quota.core.internal.Keys;
-import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.net.ClientAddresses;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.store.InMemoryStore;
+import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -26,6 +28,11 @@ import org.slf4j.LoggerFactory;
  * {@code transfers} (10 per minute per customer) takes one token from the customer's plan bucket
  * and one from the customer's transfers bucket; if either is empty, the tokens already taken are
  * given back and the decision is a rejection naming the empty limit and when to retry.
+ *
+ * <p>Operations: a disabled config ({@code enabled: false}) and allow-listed customers get
+ * {@link QuotaDecision.Outcome#BYPASSED} without a store call; limits in {@link Mode#SHADOW} report
+ * {@link QuotaDecision.Outcome#SHADOW_REJECTED} instead of rejecting; every decision goes to the
+ * {@link QuotaListener}s, and every rejection to the sampled rejection log ({@code dev.quota.rejections}).
  *
  * <p>Thread-safe. {@link #reload} swaps the config atomically; stored buckets take the new limits
  * on their next use and keep their usage (a customer who used 60 of 100 and moves to 200 has 140
@@ -40,24 +47,31 @@ public final class QuotaService implements AutoCloseable {
     private final QuotaStore fallback;
     private final Clock clock;
     private final Keys keys;
-    private final IntSupplier liveInstances;
-    private final Duration unavailableRetryAfter;
+    private final QuotaListener listener;
+    private final BucketRunner runner;
+    private final FailedKeyLimiter failedKeys;
+    private final RejectionLog rejectionLog;
     private final AtomicReference<QuotaConfig> config = new AtomicReference<>();
 
-    private QuotaService(Builder builder) {
+    QuotaService(QuotaServiceBuilder builder) {
         this.store = Objects.requireNonNull(builder.store, "store must be set");
         this.clock = builder.clock;
-        this.fallback = builder.fallback != null ? builder.fallback : InMemoryStore.builder().clock(clock).build();
+        this.fallback = builder.fallback != null ? builder.fallback
+                : InMemoryStore.builder().clock(clock).build();
         this.keys = new Keys(builder.keyPrefix);
-        this.liveInstances = builder.liveInstances;
-        this.unavailableRetryAfter = builder.unavailableRetryAfter;
+        this.listener = new Listeners(builder.listeners);
+        this.runner = new BucketRunner(store, fallback, clock, builder.liveInstances, builder.unavailableRetryAfter,
+                listener);
+        this.failedKeys = new FailedKeyLimiter(keys, runner, clock);
+        this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
+                : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);
         QuotaConfig initial = Objects.requireNonNull(builder.config, "config must be set");
         config.set(initial.version() > 0 ? initial : initial.withVersion(clock.millis()));
     }
 
     /** A builder; {@code store} and {@code config} are required. */
-    public static Builder builder() {
-        return new Builder();
+    public static QuotaServiceBuilder builder() {
+        return new QuotaServiceBuilder();
     }
 
     /** The active config. */
@@ -67,7 +81,8 @@ public final class QuotaService implements AutoCloseable {
 
     /**
      * Makes {@code next} the active config. A config without a version (0) gets one above the
-     * active version; an explicit version must be higher than the active one.
+     * active version; an explicit version must be higher than the active one. The listeners are
+     * told either way ({@link QuotaListener#onReload}).
      *
      * @return the config now active, with its version
      * @throws IllegalArgumentException if {@code next} has an explicit version that is not higher
@@ -78,6 +93,7 @@ public final class QuotaService implements AutoCloseable {
             QuotaConfig versioned;
             if (next.version() > 0) {
                 if (next.version() <= current.version()) {
+                    listener.onReload(false, current.version());
                     throw new IllegalArgumentException("config version must increase: active is "
                             + current.version() + " but the new config has " + next.version());
                 }
@@ -86,11 +102,32 @@ public final class QuotaService implements AutoCloseable {
                 versioned = next.withVersion(Math.max(clock.millis(), current.version() + 1));
             }
             if (config.compareAndSet(current, versioned)) {
-                log.info("quota config version {} active ({} plans, {} rules)", versioned.version(),
-                        versioned.plans().size(), versioned.rules().size());
+                log.info("quota config version {} active ({} plans, {} rules, {}, mode {})", versioned.version(),
+                        versioned.plans().size(), versioned.rules().size(),
+                        versioned.enabled() ? "enabled" : "DISABLED", versioned.mode());
+                listener.onReload(true, versioned.version());
                 return versioned;
             }
         }
+    }
+
+    /**
+     * Loads a config with {@code loader} and makes it active, as {@link #reload(QuotaConfig)}; when
+     * the loader throws (an invalid file), the listeners are told of a rejected reload and the
+     * exception is rethrown. {@code ConfigReloader} reloads through here.
+     *
+     * @throws RuntimeException whatever {@code loader} throws, such as {@code InvalidConfigException}
+     * @throws IllegalArgumentException if the loaded config has an explicit version that is not higher
+     */
+    public QuotaConfig reload(Supplier<QuotaConfig> loader) {
+        QuotaConfig next;
+        try {
+            next = Objects.requireNonNull(loader.get(), "the config loader returned null");
+        } catch (RuntimeException e) {
+            listener.onReload(false, config.get().version());
+            throw e;
+        }
+        return reload(next);
     }
 
     /**
@@ -102,18 +139,42 @@ public final class QuotaService implements AutoCloseable {
     }
 
     /**
+     * Whether the caller is on the config's allow-list ({@code allow:}) by customer id, API key or
+     * client address; such a request should not be limited. {@link #decide} already bypasses
+     * allow-listed customer ids by itself; the HTTP layer asks here for keys and addresses.
+     *
+     * @param customerId   the customer's id, or null before it is known
+     * @param apiKeySha256 the SHA-256 hex of the request's API key ({@link #sha256Hex}), or null
+     * @param address      the client address after trusted-proxy resolution
+     *                     ({@link Identity#clientAddress}), or null
+     */
+    public boolean isAllowListed(@Nullable String customerId, @Nullable String apiKeySha256,
+                                 @Nullable InetAddress address) {
+        return config.get().allow().matches(customerId, apiKeySha256, address);
+    }
+
+    /**
      * Decides one request of {@code customer}, optionally on an endpoint rule: takes the rule's
      * cost from every plan limit and one token from each of the rule's limits, or nothing.
+     * {@link QuotaDecision.Outcome#BYPASSED} without a store call when the config is disabled or
+     * the customer id is allow-listed.
      *
      * @param rule the rule name, or null for the plan limits only
      * @throws IllegalArgumentException if the customer's plan or the rule is not configured
      */
     public QuotaDecision decide(Customer customer, @Nullable String rule) {
+        long start = System.nanoTime();
         QuotaConfig cfg = config.get();
-        Plan plan = planOf(cfg, customer);
-        Rule r = rule == null ? null : cfg.rule(rule).orElseThrow(
-                () -> new IllegalArgumentException("unknown rule \"" + rule + "\""));
-        return run(divisor -> requestBuckets(cfg, customer, plan, r, divisor));
+        QuotaDecision decision;
+        if (bypassed(cfg, customer)) {
+            decision = QuotaDecision.bypassed();
+        } else {
+            Plan plan = planOf(cfg, customer);
+            Rule r = ruleOf(cfg, rule);
+            decision = runner.run(divisor -> requestBuckets(cfg, customer, plan, r, divisor));
+        }
+        report(customer, rule, decision, start);
+        return decision;
     }
 
     /** The buckets one request takes from: plan (the rule's cost), rule per customer, rule shared. */
@@ -124,13 +185,14 @@ public final class QuotaService implements AutoCloseable {
         List<BucketUse> uses = new ArrayList<>(4);
         long cost = r == null ? 1 : r.cost();
         BucketUse.plan(uses, keys.plan(customer.id()), plan.name(), plan.limits(), multiplier, cost, true,
-                cfg.version(), now, plan.onStoreFailure());
+                cfg.version(), now, plan.onStoreFailure(), cfg.modeOf(plan));
         if (r != null) {
             FailurePolicy policy = r.onStoreFailure() != null ? r.onStoreFailure() : plan.onStoreFailure();
+            Mode mode = cfg.modeOf(r);
             BucketUse.plan(uses, keys.rule(r.name(), customer.id()), r.name(), r.perCustomer(), multiplier, 1,
-                    true, cfg.version(), now, policy);
+                    true, cfg.version(), now, policy, mode);
             BucketUse.plan(uses, keys.shared(r.name()), r.name(), r.shared(), 1.0 / divisor, 1, true,
-                    cfg.version(), now, policy);
+                    cfg.version(), now, policy, mode);
         }
         return uses;
     }
@@ -139,26 +201,31 @@ public final class QuotaService implements AutoCloseable {
      * Gives back the tokens an allowed {@link #decide(Customer, String)} with the same arguments
      * took, for a request that a later check rejected (its transfer amount was over the daily
      * limit): a rejected request uses no quota. Best effort: a store failure is logged, not thrown.
+     * Does nothing for a bypassed customer.
      *
      * @throws IllegalArgumentException if the customer's plan or the rule is not configured
      */
     public void refund(Customer customer, @Nullable String rule) {
         QuotaConfig cfg = config.get();
+        if (bypassed(cfg, customer)) {
+            return;
+        }
         Plan plan = planOf(cfg, customer);
-        Rule r = rule == null ? null : cfg.rule(rule).orElseThrow(
-                () -> new IllegalArgumentException("unknown rule \"" + rule + "\""));
-        List<BucketUse> uses = requestBuckets(cfg, customer, plan, r, 1);
-        refund(store, uses, uses.size());
+        Rule r = ruleOf(cfg, rule);
+        runner.giveBack(requestBuckets(cfg, customer, plan, r, 1));
     }
 
     /**
      * Takes {@code amount} (for money: minor units) from the customer's amount limits of
-     * {@code amounts} for {@code qualifier} (a currency code), or nothing.
+     * {@code amounts} for {@code qualifier} (a currency code), or nothing. Amount limits follow the
+     * global mode; {@link QuotaDecision.Outcome#BYPASSED} when the config is disabled or the
+     * customer id is allow-listed.
      *
      * @throws IllegalArgumentException if {@code amounts} is unknown, the qualifier is not 1-32 of
-     *                                  {@code [A-Za-z0-9_.-]}, or amount < 1
+     *                                  {@code [A-Za-z0-9_.-]}, or {@code amount < 1}
      */
     public QuotaDecision consumeAmount(Customer customer, String amounts, String qualifier, long amount) {
+        long start = System.nanoTime();
         QuotaConfig cfg = config.get();
         AmountLimits limits = cfg.amounts().get(amounts);
         if (limits == null) {
@@ -170,13 +237,10 @@ public final class QuotaService implements AutoCloseable {
         if (amount < 1) {
             throw new IllegalArgumentException("amount must be >= 1 but was " + amount);
         }
-        return run(divisor -> {
-            List<BucketUse> uses = new ArrayList<>(2);
-            BucketUse.plan(uses, keys.amount(amounts, customer.id(), qualifier), amounts, limits.limits(),
-                    customer.multiplier() / divisor, amount, false, cfg.version(), clock.instant(),
-                    limits.onStoreFailure());
-            return uses;
-        });
+        QuotaDecision decision = bypassed(cfg, customer) ? QuotaDecision.bypassed() : runner.run(divisor ->
+                amountBuckets(cfg, customer, limits, qualifier, amount, customer.multiplier() / divisor));
+        report(customer, amounts, decision, start);
+        return decision;
     }
 
     /**
@@ -186,13 +250,66 @@ public final class QuotaService implements AutoCloseable {
     public void refundAmount(Customer customer, String amounts, String qualifier, long amount) {
         QuotaConfig cfg = config.get();
         AmountLimits limits = cfg.amounts().get(amounts);
-        if (limits == null || amount < 1) {
+        if (limits == null || amount < 1 || bypassed(cfg, customer)) {
             return;
         }
+        runner.giveBack(amountBuckets(cfg, customer, limits, qualifier, amount, customer.multiplier()));
+    }
+
+    private List<BucketUse> amountBuckets(QuotaConfig cfg, Customer customer, AmountLimits limits, String qualifier,
+                                          long amount, double multiplier) {
         List<BucketUse> uses = new ArrayList<>(2);
-        BucketUse.plan(uses, keys.amount(amounts, customer.id(), qualifier), amounts, limits.limits(),
-                customer.multiplier(), amount, false, cfg.version(), clock.instant(), limits.onStoreFailure());
-        refund(store, uses, uses.size());
+        BucketUse.plan(uses, keys.amount(limits.name(), customer.id(), qualifier), limits.name(), limits.limits(),
+                multiplier, amount, false, cfg.version(), clock.instant(), limits.onStoreFailure(), cfg.mode());
+        return uses;
+    }
+
+    /**
+     * Counts one failed API-key lookup (an unknown key) of {@code clientAddress}: the HTTP layer
+     * answers 401 while the decision is allowed and 429 with {@code Retry-After} once it is
+     * {@link QuotaDecision.Outcome#REJECTED}. The limit is {@code identity.failedKeys} (default 10
+     * per minute, one more every 6 seconds), counted in the shared store across every instance;
+     * IPv6 addresses are grouped by {@code identity.ipv6Prefix}. The policy name is
+     * {@code identity-failed-keys}. Allowed-listed addresses and a disabled config get
+     * {@link QuotaDecision.Outcome#BYPASSED}; in global shadow mode a guesser gets
+     * {@link QuotaDecision.Outcome#SHADOW_REJECTED}. A rejection is remembered in this JVM for
+     * {@link #peekFailedKeys}.
+     *
+     * @param clientAddress the client address after trusted-proxy resolution, as text
+     *                      ({@code 203.0.113.7}, {@code 2001:db8::1}); any other text is counted as is
+     */
+    public QuotaDecision recordFailedKey(String clientAddress) {
+        QuotaConfig cfg = config.get();
+        QuotaDecision decision;
+        String group = FailedKeyLimiter.group(cfg, clientAddress);
+        InetAddress address = ClientAddresses.parse(clientAddress);
+        if (!cfg.enabled() || (address != null && cfg.allow().matches(null, null, address))) {
+            decision = QuotaDecision.bypassed();
+        } else {
+            decision = failedKeys.record(cfg, group);
+        }
+        listener.onFailedKey(decision);
+        if (decision.outcome() == QuotaDecision.Outcome.REJECTED
+                || decision.outcome() == QuotaDecision.Outcome.SHADOW_REJECTED) {
+            rejectionLog.failedKey(group, decision);
+        }
+        return decision;
+    }
+
+    /**
+     * Whether {@code clientAddress} is blocked for guessing keys, without counting anything and
+     * without a store call: {@link QuotaDecision.Outcome#REJECTED} (answer 429, with the time left
+     * as {@code Retry-After}) for an address that {@link #recordFailedKey} rejected on this instance
+     * within its retry-after, else an {@link QuotaDecision.Outcome#ALLOWED} decision with no limits.
+     * Ask before looking a key up, so a blocked address cannot test keys, valid ones included.
+     * Another instance learns of the block on the address's next failed lookup there.
+     */
+    public QuotaDecision peekFailedKeys(String clientAddress) {
+        QuotaConfig cfg = config.get();
+        if (!cfg.enabled()) {
+            return QuotaDecision.bypassed();
+        }
+        return failedKeys.peek(FailedKeyLimiter.group(cfg, clientAddress));
     }
 
     /**
@@ -207,14 +324,38 @@ public final class QuotaService implements AutoCloseable {
         Instant now = clock.instant();
         List<BucketUse> uses = new ArrayList<>();
         BucketUse.plan(uses, keys.plan(customer.id()), plan.name(), plan.limits(), customer.multiplier(), 1, true,
-                cfg.version(), now, plan.onStoreFailure());
-        for (Rule rule : cfg.rules().values().stream().sorted(java.util.Comparator.comparing(Rule::name)).toList()) {
+                cfg.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
+        for (Rule rule : cfg.rules().values().stream().sorted(Comparator.comparing(Rule::name)).toList()) {
             BucketUse.plan(uses, keys.rule(rule.name(), customer.id()), rule.name(), rule.perCustomer(),
-                    customer.multiplier(), 1, true, cfg.version(), now, plan.onStoreFailure());
+                    customer.multiplier(), 1, true, cfg.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
         }
         List<LimitStatus> out = new ArrayList<>();
         for (BucketUse use : uses) {
-            use.statuses(wrap(() -> store.peek(use.key(), use.spec())), now, out);
+            use.statuses(BucketRunner.call(() -> store.peek(use.key(), use.spec())), now, out);
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * The customer's standing in the amount limits {@code amounts} for {@code qualifier} (a
+     * currency), without taking anything: how much may still move today.
+     *
+     * @throws IllegalArgumentException if {@code amounts} is unknown or the qualifier is malformed
+     * @throws QuotaStoreException      if the store cannot answer
+     */
+    public List<LimitStatus> amountStanding(Customer customer, String amounts, String qualifier) {
+        QuotaConfig cfg = config.get();
+        AmountLimits limits = cfg.amounts().get(amounts);
+        if (limits == null) {
+            throw new IllegalArgumentException("unknown amount limits \"" + amounts + "\"");
+        }
+        if (!QUALIFIER.matcher(qualifier).matches()) {
+            throw new IllegalArgumentException("qualifier must match [A-Za-z0-9_.-]{1,32} but was \"" + qualifier + "\"");
+        }
+        Instant now = clock.instant();
+        List<LimitStatus> out = new ArrayList<>();
+        for (BucketUse use : amountBuckets(cfg, customer, limits, qualifier, 1, customer.multiplier())) {
+            use.statuses(BucketRunner.call(() -> store.peek(use.key(), use.spec())), now, out);
         }
         return List.copyOf(out);
     }
@@ -231,13 +372,13 @@ public final class QuotaService implements AutoCloseable {
         Instant now = clock.instant();
         List<BucketUse> uses = new ArrayList<>();
         BucketUse.plan(uses, keys.plan(customer.id()), plan.name(), plan.limits(), 1, 1, true, cfg.version(), now,
-                plan.onStoreFailure());
+                plan.onStoreFailure(), Mode.ENFORCE);
         for (Rule rule : cfg.rules().values()) {
             BucketUse.plan(uses, keys.rule(rule.name(), customer.id()), rule.name(), rule.perCustomer(), 1, 1, true,
-                    cfg.version(), now, plan.onStoreFailure());
+                    cfg.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
         }
         for (BucketUse use : uses) {
-            wrap(() -> {
+            BucketRunner.call(() -> {
                 store.reset(use.key());
                 return null;
             });
@@ -249,9 +390,13 @@ public final class QuotaService implements AutoCloseable {
         return store.describe();
     }
 
-    /** Closes the stores this service owns (the fallback; the main store is closed too). */
+    /**
+     * Writes the summary of rejection-log lines suppressed so far, then closes the stores this
+     * service owns (the fallback; the main store is closed too).
+     */
     @Override
     public void close() {
+        rejectionLog.flush();
         store.close();
         fallback.close();
     }
@@ -261,182 +406,25 @@ public final class QuotaService implements AutoCloseable {
         return ApiKeys.sha256Hex(apiKey);
     }
 
+    private static boolean bypassed(QuotaConfig cfg, Customer customer) {
+        return !cfg.enabled() || cfg.allow().customers().contains(customer.id());
+    }
+
     private static Plan planOf(QuotaConfig cfg, Customer customer) {
         return cfg.plan(customer.plan()).orElseThrow(() -> new IllegalArgumentException(
                 "customer " + customer.id() + " is on unknown plan \"" + customer.plan() + "\""));
     }
 
-    /** Builds the bucket uses for a limit divisor (1 normally, the live instance count locally). */
-    private interface Planner {
-        List<BucketUse> uses(int divisor);
+    private static @Nullable Rule ruleOf(QuotaConfig cfg, @Nullable String rule) {
+        return rule == null ? null : cfg.rule(rule).orElseThrow(
+                () -> new IllegalArgumentException("unknown rule \"" + rule + "\""));
     }
 
-    private QuotaDecision run(Planner planner) {
-        List<BucketUse> uses = planner.uses(1);
-        try {
-            return execute(store, uses);
-        } catch (QuotaStoreException e) {
-            FailurePolicy policy = strictest(uses);
-            log.warn("quota store unavailable ({}); applying failure policy {}", e.getMessage(), policy);
-            switch (policy) {
-                case OPEN:
-                    return new QuotaDecision(QuotaDecision.Outcome.UNENFORCED, List.of(), null, Duration.ZERO);
-                case CLOSED:
-                    return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter);
-                default:
-                    int instances = Math.max(1, liveInstances.getAsInt());
-                    return execute(fallback, planner.uses(instances));
-            }
-        }
-    }
-
-    /** CLOSED beats LOCAL beats OPEN: the most careful policy among the buckets involved. */
-    private static FailurePolicy strictest(List<BucketUse> uses) {
-        FailurePolicy result = FailurePolicy.OPEN;
-        for (BucketUse use : uses) {
-            if (use.onFailure() == FailurePolicy.CLOSED) {
-                return FailurePolicy.CLOSED;
-            }
-            if (use.onFailure() == FailurePolicy.LOCAL) {
-                result = FailurePolicy.LOCAL;
-            }
-        }
-        return result;
-    }
-
-    private QuotaDecision execute(QuotaStore target, List<BucketUse> uses) {
-        Instant now = clock.instant();
-        List<LimitStatus> statuses = new ArrayList<>(uses.size() * 2);
-        for (int i = 0; i < uses.size(); i++) {
-            BucketUse use = uses.get(i);
-            ConsumeResult result;
-            try {
-                result = wrap(() -> target.tryConsume(use.key(), use.spec(), use.tokens()));
-            } catch (QuotaStoreException e) {
-                refund(target, uses, i);
-                throw e;
-            }
-            int before = statuses.size();
-            use.statuses(result, now, statuses);
-            if (!result.consumed()) {
-                refund(target, uses, i);
-                LimitStatus violated = statuses.subList(before, statuses.size()).stream()
-                        .filter(LimitStatus::exhausted).findFirst().orElse(statuses.get(before));
-                Duration retryAfter = Duration.ofNanos(Math.max(1, result.nanosToWait()));
-                if (use.window() != null) {
-                    retryAfter = use.window().remaining(now);
-                }
-                return new QuotaDecision(QuotaDecision.Outcome.REJECTED, statuses, violated, retryAfter);
-            }
-        }
-        return new QuotaDecision(QuotaDecision.Outcome.ALLOWED, statuses, null, Duration.ZERO);
-    }
-
-    /** Gives back the tokens taken from the first {@code count} buckets; failures are logged. */
-    private static void refund(QuotaStore target, List<BucketUse> uses, int count) {
-        for (int j = count - 1; j >= 0; j--) {
-            BucketUse use = uses.get(j);
-            try {
-                target.addTokens(use.key(), use.spec(), use.tokens());
-            } catch (RuntimeException e) {
-                log.warn("could not give back {} tokens to {}: {}", use.tokens(), use.key(), e.toString());
-            }
-        }
-    }
-
-    private interface StoreCall<T> {
-        T call();
-    }
-
-    /** Any runtime failure of a store becomes a QuotaStoreException, so the failure policy applies. */
-    private static <T> T wrap(StoreCall<T> call) {
-        try {
-            return call.call();
-        } catch (QuotaStoreException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new QuotaStoreException("store failed: " + e, e);
-        }
-    }
-
-    /** Settings for a {@link QuotaService}. */
-    public static final class Builder {
-        private @Nullable QuotaStore store;
-        private @Nullable QuotaStore fallback;
-        private @Nullable QuotaConfig config;
-        private Clock clock = Clock.systemUTC();
-        private String keyPrefix = "quota";
-        private IntSupplier liveInstances = () -> 1;
-        private Duration unavailableRetryAfter = Duration.ofSeconds(1);
-
-        private Builder() {
-        }
-
-        /** The shared store (required). The service closes it on {@link QuotaService#close()}. */
-        public Builder store(QuotaStore store) {
-            this.store = Objects.requireNonNull(store, "store");
-            return this;
-        }
-
-        /** The store used under {@link FailurePolicy#LOCAL}; default: a new in-JVM store. */
-        public Builder fallback(QuotaStore fallback) {
-            this.fallback = Objects.requireNonNull(fallback, "fallback");
-            return this;
-        }
-
-        /** The initial config (required). A version of 0 is replaced by the current time in millis. */
-        public Builder config(QuotaConfig config) {
-            this.config = Objects.requireNonNull(config, "config");
-            return this;
-        }
-
-        /** The clock for calendar windows and config versions; default {@link Clock#systemUTC()}. */
-        public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /**
-         * The prefix of every bucket key; default {@code quota}.
-         *
-         * @throws IllegalArgumentException if not 1-32 of {@code [A-Za-z0-9_.-]}
-         */
-        public Builder keyPrefix(String keyPrefix) {
-            new Keys(keyPrefix);
-            this.keyPrefix = keyPrefix;
-            return this;
-        }
-
-        /**
-         * How many instances share the limits, for {@link FailurePolicy#LOCAL}: local buckets get
-         * {@code 1/n} of each limit. Default: always 1.
-         */
-        public Builder liveInstances(IntSupplier liveInstances) {
-            this.liveInstances = Objects.requireNonNull(liveInstances, "liveInstances");
-            return this;
-        }
-
-        /**
-         * The {@code Retry-After} of a decision rejected because the store is unavailable under
-         * {@link FailurePolicy#CLOSED}; default 1 second.
-         *
-         * @throws IllegalArgumentException if negative or zero
-         */
-        public Builder unavailableRetryAfter(Duration retryAfter) {
-            if (retryAfter.isNegative() || retryAfter.isZero()) {
-                throw new IllegalArgumentException("unavailableRetryAfter must be positive but was " + retryAfter);
-            }
-            this.unavailableRetryAfter = retryAfter;
-            return this;
-        }
-
-        /**
-         * The service.
-         *
-         * @throws NullPointerException if store or config is not set
-         */
-        public QuotaService build() {
-            return new QuotaService(this);
+    private void report(Customer customer, @Nullable String rule, QuotaDecision decision, long startNanos) {
+        listener.onDecision(customer, rule, decision, Duration.ofNanos(System.nanoTime() - startNanos));
+        if (decision.outcome() == QuotaDecision.Outcome.REJECTED
+                || decision.outcome() == QuotaDecision.Outcome.SHADOW_REJECTED) {
+            rejectionLog.rejected(customer, rule, decision);
         }
     }
 }

@@ -20,11 +20,14 @@ import org.jspecify.annotations.Nullable;
  * @param perCustomer    limits each customer gets on this endpoint
  * @param shared         limits all customers share on this endpoint
  * @param onStoreFailure what to do when the store is unavailable, or null to use the plan's policy
+ * @param mode           whether the rule's own limits (per customer and shared) reject, or null
+ *                       (the default) to follow the config's global {@link QuotaConfig#mode()}; the
+ *                       rule's cost taken from the plan limits follows the plan's mode
  */
 public record Rule(String name, List<String> matches, long cost, List<Limit> perCustomer, List<Limit> shared,
-                   @Nullable FailurePolicy onStoreFailure) {
+                   @Nullable FailurePolicy onStoreFailure, @Nullable Mode mode) {
 
-    /** @throws IllegalArgumentException if the name is malformed, cost < 1 or limit names repeat
+    /** @throws IllegalArgumentException if the name is malformed, {@code cost < 1} or limit names repeat
      *     across per-customer and shared limits */
     public Rule {
         Limit.requireName(name, "rule name");
@@ -38,5 +41,11 @@ public record Rule(String name, List<String> matches, long cost, List<Limit> per
         all.addAll(shared);
         Plan.requireUniqueNames(all, "rule " + name);
         Objects.requireNonNull(matches, "matches");
+    }
+
+    /** A rule that follows the global mode. */
+    public Rule(String name, List<String> matches, long cost, List<Limit> perCustomer, List<Limit> shared,
+                @Nullable FailurePolicy onStoreFailure) {
+        this(name, matches, cost, perCustomer, shared, onStoreFailure, null);
     }
 }

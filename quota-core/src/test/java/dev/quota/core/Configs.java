@@ -42,4 +42,10 @@ final class Configs {
     static QuotaConfig config(Plan... plans) {
         return config(List.of(plans), List.of(), List.of());
     }
+
+    /** {@code base} with another master switch, global mode and allow-list. */
+    static QuotaConfig operated(QuotaConfig base, boolean enabled, Mode mode, AllowList allow) {
+        return new QuotaConfig(base.version(), base.identity(), base.plans(), base.rules(), base.amounts(),
+                base.customers(), base.apiKeys(), base.warnings(), enabled, mode, allow);
+    }
 }

@@ -49,7 +49,7 @@ class QuotaServiceTest {
         QuotaDecision decision = service.decide(alice, null);
 
         assertThat(decision.limits()).extracting(LimitStatus::policy, LimitStatus::remaining)
-                .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("free-burst", 19L),
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("free-burst", 19L),
                         org.assertj.core.groups.Tuple.tuple("free-daily", 999L));
         // 10:00 UTC is 11:00 in Berlin: 13 hours to local midnight
         LimitStatus dailyStatus = decision.limits().stream().filter(s -> s.policy().equals("free-daily")).findFirst().orElseThrow();
@@ -83,6 +83,9 @@ class QuotaServiceTest {
         assertThat(rejected.outcome()).isEqualTo(QuotaDecision.Outcome.REJECTED);
         assertThat(rejected.violated().policy()).isEqualTo("transfers-per-minute");
         assertThat(rejected.retryAfter()).isEqualTo(Duration.ofSeconds(30));
+        // the rejection reports the plan token it gave back
+        assertThat(rejected.limits().get(0).policy()).isEqualTo("free-burst");
+        assertThat(rejected.limits().get(0).remaining()).isEqualTo(18);
         // two admitted requests used 2 plan tokens; the rejected one took and gave back its token
         assertThat(service.decide(alice, null).limits().get(0).remaining()).isEqualTo(17);
     }
@@ -184,6 +187,10 @@ class QuotaServiceTest {
         assertThat(tooMuch.violated().remaining()).isEqualTo(10_000);
         assertThat(tooMuch.violated().requests()).isFalse();
         assertThat(otherCurrency.allowed()).isTrue();
+        assertThat(service.amountStanding(alice, "transfer-amount", "EUR"))
+                .extracting(LimitStatus::policy, LimitStatus::remaining)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("transfer-amount-daily", 10_000L));
+        assertThat(service.amountStanding(alice, "transfer-amount", "EUR").get(0).remaining()).isEqualTo(10_000);
     }
 
     @Test

@@ -75,6 +75,22 @@ final class Problems {
         return withBody(response, body);
     }
 
+    /**
+     * 429 for a client address that sent too many unknown API keys ({@code identity.failedKeys},
+     * default 10 per minute), with {@code Retry-After}. No {@code RateLimit} headers: the limit is
+     * the address's, not a customer's, and it is not advertised to a guesser.
+     */
+    static Response tooManyFailedKeys(QuotaDecision decision) {
+        long retryAfter = RateLimitHeaders.retryAfterSeconds(decision.retryAfter());
+        Json body = new Json(224)
+                .string("type", TYPE_PREFIX + "too-many-failed-keys")
+                .string("title", "Too Many Requests")
+                .number("status", 429)
+                .string("detail", "Too many unknown API keys from this address; retry in " + retryAfter + " s.")
+                .number("retryAfterSeconds", retryAfter);
+        return withBody(Response.status(429).header(RETRY_AFTER, Long.toString(retryAfter)), body);
+    }
+
     /** 503: the store could not answer and the failure policy is closed. */
     static Response unavailable(Duration retryAfter, @Nullable String instance) {
         long seconds = RateLimitHeaders.retryAfterSeconds(retryAfter);

@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Gives every resource method its own quota filter, which knows the method's rule: called once
- * per resource method when the application starts.
+ * per resource method when the application starts. {@link QuotaAdminResource} gets none.
  */
 final class QuotaBinding implements DynamicFeature {
 
@@ -30,7 +30,8 @@ final class QuotaBinding implements DynamicFeature {
     public void configure(ResourceInfo resourceInfo, FeatureContext context) {
         Class<?> resourceClass = resourceInfo.getResourceClass();
         Method method = resourceInfo.getResourceMethod();
-        if (resourceClass == null || method == null) {
+        if (resourceClass == null || method == null || resourceClass == QuotaAdminResource.class) {
+            // the admin API is not a customer's traffic, and must work while a customer is limited
             return;
         }
         EndpointRule endpoint = EndpointRule.of(resourceClass, method);

@@ -114,6 +114,11 @@ final class RateLimitHeaders {
         return Math.max(1, ceilSeconds(retryAfter));
     }
 
+    /** {@code "free-burst"}: a structured-field string, quotes and backslashes escaped. */
+    static String quoted(String policy) {
+        return item(null, policy).toString();
+    }
+
     /** Starts the next list member: a structured-field string holding the policy name. */
     private static StringBuilder item(@Nullable StringBuilder out, String policy) {
         StringBuilder sb = out;

@@ -3,6 +3,7 @@ package dev.quota.jaxrs;
 import dev.quota.core.QuotaService;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.store.InMemoryStore;
+import dev.quota.testkit.MutableClock;
 import java.time.Clock;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -12,7 +13,7 @@ import org.glassfish.jersey.server.ResourceConfig;
 /** A frozen clock, a service on it, and a server with the quota feature: everything a test talks to. */
 final class Fixture implements AutoCloseable {
 
-    final MutableClock clock = new MutableClock(TestConfig.NOON);
+    final MutableClock clock = MutableClock.at(TestConfig.NOON);
     final QuotaService service;
     final TestServer server;
 
@@ -22,6 +23,9 @@ final class Fixture implements AutoCloseable {
         try {
             this.server = TestServer.start(builder.feature.apply(QuotaFeature.builder(service)).build(), app -> {
                 app.register(TestResources.Payments.class).property(TestResources.Payments.SERVICE, service);
+                if (builder.adminToken != null) {
+                    app.register(new QuotaAdminResource(service, builder.adminToken));
+                }
                 builder.application.accept(app);
             });
         } catch (RuntimeException e) {
@@ -51,6 +55,7 @@ final class Fixture implements AutoCloseable {
         private Function<Clock, QuotaStore> store = clock -> InMemoryStore.builder().clock(clock).build();
         private UnaryOperator<QuotaFeature.Builder> feature = f -> f;
         private Consumer<ResourceConfig> application = app -> { };
+        private String adminToken;
 
         private Builder(TestConfig config) {
             this.config = config;
@@ -68,6 +73,12 @@ final class Fixture implements AutoCloseable {
 
         Builder application(Consumer<ResourceConfig> application) {
             this.application = application;
+            return this;
+        }
+
+        /** Mounts {@link QuotaAdminResource} at {@code /admin}, open to {@code token}. */
+        Builder admin(String token) {
+            this.adminToken = token;
             return this;
         }
 

@@ -1,10 +1,12 @@
 package dev.quota.jaxrs;
 
+import dev.quota.core.AllowList;
 import dev.quota.core.AmountLimits;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.Identity;
 import dev.quota.core.Limit;
+import dev.quota.core.Mode;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
@@ -34,6 +36,9 @@ final class TestConfig {
     static final Limit DAILY = new Limit("daily", 1000, Refill.calendar(ChronoUnit.DAYS, ZoneOffset.UTC));
 
     private Identity identity = Identity.DEFAULT;
+    private boolean enabled = true;
+    private Mode mode = Mode.ENFORCE;
+    private AllowList allow = AllowList.NONE;
     private final Map<String, Plan> plans = new HashMap<>();
     private final Map<String, Rule> rules = new HashMap<>();
     private final Map<String, AmountLimits> amounts = new HashMap<>();
@@ -85,7 +90,23 @@ final class TestConfig {
         return this;
     }
 
+    TestConfig enabled(boolean enabled) {
+        this.enabled = enabled;
+        return this;
+    }
+
+    TestConfig mode(Mode mode) {
+        this.mode = mode;
+        return this;
+    }
+
+    TestConfig allow(AllowList allow) {
+        this.allow = allow;
+        return this;
+    }
+
     QuotaConfig build() {
-        return new QuotaConfig(1, identity, plans, rules, amounts, customers, apiKeys, List.of());
+        return new QuotaConfig(1, identity, plans, rules, amounts, customers, apiKeys, List.of(), enabled, mode,
+                allow);
     }
 }

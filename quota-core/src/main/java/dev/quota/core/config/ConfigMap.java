@@ -103,6 +103,19 @@ final class ConfigMap {
         return number;
     }
 
+    /** {@code true} or {@code false}, or null if absent or invalid. */
+    @Nullable Boolean bool(String key) {
+        if (!has(key)) {
+            return null;
+        }
+        Object value = values.get(key);
+        if (value instanceof Boolean b) {
+            return b;
+        }
+        problems.error(path(key), "must be true or false but was " + Problems.describe(value));
+        return null;
+    }
+
     /** A finite number {@code > 0}, or null if absent or invalid. */
     @Nullable Double positiveNumber(String key) {
         if (!has(key)) {

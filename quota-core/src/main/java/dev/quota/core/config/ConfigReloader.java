@@ -29,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * error is logged with its path, the previous config stays active, and nothing is half-applied.
  * Polling rather than a file-system watch service works the same on every file system, including
  * bind mounts and ConfigMaps that are swapped by symlink.
+ *
+ * <p>Every attempt also reaches the service's {@link dev.quota.core.QuotaListener#onReload}
+ * (metrics count applied and rejected reloads there); the {@code listener} given to {@link #watch}
+ * additionally gets the errors and warnings.
  */
 public final class ConfigReloader implements AutoCloseable {
 
@@ -84,8 +88,8 @@ public final class ConfigReloader implements AutoCloseable {
         byte[] digest = digestOrNull();
         Result result;
         try {
-            QuotaConfig loaded = QuotaConfigLoader.load(file);
-            QuotaConfig active = service.reload(loaded);
+            // Through the service, so its QuotaListeners hear of every attempt, applied or rejected.
+            QuotaConfig active = service.reload(() -> QuotaConfigLoader.load(file));
             result = new Result(true, active.version(), List.of(), active.warnings());
             log.info("quota config {} reloaded: version {}", file, active.version());
             active.warnings().forEach(w -> log.warn("quota config {}: {}", file, w));

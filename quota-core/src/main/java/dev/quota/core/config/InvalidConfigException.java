@@ -38,8 +38,8 @@ public final class InvalidConfigException extends RuntimeException {
 
     /**
      * Every error found; never empty. The order is stable: YAML problems alone if the text is not
-     * usable YAML, otherwise section by section (version, plans, identity, rules, amounts,
-     * customers, apiKeys) and in file order within a section.
+     * usable YAML, otherwise section by section (version, enabled, mode, plans, identity, rules,
+     * amounts, customers, apiKeys, allow) and in file order within a section.
      */
     public List<ConfigError> errors() {
         return errors;

@@ -19,13 +19,26 @@ import java.util.List;
  * <p>The format, with every key and its default:
  * <pre>
  * version: 3                      # optional integer &gt;= 1; absent: 0, the service assigns one
+ * enabled: true                   # optional master switch (default true); false: nothing is limited,
+ *                                 # every decision is BYPASSED (a warning says so)
+ * mode: enforce                   # enforce | shadow (default enforce); shadow: limits report
+ *                                 # SHADOW_REJECTED and let the request through
  * identity:                       # optional
  *   header: X-API-Key             # default X-API-Key
  *   missingKey: anonymous         # anonymous | reject (default anonymous)
  *   anonymousPlan: anonymous      # default anonymous; must be a plan when missingKey is anonymous
+ *   trustedProxies: [10.0.0.0/8]  # default none: X-Forwarded-For is never believed; address ranges
+ *                                 # whose X-Forwarded-For (and userHeader) are believed; no /0
+ *   ipv6Prefix: 64                # 1..128 (default 64): anonymous IPv6 callers share a bucket per network
+ *   userHeader: X-User-Id         # default none; from a trusted proxy only, names the anonymous
+ *                                 # caller (customer user:&lt;value&gt; on the anonymous plan)
+ *   failedKeys:                   # unknown API keys per client address before 429 (default 10 per 1m)
+ *     capacity: 10                # required integer &gt;= 1
+ *     period: 1m                  # required; refilled greedily: one more every period / capacity
  * plans:                          # required, at least one; names match [a-z0-9][a-z0-9_-]{0,62}
  *   free:
  *     onStoreFailure: local       # open | closed | local (default local)
+ *     mode: shadow                # optional enforce | shadow; absent: the global mode
  *     limits:                     # required, at least one
  *       - name: burst             # required, unique within the list, same rule as plan names
  *         capacity: 20            # required integer &gt;= 1
@@ -45,7 +58,9 @@ import java.util.List;
  *     limits: [...]               # optional, per customer
  *     shared: [...]               # optional, all customers together
  *     onStoreFailure: closed      # optional; absent: the plan's policy
- * amounts:                        # optional
+ *     mode: shadow                # optional enforce | shadow for the rule's own limits; absent:
+ *                                 # the global mode (the cost taken from the plan follows the plan)
+ * amounts:                        # optional; follow the global mode
  *   transfer-amount:
  *     onStoreFailure: closed      # default closed
  *     limits: [...]               # required, at least one
@@ -56,18 +71,25 @@ import java.util.List;
  * apiKeys:                        # optional
  *   - sha256: 9f86d0...           # required, 64 hex characters (see ApiKeys); unique
  *     customer: SAV2001           # required, a customer above
+ * allow:                          # optional; matching callers are never limited (BYPASSED)
+ *   customers: [batch-importer]   # customer ids, 1 to 128 characters
+ *   apiKeys: [9f86d0...]          # SHA-256 hex of keys listed under apiKeys
+ *   cidrs: ["10.0.0.0/8", "2001:db8::/32"]  # client address ranges; no /0 (use enabled: false)
  * </pre>
  *
  * <p>Unknown keys are errors, with a suggestion when a known key is close ({@code limts}: did you
  * mean {@code limits}?), so a typo cannot silently switch a limit off. Choices such as
  * {@code refill} are case-insensitive. Also errors: {@code tokens}/{@code period} on a calendar
  * limit, {@code window}/{@code zone} on a greedy or interval one, {@code tokens} above
- * {@code capacity}, references to unknown plans or customers, a pattern matched by two rules, and a
- * rule {@code cost} above every capacity of some plan (such a request could never pass there).
+ * {@code capacity}, references to unknown plans or customers, a pattern matched by two rules, a
+ * rule {@code cost} above every capacity of some plan (such a request could never pass there), an
+ * address range that is not a literal ({@code 10.0.0.1/8} with host bits set, a host name, a
+ * {@code /0}), a duplicate range, an allow-listed key hash that is not under {@code apiKeys}.
  *
  * <p>Warnings do not stop loading and go to {@link QuotaConfig#warnings()}: a limit with a longer
  * window but a smaller capacity than another in the same list (a daily 10 beside a burst of 20
- * means the burst is never usable), and a rule cost above some but not all capacities of a plan.
+ * means the burst is never usable), a rule cost above some but not all capacities of a plan,
+ * {@code enabled: false}, and a {@code userHeader} without {@code trustedProxies} (it is never read).
  *
  * <p>Safety: only plain maps, lists and scalars are built; any type tag ({@code !!java.io.File})
  * is an error. Input over 1,000,000 bytes (1 MB) is refused before parsing; more than 50 aliases

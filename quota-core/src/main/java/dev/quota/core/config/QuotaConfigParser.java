@@ -1,10 +1,12 @@
 package dev.quota.core.config;
 
+import dev.quota.core.AllowList;
 import dev.quota.core.AmountLimits;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.Identity;
 import dev.quota.core.Limit;
+import dev.quota.core.Mode;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.Rule;
@@ -23,9 +25,8 @@ import org.jspecify.annotations.Nullable;
 /** Turns the plain YAML tree into a {@link QuotaConfig}, recording every error it finds. */
 final class QuotaConfigParser {
 
-    private static final Pattern HEADER = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
-    private static final Pattern SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
-    private static final int MAX_CUSTOMER_ID = 128;
+    static final Pattern SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
+    static final int MAX_CUSTOMER_ID = 128;
 
     private final Problems problems;
     /** Every well-named plan in the file, valid or not, so a reference to it is not an error too. */
@@ -50,22 +51,31 @@ final class QuotaConfigParser {
             return null;
         }
         ConfigMap top = ConfigMap.of(root, "", problems);
-        top.allowOnly("version", "identity", "plans", "rules", "amounts", "customers", "apiKeys");
+        top.allowOnly("version", "enabled", "mode", "identity", "plans", "rules", "amounts", "customers", "apiKeys",
+                "allow");
         Long version = top.integer("version", 1);
+        Boolean enabled = top.has("enabled") ? top.bool("enabled") : Boolean.TRUE;
+        Mode mode = top.has("mode") ? mode(top) : Mode.ENFORCE;
         if (top.require("plans")) {
             plans(top.map("plans"));
         }
-        Identity identity = identity(top);
+        Identity identity = IdentityParser.parse(top.has("identity") ? top.map("identity") : null, planNames, plansRead,
+                problems);
         Map<String, Rule> rules = top.has("rules") ? rulesSection(top.map("rules")) : Map.of();
         Map<String, AmountLimits> amounts = amounts(top.has("amounts") ? top.map("amounts") : null);
         Map<String, Customer> customers = customers(top.has("customers") ? top.map("customers") : null);
         Map<String, String> apiKeys = apiKeys(top);
-        if (problems.hasErrors() || identity == null) {
+        ConfigMap allowSection = top.has("allow") ? top.map("allow") : null;
+        AllowList allow = allowSection == null ? AllowList.NONE : AllowListParser.parse(allowSection, apiKeys, problems);
+        if (problems.hasErrors() || identity == null || enabled == null || mode == null || allow == null) {
             return null;
+        }
+        if (!enabled) {
+            problems.warn("enabled", "false: nothing is limited, every request is let through");
         }
         try {
             return new QuotaConfig(version == null ? 0 : version, identity, plans, rules, amounts, customers, apiKeys,
-                    problems.warnings());
+                    problems.warnings(), enabled, mode, allow);
         } catch (IllegalArgumentException e) {
             problems.error("", String.valueOf(e.getMessage()));
             return null;
@@ -92,47 +102,18 @@ final class QuotaConfigParser {
                 continue;
             }
             int errorsBefore = problems.errorCount();
-            plan.allowOnly("onStoreFailure", "limits");
+            plan.allowOnly("onStoreFailure", "limits", "mode");
             FailurePolicy policy = policy(plan, FailurePolicy.LOCAL);
+            Mode mode = plan.has("mode") ? mode(plan) : null;
             List<Limit> limits = plan.require("limits")
                     ? LimitsParser.parse(plan.raw("limits"), plan.path("limits"), true, problems) : null;
             if (limits != null) {
                 ConfigChecks.capacityWarnings(limits, plan.path("limits"), problems);
             }
             if (problems.errorCount() == errorsBefore && limits != null && policy != null) {
-                construct(path, () -> plans.put(name, new Plan(name, limits, policy)));
+                construct(path, () -> plans.put(name, new Plan(name, limits, policy, mode)));
             }
         }
-    }
-
-    private @Nullable Identity identity(ConfigMap top) {
-        Identity defaults = Identity.DEFAULT;
-        ConfigMap section = top.has("identity") ? top.map("identity") : null;
-        String header = defaults.header();
-        String missingKey = defaults.missingKey().name().toLowerCase(Locale.ROOT);
-        String anonymousPlan = defaults.anonymousPlan();
-        if (section != null) {
-            section.allowOnly("header", "missingKey", "anonymousPlan");
-            header = section.has("header") ? section.string("header") : header;
-            if (header != null && !HEADER.matcher(header).matches()) {
-                problems.error(section.path("header"), "must be an HTTP header name such as X-API-Key but was "
-                        + Problems.quote(header));
-                header = null;
-            }
-            missingKey = section.has("missingKey") ? section.choice("missingKey", "anonymous", "reject") : missingKey;
-            anonymousPlan = section.has("anonymousPlan") ? section.string("anonymousPlan") : anonymousPlan;
-        }
-        String planPath = Problems.key("identity", "anonymousPlan");
-        if ("anonymous".equals(missingKey) && anonymousPlan != null && plansRead && !planNames.contains(anonymousPlan)) {
-            problems.error(planPath, unknownPlan(anonymousPlan) + "; add that plan or set identity.missingKey to reject");
-        }
-        if (header == null || missingKey == null || anonymousPlan == null) {
-            return null;
-        }
-        var missing = Identity.MissingKey.valueOf(missingKey.toUpperCase(Locale.ROOT));
-        String validHeader = header;
-        String validPlan = anonymousPlan;
-        return construct("identity", () -> new Identity(validHeader, missing, validPlan));
     }
 
     private Map<String, Rule> rulesSection(@Nullable ConfigMap section) {
@@ -231,6 +212,12 @@ final class QuotaConfigParser {
         }
         String policy = map.choice("onStoreFailure", "open", "closed", "local");
         return policy == null ? null : FailurePolicy.valueOf(policy.toUpperCase(Locale.ROOT));
+    }
+
+    /** The {@code mode} of a map: enforce or shadow, case-insensitive; null with an error otherwise. */
+    static @Nullable Mode mode(ConfigMap map) {
+        String mode = map.choice("mode", "enforce", "shadow");
+        return mode == null ? null : Mode.valueOf(mode.toUpperCase(Locale.ROOT));
     }
 
     private String unknownPlan(String plan) {

@@ -2,6 +2,7 @@ package dev.quota.core.config;
 
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.Limit;
+import dev.quota.core.Mode;
 import dev.quota.core.Plan;
 import dev.quota.core.Rule;
 import java.util.ArrayList;
@@ -57,7 +58,7 @@ final class RulesParser {
             return null;
         }
         int errorsBefore = problems.errorCount();
-        rule.allowOnly("match", "cost", "limits", "shared", "onStoreFailure");
+        rule.allowOnly("match", "cost", "limits", "shared", "onStoreFailure", "mode");
         List<String> matches = matches(rule);
         Long cost = rule.has("cost") ? rule.integer("cost", 1) : Long.valueOf(1);
         if (cost != null) {
@@ -66,12 +67,13 @@ final class RulesParser {
         List<Limit> perCustomer = limits(rule, "limits");
         List<Limit> shared = limits(rule, "shared");
         String policy = rule.has("onStoreFailure") ? rule.choice("onStoreFailure", "open", "closed", "local") : null;
+        Mode mode = rule.has("mode") ? QuotaConfigParser.mode(rule) : null;
         if (problems.errorCount() > errorsBefore || cost == null || perCustomer == null || shared == null) {
             return null;
         }
         try {
             return new Rule(name, matches, cost, perCustomer, shared,
-                    policy == null ? null : FailurePolicy.valueOf(policy.toUpperCase(Locale.ROOT)));
+                    policy == null ? null : FailurePolicy.valueOf(policy.toUpperCase(Locale.ROOT)), mode);
         } catch (IllegalArgumentException e) {
             problems.error(path, String.valueOf(e.getMessage()));
             return null;

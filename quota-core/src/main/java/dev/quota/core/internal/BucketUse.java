@@ -3,6 +3,7 @@ package dev.quota.core.internal;
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.Limit;
 import dev.quota.core.LimitStatus;
+import dev.quota.core.Mode;
 import dev.quota.core.Refill;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
@@ -25,19 +26,22 @@ import org.jspecify.annotations.Nullable;
  * @param tokens   tokens this request takes
  * @param requests whether the limits count requests (false for amounts)
  * @param onFailure what to do when the store cannot answer
+ * @param mode     whether this bucket's lack of tokens rejects the request or only shadow-rejects it
  */
 public record BucketUse(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> policies,
-                        @Nullable CalendarWindow window, long tokens, boolean requests, FailurePolicy onFailure) {
+                        @Nullable CalendarWindow window, long tokens, boolean requests, FailurePolicy onFailure,
+                        Mode mode) {
 
     /**
      * Appends the buckets for {@code limits}: every greedy or interval limit together in one bucket
-     * at {@code baseKey}, each calendar limit in a bucket of its own for the current window.
+     * at {@code baseKey}, then each calendar limit in a bucket of its own for the current window.
      */
     public static void plan(List<BucketUse> out, String baseKey, String policyPrefix, List<Limit> limits,
                             double multiplier, long tokens, boolean requests, long version, Instant now,
-                            FailurePolicy onFailure) {
+                            FailurePolicy onFailure, Mode mode) {
         List<Limit> rolling = new ArrayList<>(limits.size());
         List<String> rollingPolicies = new ArrayList<>(limits.size());
+        List<BucketUse> calendars = new ArrayList<>(2);
         for (Limit configured : limits) {
             Limit limit = configured.scaled(multiplier);
             String policy = policyPrefix + "-" + limit.name();
@@ -45,9 +49,9 @@ public record BucketUse(BucketKey key, BucketSpec spec, List<Limit> declared, Li
                 CalendarWindow window = CalendarWindow.containing(calendar, now);
                 Limit asInterval = new Limit(limit.name(), limit.capacity(),
                         Refill.interval(limit.capacity(), window.length()));
-                out.add(new BucketUse(Keys.window(baseKey, limit.name(), window.start().getEpochSecond()),
+                calendars.add(new BucketUse(Keys.window(baseKey, limit.name(), window.start().getEpochSecond()),
                         new BucketSpec(List.of(asInterval), version), List.of(limit), List.of(policy), window,
-                        tokens, requests, onFailure));
+                        tokens, requests, onFailure, mode));
             } else {
                 rolling.add(limit);
                 rollingPolicies.add(policy);
@@ -55,8 +59,10 @@ public record BucketUse(BucketKey key, BucketSpec spec, List<Limit> declared, Li
         }
         if (!rolling.isEmpty()) {
             out.add(new BucketUse(new BucketKey(baseKey), new BucketSpec(rolling, version), rolling,
-                    rollingPolicies, null, tokens, requests, onFailure));
+                    rollingPolicies, null, tokens, requests, onFailure, mode));
         }
+        // rolling limits first (usually the burst), so headers list limits shortest window first
+        out.addAll(calendars);
     }
 
     /** The status of each limit of this bucket after {@code result}. */

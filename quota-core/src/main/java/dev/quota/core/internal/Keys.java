@@ -13,8 +13,9 @@ import java.util.regex.Pattern;
  * hashed part is base64url (no {@code {}}, no {@code :}); names are validated config names.
  *
  * <p>Layout: {@code <prefix>:p:<id>} (plan), {@code <prefix>:r:<rule>:<id>} (rule, per customer),
- * {@code <prefix>:s:<rule>} (rule, shared), {@code <prefix>:a:<amounts>:<id+qualifier>}; calendar
- * limits append {@code :<limit>:<window start epoch second>}.
+ * {@code <prefix>:s:<rule>} (rule, shared), {@code <prefix>:a:<amounts>:<id+qualifier>},
+ * {@code <prefix>:f:<client address>} (failed API-key lookups); calendar limits append
+ * {@code :<limit>:<window start epoch second>}.
  */
 public final class Keys {
 
@@ -22,6 +23,7 @@ public final class Keys {
     private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
 
     private final String prefix;
+    private final IdHashes customerHashes = new IdHashes(Keys::hash, IdHashes.MAX);
 
     /** @throws IllegalArgumentException if the prefix is not 1-32 of {@code [A-Za-z0-9_.-]} */
     public Keys(String prefix) {
@@ -38,12 +40,12 @@ public final class Keys {
 
     /** The plan bucket of a customer; the plan name is not part of it so a tier change keeps usage. */
     public String plan(String customerId) {
-        return prefix + ":p:" + hash(customerId);
+        return prefix + ":p:" + customerHashes.of(customerId);
     }
 
     /** A rule's per-customer bucket. */
     public String rule(String rule, String customerId) {
-        return prefix + ":r:" + rule + ":" + hash(customerId);
+        return prefix + ":r:" + rule + ":" + customerHashes.of(customerId);
     }
 
     /** A rule's bucket shared by all customers. */
@@ -54,6 +56,11 @@ public final class Keys {
     /** An amount bucket of a customer for one qualifier (a currency). */
     public String amount(String amounts, String customerId, String qualifier) {
         return prefix + ":a:" + amounts + ":" + hash(customerId + '\u0000' + qualifier);
+    }
+
+    /** The failed API-key lookups of one client address (or IPv6 network). */
+    public String failedKeys(String clientAddress) {
+        return prefix + ":f:" + hash(clientAddress);
     }
 
     /** The key of one calendar window of a limit under {@code base}. */

@@ -33,9 +33,13 @@ public final class RedisStoreBuilder {
     Duration expiryMargin = Duration.ofSeconds(60);
     Duration retryBaseDelay = Duration.ofMillis(1);
     Duration retryMaxDelay = Duration.ofMillis(20);
-    Duration retryBudget = Duration.ofMillis(100);
+    Duration retryBudget = Duration.ofMillis(500);
     int maxCachedProxies = 100_000;
+    Duration rejectLocallyFor = Duration.ofSeconds(1);
+    boolean reuseWrittenState = true;
     private int connectionPoolSize = 16;
+    private boolean connectOnBuild = true;
+    private Duration connectTimeout = Duration.ofSeconds(10);
     private int nettyThreads = Math.max(2, Runtime.getRuntime().availableProcessors() * 2);
 
     RedisStoreBuilder() {
@@ -147,7 +151,9 @@ public final class RedisStoreBuilder {
 
     /**
      * Backoff for compare-and-swap conflicts on a hot key: first delay, largest delay, and the
-     * total time after which the operation fails; defaults 1 ms, 20 ms, 100 ms.
+     * total time after which the operation fails; defaults 1 ms, 20 ms, 500 ms.
+     * Contention is not an outage: the budget is wider than the command timeout, so a burst on one
+     * key across instances is decided, not handed to the failure policy.
      *
      * @throws IllegalArgumentException if a value is not positive or max is below base
      */
@@ -177,6 +183,35 @@ public final class RedisStoreBuilder {
     }
 
     /**
+     * The longest a rejection is repeated from memory, without a Redis command, while a customer's
+     * bucket is empty and its next token is not yet due; default 1 s. Refill 100 per second: every
+     * request of the 10 ms until the next token is rejected locally. A wait longer than this (a
+     * daily quota) is re-checked in Redis once per this time, so a reset or refund made on another
+     * instance is seen within it. {@link Duration#ZERO} asks Redis for every request.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public RedisStoreBuilder rejectLocallyFor(Duration max) {
+        if (max.isNegative()) {
+            throw new IllegalArgumentException("rejectLocallyFor must be >= 0 but was " + max);
+        }
+        this.rejectLocallyFor = max;
+        return this;
+    }
+
+    /**
+     * Whether a consume starts from the bucket state this instance last wrote, skipping the read;
+     * default true. A customer whose requests reach one instance then costs one round trip per
+     * request instead of two; the compare-and-swap checks the state, so answers are the same either
+     * way. A key another instance wrote in between costs one extra round trip, and is read first
+     * for the next 10 s.
+     */
+    public RedisStoreBuilder reuseWrittenState(boolean reuse) {
+        this.reuseWrittenState = reuse;
+        return this;
+    }
+
+    /**
      * Connections per Redis master for a client this builder creates; default 16.
      *
      * @throws IllegalArgumentException if < 1
@@ -190,7 +225,30 @@ public final class RedisStoreBuilder {
     }
 
     /**
-     * The store. A client the builder creates connects now.
+     * Whether {@link #build()} connects to Redis and fails if it cannot; default true. With false,
+     * {@code build()} returns without contacting Redis and the first commands connect: until Redis
+     * answers they fail, and the failure policy answers for them. For an application that must
+     * start while Redis is down. Applies to a client this builder creates, not to {@link #client}.
+     */
+    public RedisStoreBuilder connectOnBuild(boolean connect) {
+        this.connectOnBuild = connect;
+        return this;
+    }
+
+    /**
+     * How long {@link #build()} keeps trying to reach Redis when {@link #connectOnBuild} is true;
+     * default 10 s. Separate from {@link #timeout}: a cold JVM's first command can take longer
+     * than the 100 ms a decision may wait.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public RedisStoreBuilder connectTimeout(Duration connectTimeout) {
+        this.connectTimeout = requirePositive(connectTimeout, "connectTimeout");
+        return this;
+    }
+
+    /**
+     * The store. A client the builder creates connects now, unless {@link #connectOnBuild} is false.
      *
      * @throws IllegalStateException if no Redis was named
      * @throws dev.quota.core.QuotaStoreException if Redis cannot be reached
@@ -205,6 +263,8 @@ public final class RedisStoreBuilder {
         Config config = redissonConfig;
         int millis = (int) Math.max(1, timeout.toMillis());
         config.setNettyThreads(nettyThreads);
+        // always lazy: the connection check below has its own deadline instead of the command timeout
+        config.setLazyInitialization(true);
         if (config.isClusterConfig()) {
             config.useClusterServers().setReadMode(ReadMode.MASTER).setTimeout(millis).setRetryAttempts(0)
                     .setMasterConnectionPoolSize(connectionPoolSize)
@@ -224,7 +284,29 @@ public final class RedisStoreBuilder {
         } catch (RuntimeException e) {
             throw new dev.quota.core.QuotaStoreException("cannot connect to " + description + ": " + e.getMessage(), e);
         }
-        return new RedisStore(this, created, true, description);
+        RedisStore store = new RedisStore(this, created, true, description);
+        if (connectOnBuild) {
+            awaitConnected(store);
+        }
+        return store;
+    }
+
+    /** Pings until Redis answers or {@link #connectTimeout} passes; then closes and throws. */
+    private void awaitConnected(RedisStore store) {
+        long deadline = System.nanoTime() + connectTimeout.toNanos();
+        while (true) {
+            try {
+                store.ping();
+                return;
+            } catch (dev.quota.core.QuotaStoreException e) {
+                if (System.nanoTime() - deadline >= 0) {
+                    store.close();
+                    throw new dev.quota.core.QuotaStoreException("cannot connect to " + description + " within "
+                            + connectTimeout.toMillis() + " ms: " + e.getMessage(), e);
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
+            }
+        }
     }
 
     private static void requireRedisUri(String uri) {

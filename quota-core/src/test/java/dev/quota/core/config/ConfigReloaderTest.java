@@ -3,6 +3,8 @@ package dev.quota.core.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.Customer;
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.QuotaListener;
 import dev.quota.core.QuotaService;
 import dev.quota.core.store.InMemoryStore;
 import dev.quota.testkit.MutableClock;
@@ -101,5 +103,55 @@ class ConfigReloaderTest {
         } finally {
             reloader.close();
         }
+    }
+
+    private static String transfersIn(String mode) {
+        return """
+                plans:
+                  anonymous:
+                    limits:
+                      - {name: burst, capacity: 5, period: 1m}
+                  free:
+                    limits:
+                      - {name: burst, capacity: 100, tokens: 1, period: 1h}
+                rules:
+                  transfers:
+                    mode: %s
+                    limits:
+                      - {name: per-minute, capacity: 1, period: 1m}
+                """.formatted(mode);
+    }
+
+    @Test
+    void reloadNow_switchingRuleFromShadowToEnforce_rejectsFromTheNextRequest() throws Exception {
+        Path file = dir.resolve("plans.yaml");
+        Files.writeString(file, transfersIn("shadow"));
+        List<String> reloads = new CopyOnWriteArrayList<>();
+        QuotaService service = QuotaService.builder().store(InMemoryStore.builder().clock(clock).build())
+                .config(QuotaConfigLoader.load(file)).clock(clock)
+                .listener(new QuotaListener() {
+                    @Override
+                    public void onReload(boolean applied, long version) {
+                        reloads.add(applied ? "applied" : "rejected");
+                    }
+                }).build();
+        service.decide(alice, "transfers");
+        assertThat(service.decide(alice, "transfers").outcome()).isEqualTo(QuotaDecision.Outcome.SHADOW_REJECTED);
+
+        try (ConfigReloader reloader = ConfigReloader.watch(file, service, Duration.ofHours(1), r -> { })) {
+            Files.writeString(file, transfersIn("enforce"));
+            assertThat(reloader.reloadNow().applied()).isTrue();
+
+            QuotaDecision enforced = service.decide(alice, "transfers");
+
+            assertThat(enforced.outcome()).isEqualTo(QuotaDecision.Outcome.REJECTED);
+            assertThat(enforced.violated().policy()).isEqualTo("transfers-per-minute");
+
+            Files.writeString(file, transfersIn("audit"));
+            assertThat(reloader.reloadNow().errors())
+                    .containsExactly("rules.transfers.mode: must be one of enforce, shadow but was \"audit\"");
+            assertThat(service.decide(alice, "transfers").outcome()).isEqualTo(QuotaDecision.Outcome.REJECTED);
+        }
+        assertThat(reloads).containsExactly("applied", "rejected");
     }
 }

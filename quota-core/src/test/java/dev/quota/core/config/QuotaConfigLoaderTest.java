@@ -3,15 +3,18 @@ package dev.quota.core.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.quota.core.AllowList;
 import dev.quota.core.AmountLimits;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.Identity;
 import dev.quota.core.Limit;
+import dev.quota.core.Mode;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.Refill;
 import dev.quota.core.Rule;
+import dev.quota.core.net.Cidr;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,6 +23,7 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class QuotaConfigLoaderTest {
@@ -52,10 +56,14 @@ class QuotaConfigLoaderTest {
         QuotaConfig config = QuotaConfigLoader.load(resource("valid.yaml"));
 
         assertThat(config.version()).isEqualTo(3);
-        assertThat(config.identity()).isEqualTo(new Identity("X-Bank-Key", Identity.MissingKey.ANONYMOUS, "guest"));
+        assertThat(config.enabled()).isTrue();
+        assertThat(config.mode()).isEqualTo(Mode.ENFORCE);
+        assertThat(config.identity()).isEqualTo(new Identity("X-Bank-Key", Identity.MissingKey.ANONYMOUS, "guest",
+                List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("fd00::/8")), 56, "X-User-Id",
+                greedy("failed-keys", 5, 5, Duration.ofMinutes(10))));
         assertThat(config.plans()).containsOnlyKeys("guest", "free", "pro");
         assertThat(config.plans().get("guest")).isEqualTo(new Plan("guest",
-                List.of(greedy("burst", 5, 5, Duration.ofMinutes(1))), FailurePolicy.CLOSED));
+                List.of(greedy("burst", 5, 5, Duration.ofMinutes(1))), FailurePolicy.CLOSED, Mode.SHADOW));
         assertThat(config.plans().get("free")).isEqualTo(new Plan("free", List.of(
                 greedy("burst", 20, 10, Duration.ofSeconds(1)),
                 new Limit("quarter", 300, Refill.interval(300, Duration.ofMinutes(15))),
@@ -71,7 +79,7 @@ class QuotaConfigLoaderTest {
                 List.of(greedy("per-minute", 10, 10, Duration.ofMinutes(1))),
                 List.of(greedy("global", 500, 250, Duration.ofSeconds(1))), FailurePolicy.CLOSED));
         assertThat(config.rules().get("export")).isEqualTo(new Rule("export",
-                List.of("GET /api/v1/accounts/{accountId}/export"), 5, List.of(), List.of(), null));
+                List.of("GET /api/v1/accounts/{accountId}/export"), 5, List.of(), List.of(), null, Mode.SHADOW));
         assertThat(config.rules().get("annotated")).isEqualTo(new Rule("annotated", List.of(), 1, List.of(), List.of(), null));
 
         assertThat(config.amounts()).isEqualTo(Map.of(
@@ -90,6 +98,9 @@ class QuotaConfigLoaderTest {
                 "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "acme corp",
                 "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9", "2024"));
         assertThat(config.customerForKeyHash(ApiKeys.sha256Hex("test"))).isEqualTo(new Customer("SAV2001", "pro", 2.0));
+        assertThat(config.allow()).isEqualTo(new AllowList(Set.of("batch-importer"),
+                Set.of("2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"),
+                List.of(Cidr.parse("192.0.2.0/24"), Cidr.parse("2001:db8::/32"))));
         assertThat(config.warnings()).isEmpty();
     }
 

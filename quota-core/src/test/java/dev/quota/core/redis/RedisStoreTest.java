@@ -1,12 +1,17 @@
 package dev.quota.core.redis;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quota.core.QuotaStoreException;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.store.QuotaStoreContract;
 import dev.quota.testkit.MutableClock;
 import dev.quota.testkit.RedisServer;
+import java.net.ServerSocket;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** The store contract against a real redis-server process. */
 class RedisStoreTest extends QuotaStoreContract {
@@ -21,6 +26,27 @@ class RedisStoreTest extends QuotaStoreContract {
     @AfterAll
     static void stopRedis() {
         redis.close();
+    }
+
+    @Test
+    void build_whenRedisUnreachable_failsAfterTheConnectTimeout() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+
+        assertThatThrownBy(() -> RedisStore.builder().uri("redis://127.0.0.1:" + closedPort)
+                .connectTimeout(Duration.ofMillis(300)).build())
+                .isInstanceOf(QuotaStoreException.class)
+                .hasMessageContaining("cannot connect to redis standalone redis://127.0.0.1:" + closedPort + " within 300 ms");
+    }
+
+    @Test
+    void build_withTheDefaultCommandTimeout_connectsFromAColdClient() {
+        // the 100 ms command timeout must not fail the first connection of a new client
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).build()) {
+            store.ping();
+        }
     }
 
     @Override

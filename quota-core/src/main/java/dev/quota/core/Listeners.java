@@ -1,0 +1,81 @@
+package dev.quota.core;
+
+import java.time.Duration;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The listeners of one service, told in registration order. A listener that throws is logged at
+ * WARN and skipped; the decision stands.
+ */
+final class Listeners implements QuotaListener {
+
+    private static final Logger log = LoggerFactory.getLogger(QuotaListener.class);
+
+    private final List<QuotaListener> listeners;
+
+    Listeners(List<QuotaListener> listeners) {
+        this.listeners = List.copyOf(listeners);
+    }
+
+    @Override
+    public void onDecision(Customer customer, @Nullable String rule, QuotaDecision decision, Duration elapsed) {
+        for (QuotaListener listener : listeners) {
+            try {
+                listener.onDecision(customer, rule, decision, elapsed);
+            } catch (RuntimeException e) {
+                failed(listener, "onDecision", e);
+            }
+        }
+    }
+
+    @Override
+    public void onFailedKey(QuotaDecision decision) {
+        for (QuotaListener listener : listeners) {
+            try {
+                listener.onFailedKey(decision);
+            } catch (RuntimeException e) {
+                failed(listener, "onFailedKey", e);
+            }
+        }
+    }
+
+    @Override
+    public void onStoreFailure(RuntimeException failure) {
+        for (QuotaListener listener : listeners) {
+            try {
+                listener.onStoreFailure(failure);
+            } catch (RuntimeException e) {
+                failed(listener, "onStoreFailure", e);
+            }
+        }
+    }
+
+    @Override
+    public void onFallback(boolean active) {
+        for (QuotaListener listener : listeners) {
+            try {
+                listener.onFallback(active);
+            } catch (RuntimeException e) {
+                failed(listener, "onFallback", e);
+            }
+        }
+    }
+
+    @Override
+    public void onReload(boolean applied, long version) {
+        for (QuotaListener listener : listeners) {
+            try {
+                listener.onReload(applied, version);
+            } catch (RuntimeException e) {
+                failed(listener, "onReload", e);
+            }
+        }
+    }
+
+    private static void failed(QuotaListener listener, String method, RuntimeException e) {
+        log.warn("quota listener {}.{} failed; ignored", listener.getClass().getName(), method, e);
+    }
+}

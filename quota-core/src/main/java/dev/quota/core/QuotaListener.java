@@ -1,0 +1,59 @@
+package dev.quota.core;
+
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Told what the limiter does, for metrics and audit ({@code quota-micrometer} implements it).
+ * Register with {@link QuotaServiceBuilder#listener}.
+ *
+ * <p>Every method has a no-op default, so an implementation overrides only what it needs. Calls
+ * come on the thread that made the decision, in the request path: keep them fast and non-blocking.
+ * An exception thrown by a listener is logged and otherwise ignored; it never changes a decision.
+ */
+public interface QuotaListener {
+
+    /**
+     * A request decision ({@link QuotaService#decide}) or amount decision
+     * ({@link QuotaService#consumeAmount}) was made.
+     *
+     * @param customer the customer decided for; its id may be personal data, keep it out of metric tags
+     * @param rule     the rule, the amount limits' name for an amount decision, or null
+     * @param decision the decision, any outcome
+     * @param elapsed  how long the decision took, store round trips included
+     */
+    default void onDecision(Customer customer, @Nullable String rule, QuotaDecision decision, Duration elapsed) {
+    }
+
+    /**
+     * A client address's failed API-key lookup was counted ({@link QuotaService#recordFailedKey}):
+     * {@link QuotaDecision.Outcome#ALLOWED} means "answer 401", {@link QuotaDecision.Outcome#REJECTED}
+     * means the address is guessing keys and gets 429.
+     */
+    default void onFailedKey(QuotaDecision decision) {
+    }
+
+    /**
+     * The store failed during a decision or while giving tokens back; the failure policy decided
+     * what the caller saw. Called once per failed store call.
+     */
+    default void onStoreFailure(RuntimeException e) {
+    }
+
+    /**
+     * The in-JVM fallback of {@link FailurePolicy#LOCAL} took over ({@code true}, on the first
+     * decision it made) or handed back to the store ({@code false}, on the first decision the store
+     * answered again).
+     */
+    default void onFallback(boolean active) {
+    }
+
+    /**
+     * A new config was offered to {@link QuotaService#reload}: applied, or rejected (invalid file,
+     * version not higher) with the previous config staying active.
+     *
+     * @param version the version active afterwards
+     */
+    default void onReload(boolean applied, long version) {
+    }
+}

@@ -1,0 +1,131 @@
+package dev.quota.core;
+
+import dev.quota.core.internal.Keys;
+import dev.quota.core.spi.QuotaStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.IntSupplier;
+import org.jspecify.annotations.Nullable;
+
+/** Settings for a {@link QuotaService}; from {@link QuotaService#builder()}. */
+public final class QuotaServiceBuilder {
+
+    @Nullable QuotaStore store;
+    @Nullable QuotaStore fallback;
+    @Nullable QuotaConfig config;
+    Clock clock = Clock.systemUTC();
+    String keyPrefix = "quota";
+    IntSupplier liveInstances = () -> 1;
+    Duration unavailableRetryAfter = Duration.ofSeconds(1);
+    final List<QuotaListener> listeners = new ArrayList<>();
+    int rejectionLogRate = 20;
+    /** For tests: a rejection log writing somewhere else than SLF4J. */
+    @Nullable RejectionLog rejectionLog;
+
+    QuotaServiceBuilder() {
+    }
+
+    /** The shared store (required). The service closes it on {@link QuotaService#close()}. */
+    public QuotaServiceBuilder store(QuotaStore store) {
+        this.store = Objects.requireNonNull(store, "store");
+        return this;
+    }
+
+    /** The store used under {@link FailurePolicy#LOCAL}; default: a new in-JVM store. */
+    public QuotaServiceBuilder fallback(QuotaStore fallback) {
+        this.fallback = Objects.requireNonNull(fallback, "fallback");
+        return this;
+    }
+
+    /** The initial config (required). A version of 0 is replaced by the current time in millis. */
+    public QuotaServiceBuilder config(QuotaConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        return this;
+    }
+
+    /**
+     * The clock for calendar windows, config versions and the rejection log's sampling; default
+     * {@link Clock#systemUTC()}.
+     */
+    public QuotaServiceBuilder clock(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        return this;
+    }
+
+    /**
+     * The prefix of every bucket key; default {@code quota}.
+     *
+     * @throws IllegalArgumentException if not 1-32 of {@code [A-Za-z0-9_.-]}
+     */
+    public QuotaServiceBuilder keyPrefix(String keyPrefix) {
+        new Keys(keyPrefix);
+        this.keyPrefix = keyPrefix;
+        return this;
+    }
+
+    /**
+     * How many instances share the limits, for {@link FailurePolicy#LOCAL}: local buckets get
+     * {@code 1/n} of each limit. Default: always 1.
+     */
+    public QuotaServiceBuilder liveInstances(IntSupplier liveInstances) {
+        this.liveInstances = Objects.requireNonNull(liveInstances, "liveInstances");
+        return this;
+    }
+
+    /**
+     * The {@code Retry-After} of a decision rejected because the store is unavailable under
+     * {@link FailurePolicy#CLOSED}; default 1 second.
+     *
+     * @throws IllegalArgumentException if negative or zero
+     */
+    public QuotaServiceBuilder unavailableRetryAfter(Duration retryAfter) {
+        if (retryAfter.isNegative() || retryAfter.isZero()) {
+            throw new IllegalArgumentException("unavailableRetryAfter must be positive but was " + retryAfter);
+        }
+        this.unavailableRetryAfter = retryAfter;
+        return this;
+    }
+
+    /**
+     * Adds a listener told of every decision, store failure, fallback change and reload (metrics:
+     * {@code dev.quota.micrometer.MicrometerQuotaListener}). Call once per listener; they are told
+     * in the order added. Default: none.
+     */
+    public QuotaServiceBuilder listener(QuotaListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+        return this;
+    }
+
+    /**
+     * The most rejection lines per second written to the {@code dev.quota.rejections} logger (a
+     * burst of as many, then that rate); lines beyond it are counted and summarised every 10
+     * seconds. Default 20; 0 turns the rejection log off.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public QuotaServiceBuilder rejectionLogRate(int linesPerSecond) {
+        if (linesPerSecond < 0) {
+            throw new IllegalArgumentException("rejectionLogRate must be >= 0 but was " + linesPerSecond);
+        }
+        this.rejectionLogRate = linesPerSecond;
+        return this;
+    }
+
+    /** Package-private: a rejection log with its own sink, for tests. */
+    QuotaServiceBuilder rejectionLog(RejectionLog rejectionLog) {
+        this.rejectionLog = rejectionLog;
+        return this;
+    }
+
+    /**
+     * The service.
+     *
+     * @throws NullPointerException if store or config is not set
+     */
+    public QuotaService build() {
+        return new QuotaService(this);
+    }
+}

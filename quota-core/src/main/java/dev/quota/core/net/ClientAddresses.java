@@ -1,0 +1,197 @@
+package dev.quota.core.net;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Client addresses as the limiter sees them: parsed from literals only (never a DNS lookup), taken
+ * from {@code X-Forwarded-For} only behind a trusted proxy, and grouped by network for IPv6.
+ *
+ * <p>Why grouping: one IPv6 customer line usually gets a whole /64 (18 quintillion addresses), so
+ * keying anonymous callers by full address would give each of them unlimited fresh buckets. With
+ * the default prefix 64, {@code 2001:db8:1:2::a} and {@code 2001:db8:1:2::b} share the bucket of
+ * {@code 2001:db8:1:2::/64}.
+ */
+public final class ClientAddresses {
+
+    /** At most this many {@code X-Forwarded-For} hops are examined, from the right. */
+    static final int MAX_HOPS = 32;
+
+    private static final Pattern IPV4 = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
+    private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]{2,45}");
+    private static final Pattern IPV4_WITH_PORT = Pattern.compile("(\\d{1,3}(?:\\.\\d{1,3}){3}):\\d{1,5}");
+    private static final Pattern BRACKETED = Pattern.compile("\\[([0-9A-Fa-f:.]{2,45})\\](?::\\d{1,5})?");
+
+    private ClientAddresses() {
+    }
+
+    /**
+     * The address written as {@code text}: four decimal octets ({@code 203.0.113.7}) or an IPv6
+     * literal ({@code 2001:db8::1}, {@code ::ffff:192.0.2.1}, which is read as IPv4). Null for
+     * anything else: host names, shortened IPv4 forms such as {@code 10.1}, zone ids, ports.
+     */
+    public static @Nullable InetAddress parse(String text) {
+        Matcher v4 = IPV4.matcher(text);
+        if (v4.matches()) {
+            byte[] bytes = new byte[4];
+            for (int i = 0; i < 4; i++) {
+                int octet = Integer.parseInt(v4.group(i + 1));
+                if (octet > 255 || (v4.group(i + 1).length() > 1 && v4.group(i + 1).charAt(0) == '0')) {
+                    // 010 is octal to some parsers and decimal to others: refuse the ambiguity
+                    return null;
+                }
+                bytes[i] = (byte) octet;
+            }
+            return byAddress(bytes);
+        }
+        if (text.indexOf(':') < 0 || !IPV6_CHARS.matcher(text).matches()) {
+            return null;
+        }
+        try {
+            // The brackets make the JDK treat the text as an IPv6 literal or fail: it never resolves it.
+            return InetAddress.getByName("[" + text + "]");
+        } catch (UnknownHostException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The client behind {@code peer}, the address that opened the connection. When {@code peer} is
+     * not in {@code trustedProxies}, that is {@code peer} itself: any {@code X-Forwarded-For} it sent
+     * is the client's own claim and ignored. Otherwise the hops of {@code forwardedFor} (header
+     * values in the order received, each a comma-separated list) are walked from the right,
+     * skipping trusted proxies; the first untrusted address is the client. With trusted proxies
+     * {@code 10.0.0.0/8}, peer {@code 10.0.0.5} and {@code X-Forwarded-For: 198.51.100.9, 203.0.113.7, 10.0.0.9}
+     * the client is {@code 203.0.113.7} ({@code 198.51.100.9} was written by the client and may be a lie).
+     * A hop that is not an address stops the walk at the last trusted hop, which is then the client.
+     * Hops may carry a port ({@code 203.0.113.7:4711}, {@code [2001:db8::1]:443}).
+     */
+    public static InetAddress forwardedClient(InetAddress peer, List<String> forwardedFor, List<Cidr> trustedProxies) {
+        if (!anyContains(trustedProxies, peer) || forwardedFor.isEmpty()) {
+            return peer;
+        }
+        List<String> hops = new ArrayList<>();
+        for (String header : forwardedFor) {
+            if (header != null) {
+                for (String hop : header.split(",", -1)) {
+                    hops.add(hop.trim());
+                }
+            }
+        }
+        InetAddress current = peer;
+        int examined = 0;
+        for (int i = hops.size() - 1; i >= 0 && examined < MAX_HOPS; i--, examined++) {
+            InetAddress hop = parseHop(hops.get(i));
+            if (hop == null) {
+                return current;
+            }
+            current = hop;
+            if (!anyContains(trustedProxies, hop)) {
+                return hop;
+            }
+        }
+        return current;
+    }
+
+    /**
+     * The bucket identity of a client address: an IPv4 address as it is ({@code 203.0.113.7}), an
+     * IPv6 address as its network of {@code ipv6Prefix} bits ({@code 2001:db8:1:2::/64}), or the
+     * full address when the prefix is 128.
+     *
+     * @throws IllegalArgumentException if ipv6Prefix is not 1 to 128
+     */
+    public static String group(InetAddress address, int ipv6Prefix) {
+        if (ipv6Prefix < 1 || ipv6Prefix > 128) {
+            throw new IllegalArgumentException("ipv6Prefix must be 1 to 128 but was " + ipv6Prefix);
+        }
+        if (address instanceof Inet4Address || ipv6Prefix == 128) {
+            return format(address);
+        }
+        return format(mask(address.getAddress(), ipv6Prefix)) + "/" + ipv6Prefix;
+    }
+
+    /** Whether any range of {@code cidrs} contains {@code address}. */
+    public static boolean anyContains(List<Cidr> cidrs, InetAddress address) {
+        for (Cidr cidr : cidrs) {
+            if (cidr.contains(address)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@code 203.0.113.7}, or IPv6 in the RFC 5952 short form: {@code 2001:db8::1}. */
+    public static String format(InetAddress address) {
+        return format(address.getAddress());
+    }
+
+    static String format(byte[] bytes) {
+        if (bytes.length == 4) {
+            return (bytes[0] & 0xff) + "." + (bytes[1] & 0xff) + "." + (bytes[2] & 0xff) + "." + (bytes[3] & 0xff);
+        }
+        int[] groups = new int[8];
+        for (int i = 0; i < 8; i++) {
+            groups[i] = ((bytes[2 * i] & 0xff) << 8) | (bytes[2 * i + 1] & 0xff);
+        }
+        // RFC 5952: the longest run of two or more zero groups (the first on a tie) becomes "::"
+        int bestStart = -1;
+        int bestLength = 1;
+        for (int i = 0; i < 8; ) {
+            int j = i;
+            while (j < 8 && groups[j] == 0) {
+                j++;
+            }
+            if (j - i > bestLength) {
+                bestStart = i;
+                bestLength = j - i;
+            }
+            i = j == i ? i + 1 : j;
+        }
+        var out = new StringBuilder(39);
+        for (int i = 0; i < 8; i++) {
+            if (i == bestStart) {
+                out.append("::");
+                i += bestLength - 1;
+                continue;
+            }
+            if (out.length() > 0 && out.charAt(out.length() - 1) != ':') {
+                out.append(':');
+            }
+            out.append(Integer.toHexString(groups[i]));
+        }
+        return out.toString();
+    }
+
+    /** {@code bytes} with every bit past the first {@code prefixLength} cleared. */
+    static byte[] mask(byte[] bytes, int prefixLength) {
+        byte[] out = bytes.clone();
+        for (int i = 0; i < out.length; i++) {
+            int keep = Math.max(0, Math.min(8, prefixLength - 8 * i));
+            out[i] = (byte) (out[i] & (0xff << (8 - keep)));
+        }
+        return out;
+    }
+
+    private static @Nullable InetAddress parseHop(String hop) {
+        Matcher bracketed = BRACKETED.matcher(hop);
+        if (bracketed.matches()) {
+            return parse(bracketed.group(1));
+        }
+        Matcher withPort = IPV4_WITH_PORT.matcher(hop);
+        return parse(withPort.matches() ? withPort.group(1) : hop);
+    }
+
+    private static InetAddress byAddress(byte[] bytes) {
+        try {
+            return InetAddress.getByAddress(bytes);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("a 4-byte address is always valid", e);
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package dev.quota.core;
+
+import static dev.quota.core.Configs.config;
+import static dev.quota.core.Configs.greedy;
+import static dev.quota.core.Configs.plan;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quota.core.store.InMemoryStore;
+import dev.quota.testkit.MutableClock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+class RejectionLogTest {
+
+    private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
+    private final List<String> lines = new CopyOnWriteArrayList<>();
+    private final RejectionLog log = new RejectionLog(clock, 20, Duration.ofSeconds(10), lines::add, () -> true);
+    private final Customer alice = Customer.of("alice", "free");
+
+    private QuotaService service(QuotaConfig config) {
+        return QuotaService.builder().store(InMemoryStore.builder().clock(clock).build()).config(config).clock(clock)
+                .rejectionLog(log).build();
+    }
+
+    @Test
+    void rejection_isOneKeyValueLineWithCustomerFingerprintOnly() {
+        QuotaService service = service(config(plan("free", greedy("burst", 1, 10, Duration.ofSeconds(1)))));
+        service.decide(alice, null);
+
+        service.decide(alice, null);
+
+        assertThat(lines).containsExactly("quota.rejected customer=" + RejectionLog.fingerprint("alice")
+                + " plan=free rule=- policy=free-burst retry_after_ms=100 outcome=REJECTED");
+        assertThat(RejectionLog.fingerprint("alice")).hasSize(12).matches("[0-9a-f]{12}").isNotEqualTo("alice");
+    }
+
+    @Test
+    void amountRejection_namesThePolicyButNoAmount() {
+        AmountLimits amounts = new AmountLimits("transfer-amount",
+                List.of(greedy("daily", 100_000, 100_000, Duration.ofDays(1))), FailurePolicy.CLOSED);
+        QuotaService service = service(config(List.of(plan("free", greedy("burst", 1, 1, Duration.ofHours(1)))),
+                List.of(), List.of(amounts)));
+        service.consumeAmount(alice, "transfer-amount", "EUR", 98_765);
+
+        service.consumeAmount(alice, "transfer-amount", "EUR", 54_321);
+
+        assertThat(lines).hasSize(1);
+        assertThat(lines.get(0)).contains("policy=transfer-amount-daily", "rule=transfer-amount", "outcome=REJECTED")
+                .doesNotContain("98765", "54321", "alice", "EUR");
+    }
+
+    @Test
+    void failedKeyRejection_logsAFingerprintOfTheAddress() {
+        QuotaService service = service(config(plan("free", greedy("burst", 1, 1, Duration.ofHours(1)))));
+        for (int i = 0; i < 11; i++) {
+            service.recordFailedKey("203.0.113.7");
+        }
+
+        assertThat(lines).containsExactly("quota.rejected client=" + RejectionLog.fingerprint("203.0.113.7")
+                + " policy=identity-failed-keys retry_after_ms=6000 outcome=REJECTED");
+    }
+
+    @Test
+    void flood_isSampledToTheRateAndSummarised() {
+        for (int i = 0; i < 100; i++) {
+            log.rejected(alice, null, rejection());
+        }
+        assertThat(lines).hasSize(20);
+
+        clock.advance(Duration.ofMillis(500));
+        for (int i = 0; i < 100; i++) {
+            log.rejected(alice, null, rejection());
+        }
+        // half a second brought 10 lines back; the summary waits for 10 s after the first suppressed line
+        assertThat(lines).hasSize(30);
+
+        clock.advance(Duration.ofMillis(9_500));
+        log.rejected(alice, null, rejection());
+
+        assertThat(lines).hasSize(32);
+        assertThat(lines.get(30)).isEqualTo("quota.rejected.suppressed count=170 since=2026-11-29T10:00:00Z");
+        assertThat(lines.get(31)).startsWith("quota.rejected customer=");
+
+        log.flush();
+        assertThat(lines).hasSize(32);
+    }
+
+    @Test
+    void close_writesTheSummaryOfSuppressedLines() {
+        QuotaService service = service(config(plan("free", greedy("burst", 1, 1, Duration.ofHours(1)))));
+        for (int i = 0; i < 26; i++) {
+            service.decide(alice, null);
+        }
+
+        service.close();
+
+        assertThat(lines).hasSize(21);
+        assertThat(lines.get(20)).isEqualTo("quota.rejected.suppressed count=5 since=2026-11-29T10:00:00Z");
+    }
+
+    @Test
+    void rateZero_logsNothing() {
+        RejectionLog off = new RejectionLog(clock, 0, Duration.ofSeconds(10), lines::add, () -> true);
+
+        off.rejected(alice, null, rejection());
+        off.flush();
+
+        assertThat(lines).isEmpty();
+    }
+
+    private static QuotaDecision rejection() {
+        Limit burst = greedy("burst", 1, 1, Duration.ofSeconds(1));
+        LimitStatus status = new LimitStatus("free-burst", burst, 0, Duration.ofSeconds(1), Duration.ofSeconds(1), true);
+        return new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(status), status, Duration.ofSeconds(1));
+    }
+}

@@ -1,0 +1,270 @@
+package dev.quota.core.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quota.core.Limit;
+import dev.quota.core.Refill;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.testkit.MutableClock;
+import dev.quota.testkit.RedisServer;
+import dev.quota.testkit.RespClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A customer whose bucket is empty costs no Redis command until its next token is due, and is
+ * admitted again exactly then. Commands are counted by the server ({@code INFO commandstats}).
+ */
+class RedisStoreLocalRejectionTest {
+
+    /** 5 tokens, one back every 12 seconds. */
+    private static final BucketSpec SLOW = spec(5, 5, Duration.ofMinutes(1), 1);
+
+    private static RedisServer redis;
+    private static RespClient admin;
+
+    private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
+    private RedisStore store;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServer.start();
+        admin = RespClient.connect(redis.host(), redis.port());
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        admin.close();
+        redis.close();
+    }
+
+    @BeforeEach
+    void openStore() {
+        store = newStore(Duration.ofSeconds(1));
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    @Test
+    void tryConsume_whileNoTokenIsDue_rejectsWithoutRedisCommand() {
+        BucketKey key = freshKey();
+        assertThat(store.tryConsume(key, SLOW, 5).consumed()).isTrue();
+        resetStats();
+
+        for (int i = 0; i < 100; i++) {
+            ConsumeResult rejected = store.tryConsume(key, SLOW, 1);
+            assertThat(rejected.consumed()).isFalse();
+            assertThat(rejected.remaining()).containsExactly(0);
+            assertThat(rejected.nanosToWait()).isEqualTo(Duration.ofSeconds(12).toNanos());
+            assertThat(rejected.nanosToFull()).isEqualTo(Duration.ofMinutes(1).toNanos());
+        }
+
+        assertThat(commands()).isZero();
+    }
+
+    @Test
+    void tryConsume_rejectedFromMemory_reportsTheWaitThatIsLeft() {
+        BucketKey key = freshKey();
+        store.tryConsume(key, SLOW, 5);
+        clock.advance(Duration.ofMillis(700));
+        resetStats();
+
+        ConsumeResult rejected = store.tryConsume(key, SLOW, 1);
+
+        assertThat(rejected.consumed()).isFalse();
+        assertThat(rejected.nanosToWait()).isEqualTo(Duration.ofMillis(11_300).toNanos());
+        assertThat(commands()).isZero();
+    }
+
+    @Test
+    void tryConsume_resumesExactlyWhenTheTokenIsDue() {
+        store = replaceStore(newStore(Duration.ofMinutes(1)));
+        BucketKey key = freshKey();
+        store.tryConsume(key, SLOW, 5);
+
+        clock.advance(Duration.ofSeconds(12).minusNanos(1));
+        resetStats();
+        ConsumeResult justBefore = store.tryConsume(key, SLOW, 1);
+        assertThat(justBefore.consumed()).isFalse();
+        assertThat(justBefore.nanosToWait()).isEqualTo(1);
+        assertThat(commands()).isZero();
+
+        clock.advance(Duration.ofNanos(1));
+        ConsumeResult due = store.tryConsume(key, SLOW, 1);
+        assertThat(due.consumed()).isTrue();
+        assertThat(due.remaining()).containsExactly(0);
+        assertThat(commands()).isPositive();
+    }
+
+    @Test
+    void tryConsume_afterARedisRejection_remembersItsWait() {
+        BucketKey key = freshKey();
+        BucketSpec spec = spec(3, 3, Duration.ofMinutes(1), 1); // one token every 20 s
+        store.tryConsume(key, spec, 2);
+        ConsumeResult first = store.tryConsume(key, spec, 2); // 1 left, 2 wanted: Redis says 20 s
+        assertThat(first.consumed()).isFalse();
+        resetStats();
+
+        ConsumeResult again = store.tryConsume(key, spec, 2);
+
+        assertThat(again.consumed()).isFalse();
+        assertThat(again.remaining()).containsExactly(1);
+        assertThat(again.nanosToWait()).isEqualTo(first.nanosToWait());
+        assertThat(commands()).isZero();
+    }
+
+    @Test
+    void tryConsume_ofFewerTokensThanTheRememberedRejection_asksRedis() {
+        BucketKey key = freshKey();
+        BucketSpec spec = spec(3, 3, Duration.ofMinutes(1), 1);
+        store.tryConsume(key, spec, 2);
+        store.tryConsume(key, spec, 2);
+
+        ConsumeResult one = store.tryConsume(key, spec, 1);
+
+        assertThat(one.consumed()).isTrue();
+        assertThat(one.remaining()).containsExactly(0);
+    }
+
+    @Test
+    void tryConsume_withHigherVersion_asksRedisAndGetsTheNewLimits() {
+        BucketKey key = freshKey();
+        store.tryConsume(key, SLOW, 5);
+
+        ConsumeResult upgraded = store.tryConsume(key, spec(10, 10, Duration.ofMinutes(1), 2), 1);
+
+        // used 5 of 5; the limit becomes 10: 5 left before this request, 4 after
+        assertThat(upgraded.consumed()).isTrue();
+        assertThat(upgraded.remaining()).containsExactly(4);
+    }
+
+    @Test
+    void addTokens_clearsTheRememberedRejection() {
+        BucketKey key = freshKey();
+        store.tryConsume(key, SLOW, 5);
+        assertThat(store.tryConsume(key, SLOW, 1).consumed()).isFalse();
+
+        store.addTokens(key, SLOW, 1);
+
+        assertThat(store.tryConsume(key, SLOW, 1).consumed()).isTrue();
+    }
+
+    @Test
+    void reset_clearsTheRememberedRejection() {
+        BucketKey key = freshKey();
+        store.tryConsume(key, SLOW, 5);
+        assertThat(store.tryConsume(key, SLOW, 1).consumed()).isFalse();
+
+        store.reset(key);
+
+        assertThat(store.tryConsume(key, SLOW, 1).remaining()).containsExactly(4);
+    }
+
+    @Test
+    void resetOnAnotherInstance_isSeenWithinTheHorizon() {
+        BucketKey key = freshKey();
+        store.tryConsume(key, SLOW, 5);
+        try (RedisStore other = newStore(Duration.ofSeconds(1))) {
+            other.reset(key);
+
+            clock.advance(Duration.ofMillis(999));
+            assertThat(store.tryConsume(key, SLOW, 1).consumed()).isFalse(); // still trusted
+
+            clock.advance(Duration.ofMillis(1));
+            assertThat(store.tryConsume(key, SLOW, 1).consumed()).isTrue();
+        }
+    }
+
+    @Test
+    void rejectLocallyForZero_asksRedisForEveryRequest() {
+        store = replaceStore(newStore(Duration.ZERO));
+        BucketKey key = freshKey();
+        store.tryConsume(key, SLOW, 5);
+        resetStats();
+
+        for (int i = 0; i < 10; i++) {
+            assertThat(store.tryConsume(key, SLOW, 1).consumed()).isFalse();
+        }
+
+        assertThat(commands()).isGreaterThanOrEqualTo(10);
+    }
+
+    @Test
+    void concurrentConsumers_atFrozenTime_admitExactlyCapacity_andRejectTheRestMostlyFromMemory() throws Exception {
+        BucketKey key = freshKey();
+        BucketSpec spec = spec(10, 1, Duration.ofHours(1), 1);
+        resetStats();
+        int requests = 1_000;
+        ExecutorService pool = Executors.newFixedThreadPool(32);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Boolean>> results = new ArrayList<>();
+        for (int i = 0; i < requests; i++) {
+            results.add(pool.submit(() -> {
+                start.await();
+                return store.tryConsume(key, spec, 1).consumed();
+            }));
+        }
+        start.countDown();
+        int admitted = 0;
+        for (Future<Boolean> f : results) {
+            admitted += f.get(30, TimeUnit.SECONDS) ? 1 : 0;
+        }
+        pool.shutdown();
+
+        assertThat(admitted).isEqualTo(10);
+        // at most every request in flight when the bucket ran dry reaches Redis: the pool's 32
+        // threads, each a GET and a compare-and-swap, plus the 10 admissions and their retries
+        assertThat(commands()).isLessThan(requests / 2);
+    }
+
+    private RedisStore newStore(Duration rejectLocallyFor) {
+        return RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(2))
+                .rejectLocallyFor(rejectLocallyFor).build();
+    }
+
+    private RedisStore replaceStore(RedisStore next) {
+        store.close();
+        return next;
+    }
+
+    private static BucketKey freshKey() {
+        return new BucketKey("quota-test:" + UUID.randomUUID());
+    }
+
+    private static BucketSpec spec(long capacity, long tokens, Duration period, long version) {
+        return new BucketSpec(List.of(new Limit("burst", capacity, Refill.greedy(tokens, period))), version);
+    }
+
+    private static void resetStats() {
+        admin.command("CONFIG", "RESETSTAT");
+    }
+
+    /** Commands the server ran since the last reset, other than our own INFO and CONFIG. */
+    private static long commands() {
+        long total = 0;
+        for (Map.Entry<String, Long> e : admin.commandStats().entrySet()) {
+            if (!e.getKey().equals("info") && !e.getKey().startsWith("config")) {
+                total += e.getValue();
+            }
+        }
+        return total;
+    }
+}

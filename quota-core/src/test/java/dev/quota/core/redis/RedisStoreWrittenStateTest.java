@@ -1,0 +1,180 @@
+package dev.quota.core.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quota.core.Limit;
+import dev.quota.core.Refill;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.testkit.MutableClock;
+import dev.quota.testkit.RedisServer;
+import dev.quota.testkit.RespClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A consume starts from the state this instance last wrote: one EVALSHA instead of a GET and an
+ * EVALSHA, with answers identical to reading first, also when other instances write the same key.
+ * Local rejections are off here ({@code rejectLocallyFor 0}) so every request reaches the proxy.
+ */
+class RedisStoreWrittenStateTest {
+
+    private static final BucketSpec TEN = new BucketSpec(
+            List.of(new Limit("burst", 10, Refill.greedy(1, Duration.ofHours(1)))), 1);
+
+    private static RedisServer redis;
+    private static RespClient admin;
+
+    private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
+    private RedisStore a;
+    private RedisStore b;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServer.start();
+        admin = RespClient.connect(redis.host(), redis.port());
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        admin.close();
+        redis.close();
+    }
+
+    @BeforeEach
+    void openStores() {
+        a = newStore();
+        b = newStore();
+    }
+
+    @AfterEach
+    void closeStores() {
+        a.close();
+        b.close();
+    }
+
+    @Test
+    void tryConsume_onABucketThisInstanceWrote_costsOneEvalshaAndNoRead() {
+        BucketKey key = freshKey();
+        a.tryConsume(key, TEN, 1);
+        resetStats();
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(a.tryConsume(key, TEN, 1).remaining()).containsExactly(8 - i);
+        }
+
+        Map<String, Long> stats = admin.commandStats();
+        assertThat(stats.get("evalsha")).isEqualTo(5);
+        // the compare-and-swap script reads the key once inside Redis; no GET came from the client
+        assertThat(stats.get("get")).isEqualTo(5);
+    }
+
+    @Test
+    void tryConsume_alternatingBetweenInstances_admitsExactlyCapacity() {
+        BucketKey key = freshKey();
+        int admitted = 0;
+        long expectedRemaining = 9;
+        for (int i = 0; i < 20; i++) {
+            ConsumeResult result = (i % 2 == 0 ? a : b).tryConsume(key, TEN, 1);
+            if (result.consumed()) {
+                assertThat(result.remaining()).containsExactly(expectedRemaining--);
+                admitted++;
+            }
+        }
+
+        assertThat(admitted).isEqualTo(10);
+        assertThat(a.peek(key, TEN).remaining()).containsExactly(0);
+    }
+
+    @Test
+    void rejection_fromRememberedState_isCheckedInRedis() {
+        BucketKey key = freshKey();
+        a.tryConsume(key, TEN, 10); // a remembers an empty bucket
+
+        b.reset(key);
+
+        ConsumeResult result = a.tryConsume(key, TEN, 1);
+        assertThat(result.consumed()).isTrue();
+        assertThat(result.remaining()).containsExactly(9);
+    }
+
+    @Test
+    void peek_showsWhatOtherInstancesTook() {
+        BucketKey key = freshKey();
+        a.tryConsume(key, TEN, 1);
+        b.tryConsume(key, TEN, 3);
+
+        assertThat(a.peek(key, TEN).remaining()).containsExactly(6);
+    }
+
+    @Test
+    void keyWrittenByAnotherInstance_isReadFirstAfterOneMiss() {
+        BucketKey key = freshKey();
+        a.tryConsume(key, TEN, 1);
+        b.tryConsume(key, TEN, 1);
+        a.tryConsume(key, TEN, 1); // misses once: b wrote in between
+        b.tryConsume(key, TEN, 1);
+        resetStats();
+
+        ConsumeResult result = a.tryConsume(key, TEN, 1);
+
+        assertThat(result.remaining()).containsExactly(5);
+        Map<String, Long> stats = admin.commandStats();
+        assertThat(stats.get("evalsha")).isEqualTo(1); // no compare-and-swap wasted on a stale state
+        assertThat(stats.get("get")).isEqualTo(2); // one read from the client, one inside the script
+    }
+
+    @Test
+    void stateOfAKeyAboutToExpire_isReadAgain() {
+        // 1,000 per second and no expiry margin: the key lives 1 ms after a consume of one token
+        try (RedisStore shortLived = RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(2))
+                .rejectLocallyFor(Duration.ZERO).expiryMargin(Duration.ZERO).build()) {
+            BucketSpec fast = new BucketSpec(List.of(new Limit("burst", 1_000, Refill.greedy(1_000,
+                    Duration.ofSeconds(1)))), 1);
+            BucketKey key = freshKey();
+            shortLived.tryConsume(key, fast, 1);
+            resetStats();
+
+            ConsumeResult result = shortLived.tryConsume(key, fast, 1);
+
+            assertThat(result.consumed()).isTrue();
+            // a read first: the state written a moment ago is not offered once the key may be gone
+            assertThat(admin.commandStats().get("get")).isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    @Test
+    void reuseWrittenStateOff_readsBeforeEveryWrite() {
+        try (RedisStore plain = RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(2))
+                .rejectLocallyFor(Duration.ZERO).reuseWrittenState(false).build()) {
+            BucketKey key = freshKey();
+            plain.tryConsume(key, TEN, 1);
+            resetStats();
+
+            plain.tryConsume(key, TEN, 1);
+
+            assertThat(admin.commandStats().get("get")).isEqualTo(2);
+        }
+    }
+
+    private RedisStore newStore() {
+        return RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(2))
+                .rejectLocallyFor(Duration.ZERO).build();
+    }
+
+    private static BucketKey freshKey() {
+        return new BucketKey("quota-test:" + UUID.randomUUID());
+    }
+
+    private static void resetStats() {
+        admin.command("CONFIG", "RESETSTAT");
+    }
+}

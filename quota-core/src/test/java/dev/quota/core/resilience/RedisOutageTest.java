@@ -1,0 +1,254 @@
+package dev.quota.core.resilience;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quota.core.Customer;
+import dev.quota.core.FailurePolicy;
+import dev.quota.core.LimitStatus;
+import dev.quota.core.QuotaDecision.Outcome;
+import dev.quota.core.QuotaService;
+import dev.quota.core.Refill;
+import dev.quota.core.redis.InstanceRegistry;
+import dev.quota.core.redis.RedisStore;
+import dev.quota.core.resilience.CircuitBreakerStore.State;
+import dev.quota.core.resilience.DecisionLoad.Sample;
+import dev.quota.testkit.MutableClock;
+import dev.quota.testkit.RedisServer;
+import dev.quota.testkit.RespClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A service over {@code CircuitBreakerStore(RedisStore)} with 32 concurrent callers while Redis is
+ * killed (SIGKILL) and restarted empty, or stalled. Bucket time is frozen, so every count is exact:
+ * capacity 40 and no refill; while Redis is away, the local policy enforces 40 / 4 live instances,
+ * counted by {@link InstanceRegistry} heartbeats before Redis went away.
+ *
+ * <p>Each phase uses its own four customers (eight callers each), so what one phase did to a
+ * bucket cannot blur the next phase's counts.
+ */
+class RedisOutageTest {
+
+    private static final int CALLERS = 32;
+    private static final int CUSTOMERS = 4;
+    private static final long CAPACITY = 40;
+    private static final int LIVE_INSTANCES = 4;
+    private static final Duration PAUSE = Duration.ofMillis(2);
+
+    private final MutableClock bucketTime = MutableClock.at("2026-11-29T10:00:00Z");
+    private RedisServer redis;
+    private RedisStore redisStore;
+    private CircuitBreakerStore breaker;
+    private QuotaService service;
+    private final List<State> transitions = new CopyOnWriteArrayList<>();
+    private final List<InstanceRegistry> instances = new ArrayList<>();
+
+    /** Loads Redisson, Netty and Bucket4j once, so the first 100 ms timeouts measure Redis, not class loading. */
+    @BeforeAll
+    static void warmUpTheJvm() {
+        try (RedisServer warm = RedisServer.start();
+             RedisStore store = RedisStore.builder().uri(warm.uri()).timeout(Duration.ofSeconds(5)).build()) {
+            QuotaService service = QuotaService.builder().store(store)
+                    .config(OnePlan.config("free", CAPACITY, Refill.greedy(1, Duration.ofHours(1)), FailurePolicy.CLOSED))
+                    .build();
+            for (int i = 0; i < 200; i++) {
+                service.decide(Customer.of("warm-" + (i % 20), "free"), null);
+            }
+        }
+    }
+
+    @BeforeEach
+    void startRedis() {
+        redis = RedisServer.start();
+    }
+
+    @AfterEach
+    void stopAll() {
+        instances.forEach(InstanceRegistry::close);
+        if (service != null) {
+            service.close();
+        }
+        redis.close();
+    }
+
+    private void startService(FailurePolicy policy) {
+        // the product defaults: 100 ms command timeout, breaker after 5 failures, 1 s open, 250 ms probes
+        redisStore = RedisStore.builder().uri(redis.uri()).clock(bucketTime).build();
+        breaker = CircuitBreakerStore.builder(redisStore).healthCheck(redisStore::ping)
+                .listener((from, to) -> transitions.add(to)).build();
+        // this instance and three others (sharing its connection here) count each other in Redis
+        for (int i = 0; i < LIVE_INSTANCES; i++) {
+            instances.add(InstanceRegistry.builder(redisStore.client()).heartbeatInterval(Duration.ofMillis(200))
+                    .timeToLive(Duration.ofSeconds(3)).build());
+        }
+        InstanceRegistry self = instances.get(0);
+        assertThat(waitUntil(Duration.ofSeconds(5), () -> self.liveInstances() == LIVE_INSTANCES)).isTrue();
+        service = QuotaService.builder().store(breaker).clock(bucketTime)
+                .config(OnePlan.config("free", CAPACITY, Refill.greedy(1, Duration.ofHours(1)), policy))
+                .liveInstances(self::liveInstances).build();
+        for (int i = 0; i < 100; i++) {
+            service.decide(Customer.of("warm-" + (i % 10), "free"), null);
+        }
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+    }
+
+    @ParameterizedTest
+    @EnumSource(FailurePolicy.class)
+    void redisKilledUnderLoad_everyDecisionFollowsThePolicy_andRedisTakesOverAgainAfterRestart(FailurePolicy policy)
+            throws Exception {
+        startService(policy);
+        DecisionLoad load = new DecisionLoad(service, CALLERS, CUSTOMERS, PAUSE, "before");
+        load.start();
+        // run until every customer's bucket is spent, not for a fixed time: a loaded machine is slow
+        assertThat(waitUntil(Duration.ofSeconds(20), () -> load.allSpent("before"))).isTrue();
+
+        redis.kill();
+        load.phase("outage");
+        sleep(Duration.ofMillis(1200));
+
+        load.phase("recovering");
+        long restarted = System.nanoTime();
+        redis.restart();
+        boolean recovered = waitUntil(Duration.ofSeconds(10), () -> breaker.state() == State.CLOSED);
+        long recoveryMillis = (System.nanoTime() - restarted) / 1_000_000;
+        load.phase("after");
+        boolean afterSpent = waitUntil(Duration.ofSeconds(20), () -> load.allSpent("after"));
+        boolean finished = load.stop(Duration.ofSeconds(10));
+
+        List<Sample> samples = load.samples();
+        Map<String, List<Sample>> byPhase = samples.stream().collect(Collectors.groupingBy(Sample::phase));
+        List<Sample> before = byPhase.getOrDefault("before", List.of());
+        List<Sample> outage = byPhase.getOrDefault("outage", List.of());
+        List<Sample> after = byPhase.getOrDefault("after", List.of());
+        // most "before" decisions are rejections of spent buckets, answered from memory; the
+        // admitted ones are the Redis round trips
+        List<Sample> throughRedis = before.stream().filter(s -> s.outcome() == Outcome.ALLOWED).toList();
+        System.out.printf("outage %s: %d decisions; before p50 %d us p99 %d us (admitted through Redis: p50 %d us"
+                        + " p99 %d us); outage p50 %d us p99 %d us max %d us; Redis again %d ms after restart%n",
+                policy, samples.size(), DecisionLoad.percentileMicros(before, 50),
+                DecisionLoad.percentileMicros(before, 99), DecisionLoad.percentileMicros(throughRedis, 50),
+                DecisionLoad.percentileMicros(throughRedis, 99), DecisionLoad.percentileMicros(outage, 50),
+                DecisionLoad.percentileMicros(outage, 99), DecisionLoad.percentileMicros(outage, 100), recoveryMillis);
+
+        assertThat(finished).as("every caller returned").isTrue();
+        assertThat(load.errors()).as("exceptions thrown to callers").isEmpty();
+        assertThat(DecisionLoad.percentileMicros(samples, 100)).as("slowest decision, us").isLessThan(5_000_000);
+        // a store failure (a timeout on this loaded 2-core box) hands one decision to the policy:
+        // under LOCAL that is a local token on top of the Redis ones
+        long allowance = policy == FailurePolicy.LOCAL ? CAPACITY / LIVE_INSTANCES : 0;
+        System.out.printf("outage %s: admitted per customer before %s, outage %s, after %s%n", policy,
+                allowedPerCustomer(before), allowedPerCustomer(outage), allowedPerCustomer(after));
+        assertThat(allowedPerCustomer(before)).as("before the outage, through Redis").hasSize(CUSTOMERS)
+                .allSatisfy((customer, allowed) -> assertThat(allowed).isBetween(CAPACITY / 2, CAPACITY + allowance));
+        assertThat(outage).hasSizeGreaterThan(1000);
+        switch (policy) {
+            case OPEN:
+                assertThat(outage).extracting(Sample::outcome).containsOnly(Outcome.UNENFORCED);
+                break;
+            case CLOSED:
+                assertThat(outage).extracting(Sample::outcome).containsOnly(Outcome.UNAVAILABLE);
+                break;
+            default:
+                assertThat(outage).extracting(Sample::outcome).containsOnly(Outcome.ALLOWED, Outcome.REJECTED);
+                assertThat(allowedPerCustomer(outage)).as("during the outage, in this JVM: 40 / 4 instances")
+                        .hasSize(CUSTOMERS)
+                        .allSatisfy((customer, allowed) -> assertThat(allowed).isEqualTo(CAPACITY / LIVE_INSTANCES));
+        }
+        assertThat(recovered).as("breaker closed within 10 s of the restart").isTrue();
+        assertThat(afterSpent).as("every customer spent its bucket after the restart").isTrue();
+        assertThat(allowedPerCustomer(after)).as("after the restart").hasSize(CUSTOMERS)
+                .allSatisfy((customer, allowed) -> assertThat(allowed).isBetween(CAPACITY / 2, CAPACITY + allowance));
+        for (String customer : allowedPerCustomer(after).keySet()) {
+            // the restarted Redis was empty: its bucket for this customer is spent, so Redis enforced it
+            assertThat(service.standing(Customer.of(customer, "free"))).extracting(LimitStatus::remaining)
+                    .as("tokens left in Redis for %s", customer).containsExactly(0L);
+        }
+        try (RespClient resp = RespClient.connect(redis.host(), redis.port())) {
+            assertThat(resp.dbSize()).isGreaterThanOrEqualTo(CUSTOMERS);
+        }
+    }
+
+    @Test
+    void redisStalled_decisionsTakeAtMostTheTimeout_thenFailFast() throws Exception {
+        startService(FailurePolicy.CLOSED);
+        DecisionLoad load = new DecisionLoad(service, 8, CUSTOMERS, PAUSE, "before");
+        load.start();
+        sleep(Duration.ofMillis(300));
+
+        load.phase("stalled");
+        try (RespClient resp = RespClient.connect(redis.host(), redis.port(), Duration.ofSeconds(5))) {
+            resp.command("DEBUG", "SLEEP", "1.5"); // Redis answers nobody for 1.5 s
+        }
+        load.phase("after");
+        boolean recovered = waitUntil(Duration.ofSeconds(10), () -> breaker.state() == State.CLOSED);
+        sleep(Duration.ofMillis(300));
+        assertThat(load.stop(Duration.ofSeconds(10))).isTrue();
+
+        List<Sample> stalled = load.samples().stream().filter(s -> s.phase().equals("stalled")).toList();
+        long slow = stalled.stream().filter(s -> s.latencyNanos() > 50_000_000).count();
+        System.out.printf("stall: %d decisions while Redis slept 1.5 s, %d took > 50 ms; p50 %d us p99 %d us max %d us%n",
+                stalled.size(), slow, DecisionLoad.percentileMicros(stalled, 50),
+                DecisionLoad.percentileMicros(stalled, 99), DecisionLoad.percentileMicros(stalled, 100));
+        assertThat(load.errors()).isEmpty();
+        assertThat(transitions).as("breaker opened while Redis stalled, then closed").startsWith(State.OPEN)
+                .endsWith(State.CLOSED);
+        assertThat(stalled).extracting(Sample::outcome).contains(Outcome.UNAVAILABLE);
+        // only the calls that opened the breaker waited for the 100 ms timeout; the rest failed fast
+        assertThat(slow).isLessThan(stalled.size() / 10);
+        assertThat(recovered).isTrue();
+    }
+
+    @Test
+    void redisDownAtStartup_withConnectOnBuildFalse_theServiceStartsAndRedisTakesOverWhenItComes() {
+        redis.kill();
+        redisStore = RedisStore.builder().uri(redis.uri()).clock(bucketTime).connectOnBuild(false).build();
+        breaker = CircuitBreakerStore.builder(redisStore).healthCheck(redisStore::ping).build();
+        service = QuotaService.builder().store(breaker).clock(bucketTime)
+                .config(OnePlan.config("free", CAPACITY, Refill.greedy(1, Duration.ofHours(1)), FailurePolicy.CLOSED))
+                .build();
+        Customer alice = Customer.of("alice", "free");
+
+        for (int i = 0; i < 10; i++) {
+            assertThat(service.decide(alice, null).outcome()).isEqualTo(Outcome.UNAVAILABLE);
+        }
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+
+        redis.restart();
+        assertThat(waitUntil(Duration.ofSeconds(10), () -> breaker.state() == State.CLOSED)).isTrue();
+        assertThat(service.decide(alice, null).outcome()).isEqualTo(Outcome.ALLOWED);
+        assertThat(service.standing(alice)).extracting(LimitStatus::remaining).containsExactly(CAPACITY - 1);
+    }
+
+    private static Map<String, Long> allowedPerCustomer(List<Sample> samples) {
+        return samples.stream().collect(Collectors.groupingBy(Sample::customer,
+                Collectors.summingLong(s -> s.outcome() == Outcome.ALLOWED ? 1 : 0)));
+    }
+
+    /** Real time on purpose: Redis is killed, restarted and reconnected to in real time. */
+    private static void sleep(Duration duration) {
+        LockSupport.parkNanos(duration.toNanos());
+    }
+
+    private static boolean waitUntil(Duration timeout, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+        }
+        return true;
+    }
+}

@@ -1,0 +1,161 @@
+package dev.quota.jaxrs;
+
+import dev.quota.core.AmountLimits;
+import dev.quota.core.Customer;
+import dev.quota.core.Identity;
+import dev.quota.core.Limit;
+import dev.quota.core.LimitStatus;
+import dev.quota.core.Plan;
+import dev.quota.core.QuotaConfig;
+import dev.quota.core.Refill;
+import dev.quota.core.Rule;
+import dev.quota.core.net.Cidr;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The JSON documents of {@link QuotaAdminResource}. The config summary names plans, rules, limits
+ * and allow-listed ranges, and counts customers and keys: API key hashes and allow-listed customer
+ * ids never leave the server.
+ */
+final class AdminDocuments {
+
+    private AdminDocuments() {
+    }
+
+    /**
+     * {@code {"customer":"acme","plan":"free","multiplier":1.0,"configVersion":3,"limits":[{"policy":
+     * "free-burst","capacity":20,"refill":{...},"remaining":19,"resetSeconds":1,"requests":true}]}}.
+     */
+    static String standing(Customer customer, long configVersion, List<LimitStatus> limits) {
+        JsonWriter json = new JsonWriter().beginObject()
+                .member("customer", customer.id())
+                .member("plan", customer.plan())
+                .name("multiplier").value(customer.multiplier())
+                .member("configVersion", configVersion)
+                .name("limits").beginArray();
+        for (LimitStatus status : limits) {
+            json.beginObject()
+                    .member("policy", status.policy())
+                    .member("capacity", status.limit().capacity())
+                    .name("refill");
+            refill(json, status.limit().refill());
+            json.member("remaining", status.remaining())
+                    .member("resetSeconds", RateLimitHeaders.ceilSeconds(status.resetAfter()))
+                    .name("requests").value(status.requests())
+                    .endObject();
+        }
+        return json.endArray().endObject().toString();
+    }
+
+    /** The active config without secrets: version, switches, identity, plans, rules, amounts, counts. */
+    static String config(QuotaConfig config) {
+        JsonWriter json = new JsonWriter().beginObject()
+                .member("version", config.version())
+                .name("enabled").value(config.enabled())
+                .member("mode", lower(config.mode()));
+        identity(json.name("identity"), config.identity());
+        json.name("plans").beginArray();
+        for (Plan plan : sorted(config.plans().values(), Plan::name)) {
+            json.beginObject().member("name", plan.name())
+                    .member("mode", lower(config.modeOf(plan)))
+                    .member("onStoreFailure", lower(plan.onStoreFailure()));
+            limits(json.name("limits"), plan.limits());
+            json.endObject();
+        }
+        json.endArray().name("rules").beginArray();
+        for (Rule rule : sorted(config.rules().values(), Rule::name)) {
+            json.beginObject().member("name", rule.name()).name("matches").beginArray();
+            for (String match : rule.matches()) {
+                json.value(match);
+            }
+            json.endArray().member("cost", rule.cost()).member("mode", lower(config.modeOf(rule)));
+            if (rule.onStoreFailure() != null) {
+                json.member("onStoreFailure", lower(rule.onStoreFailure()));
+            }
+            limits(json.name("perCustomer"), rule.perCustomer());
+            limits(json.name("shared"), rule.shared());
+            json.endObject();
+        }
+        json.endArray().name("amounts").beginArray();
+        for (AmountLimits amounts : sorted(config.amounts().values(), AmountLimits::name)) {
+            json.beginObject().member("name", amounts.name())
+                    .member("onStoreFailure", lower(amounts.onStoreFailure()));
+            limits(json.name("limits"), amounts.limits());
+            json.endObject();
+        }
+        json.endArray()
+                .member("customers", config.customers().size())
+                .member("apiKeys", config.apiKeys().size())
+                .name("allow").beginObject()
+                .member("customers", config.allow().customers().size())
+                .member("apiKeys", config.allow().apiKeys().size());
+        cidrs(json.name("cidrs"), config.allow().cidrs());
+        json.endObject().name("warnings").beginArray();
+        for (String warning : config.warnings()) {
+            json.value(warning);
+        }
+        return json.endArray().endObject().toString();
+    }
+
+    private static void identity(JsonWriter json, Identity identity) {
+        json.beginObject()
+                .member("header", identity.header())
+                .member("missingKey", lower(identity.missingKey()))
+                .member("anonymousPlan", identity.anonymousPlan());
+        cidrs(json.name("trustedProxies"), identity.trustedProxies());
+        json.member("ipv6Prefix", identity.ipv6Prefix());
+        String userHeader = identity.userHeader();
+        if (userHeader == null) {
+            json.name("userHeader").nullValue();
+        } else {
+            json.member("userHeader", userHeader);
+        }
+        limits(json.name("failedKeys"), List.of(identity.failedKeys()));
+        json.endObject();
+    }
+
+    private static void limits(JsonWriter json, List<Limit> limits) {
+        json.beginArray();
+        for (Limit limit : limits) {
+            json.beginObject().member("name", limit.name()).member("capacity", limit.capacity()).name("refill");
+            refill(json, limit.refill());
+            json.member("windowSeconds", RateLimitHeaders.windowSeconds(limit)).endObject();
+        }
+        json.endArray();
+    }
+
+    /** {@code {"type":"greedy","tokens":10,"period":"PT1S"}} or {@code {"type":"calendar","unit":"days","zone":"UTC"}}. */
+    private static void refill(JsonWriter json, Refill refill) {
+        json.beginObject();
+        if (refill instanceof Refill.Greedy greedy) {
+            json.member("type", "greedy").member("tokens", greedy.tokens()).member("period", greedy.period().toString());
+        } else if (refill instanceof Refill.Interval interval) {
+            json.member("type", "interval").member("tokens", interval.tokens())
+                    .member("period", interval.period().toString());
+        } else {
+            Refill.Calendar calendar = (Refill.Calendar) refill;
+            json.member("type", "calendar").member("unit", lower(calendar.unit()))
+                    .member("zone", calendar.zone().getId());
+        }
+        json.endObject();
+    }
+
+    private static void cidrs(JsonWriter json, List<Cidr> cidrs) {
+        json.beginArray();
+        for (Cidr cidr : cidrs) {
+            json.value(cidr.toString());
+        }
+        json.endArray();
+    }
+
+    private static <T> List<T> sorted(java.util.Collection<T> values, java.util.function.Function<T, String> name) {
+        return values.stream().sorted(Comparator.comparing(name)).toList();
+    }
+
+    private static String lower(@Nullable Object value) {
+        return String.valueOf(value).toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,182 @@
+package dev.quota.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quota.core.AllowList;
+import dev.quota.core.Limit;
+import dev.quota.core.Refill;
+import dev.quota.core.Rule;
+import dev.quota.core.net.Cidr;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The admin API: standing, reset with an audit line, config summary, all behind a bearer token. */
+class QuotaAdminResourceTest {
+
+    private static final String TOKEN = "admin-token-0123456789abcdef";
+    private static final String BEARER = "Bearer " + TOKEN;
+
+    private Fixture fixture;
+
+    @BeforeEach
+    void start() {
+        TestConfig config = TestConfig.standard()
+                .rule(new Rule("export", List.of(), 10,
+                        List.of(new Limit("hourly", 5, Refill.greedy(5, Duration.ofHours(1)))), List.of(), null, null))
+                .allow(new AllowList(Set.of("secret-partner"), Set.of("ab".repeat(32)), List.of(Cidr.parse("10.0.0.0/8"))));
+        fixture = Fixture.with(config).admin(TOKEN).start();
+    }
+
+    @AfterEach
+    void stop() {
+        fixture.close();
+    }
+
+    private HttpResponse<String> acme() {
+        return fixture.server.get("/api/v1/accounts/1", "X-API-Key", TestConfig.ACME_KEY);
+    }
+
+    @Test
+    void standing_showsEveryLimitOfTheCustomer_withoutTakingAnything() {
+        for (int i = 0; i < 3; i++) {
+            acme();
+        }
+
+        HttpResponse<String> first = fixture.server.get("/admin/customers/acme", "Authorization", BEARER);
+        HttpResponse<String> second = fixture.server.get("/admin/customers/acme", "Authorization", BEARER);
+
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(first.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(first.headers().firstValue("RateLimit")).isEmpty();
+        assertThat(first.body()).isEqualTo("{\"customer\":\"acme\",\"plan\":\"free\",\"multiplier\":1.0,"
+                + "\"configVersion\":1,\"limits\":["
+                + "{\"policy\":\"free-burst\",\"capacity\":20,"
+                + "\"refill\":{\"type\":\"greedy\",\"tokens\":10,\"period\":\"PT1S\"},"
+                + "\"remaining\":17,\"resetSeconds\":1,\"requests\":true},"
+                + "{\"policy\":\"export-hourly\",\"capacity\":5,"
+                + "\"refill\":{\"type\":\"greedy\",\"tokens\":5,\"period\":\"PT1H\"},"
+                + "\"remaining\":5,\"resetSeconds\":0,\"requests\":true}]}");
+        assertThat(second.body()).isEqualTo(first.body());
+    }
+
+    @Test
+    void reset_refillsTheCustomer_answers204_andWritesOneAuditLineWithoutSecrets() {
+        for (int i = 0; i < 20; i++) {
+            acme();
+        }
+        assertThat(acme().statusCode()).isEqualTo(429);
+
+        String log = capturingStderr(() -> {
+            HttpResponse<String> reset = fixture.server.send(fixture.server.request("/admin/customers/acme/buckets")
+                    .header("Authorization", BEARER).DELETE());
+            assertThat(reset.statusCode()).isEqualTo(204);
+        });
+
+        assertThat(acme().headers().firstValue("RateLimit")).hasValue("\"free-burst\";r=19;t=1");
+        assertThat(log).contains("dev.quota.audit").contains("action=reset-buckets customer=acme plan=free"
+                + " configVersion=1 outcome=ok");
+        assertThat(log).doesNotContain(TOKEN).doesNotContain(TestConfig.ACME_KEY);
+    }
+
+    @Test
+    void unknownCustomer_is404Problem_withoutEchoingTheId() {
+        HttpResponse<String> response = fixture.server.get("/admin/customers/%3Cscript%3E", "Authorization", BEARER);
+
+        assertThat(response.statusCode()).isEqualTo(404);
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(response.body()).isEqualTo("{\"type\":\"urn:quota:problem:unknown-customer\",\"title\":\"Not Found\","
+                + "\"status\":404,\"detail\":\"No customer with this id in config version 1.\"}");
+    }
+
+    @Test
+    void config_summarisesPlansRulesAndLimits_withoutKeyHashesOrAllowListedIds() {
+        HttpResponse<String> response = fixture.server.get("/admin/config", "Authorization", BEARER);
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body())
+                .startsWith("{\"version\":1,\"enabled\":true,\"mode\":\"enforce\",\"identity\":{\"header\":\"X-API-Key\"")
+                .contains("{\"name\":\"free\",\"mode\":\"enforce\",\"onStoreFailure\":\"closed\",\"limits\":["
+                        + "{\"name\":\"burst\",\"capacity\":20,"
+                        + "\"refill\":{\"type\":\"greedy\",\"tokens\":10,\"period\":\"PT1S\"},\"windowSeconds\":2}]}")
+                .contains("{\"name\":\"export\",\"matches\":[],\"cost\":10,\"mode\":\"enforce\",\"perCustomer\":[")
+                .contains("\"customers\":1,\"apiKeys\":1,\"allow\":{\"customers\":1,\"apiKeys\":1,"
+                        + "\"cidrs\":[\"10.0.0.0/8\"]}")
+                .endsWith("\"warnings\":[]}")
+                .doesNotContain("secret-partner")
+                .doesNotContain("abab")
+                .doesNotContain(dev.quota.core.QuotaService.sha256Hex(TestConfig.ACME_KEY));
+    }
+
+    @Test
+    void missingOrWrongToken_is401Problem_andNothingIsReset() {
+        for (int i = 0; i < 20; i++) {
+            acme();
+        }
+        String wrongLength = "Bearer x";
+        String wrongSameLength = "Bearer " + TOKEN.substring(0, TOKEN.length() - 1) + "X";
+
+        for (String[] headers : new String[][] {{"Accept", "*/*"}, {"Authorization", wrongLength},
+                {"Authorization", wrongSameLength}, {"Authorization", TOKEN}, {"Authorization", "Basic " + TOKEN}}) {
+            HttpResponse<String> response = fixture.server.send(fixture.server.request("/admin/customers/acme/buckets")
+                    .headers(headers).DELETE());
+            assertThat(response.statusCode()).as(String.join(": ", headers)).isEqualTo(401);
+            assertThat(response.headers().firstValue("WWW-Authenticate")).hasValue("Bearer realm=\"quota-admin\"");
+            assertThat(response.body()).contains("\"type\":\"urn:quota:problem:admin-token-required\"");
+        }
+        assertThat(fixture.server.get("/admin/config").statusCode()).isEqualTo(401);
+        assertThat(fixture.server.get("/admin/customers/acme", "Authorization", wrongSameLength).statusCode())
+                .isEqualTo(401);
+
+        assertThat(acme().statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void bearerScheme_isCaseInsensitive() {
+        assertThat(fixture.server.get("/admin/config", "Authorization", "bearer " + TOKEN).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void adminCalls_areNotCountedAgainstAnyQuota() {
+        // the anonymous plan allows 5 per minute; the admin API is not limited by it
+        for (int i = 0; i < 10; i++) {
+            HttpResponse<String> response = fixture.server.get("/admin/config", "Authorization", BEARER);
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("RateLimit")).isEmpty();
+        }
+    }
+
+    @Test
+    void shortToken_isRefused_withItsLengthNotItsValue() {
+        assertThatThrownBy(() -> new QuotaAdminResource(fixture.service, "secret"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("admin token must be 16 to 256 visible ASCII characters but was 6 characters long");
+    }
+
+    @Test
+    void auditValue_quotesAndEscapesWhatIsNotPlain() {
+        assertThat(QuotaAdminResource.AuditValue.of("acme")).isEqualTo("acme");
+        assertThat(QuotaAdminResource.AuditValue.of("a b=\"c\"\n")).isEqualTo("\"a b=\\\"c\\\"\\x0a\"");
+    }
+
+    /** Runs {@code action} with System.err captured; slf4j-simple writes there, looked up per line. */
+    private static String capturingStderr(Runnable action) {
+        PrintStream original = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            action.run();
+        } finally {
+            System.setErr(original);
+        }
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,158 @@
+package dev.quota.micrometer;
+
+import dev.quota.core.Customer;
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.QuotaListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Publishes what a {@code QuotaService} does as Micrometer meters. Register it with
+ * {@code QuotaService.builder().listener(new MicrometerQuotaListener(registry))}.
+ *
+ * <table>
+ *   <caption>Meters (Prometheus names in brackets)</caption>
+ *   <tr><td>{@code quota.decisions} counter [{@code quota_decisions_total}]</td>
+ *       <td>tags {@code plan}, {@code rule} (the rule or amount limits, {@code none}), {@code policy}
+ *       (the violated limit, {@code none}), {@code outcome} ({@code allowed}, {@code rejected},
+ *       {@code shadow_rejected}, {@code unenforced}, {@code unavailable}, {@code bypassed})</td></tr>
+ *   <tr><td>{@code quota.decision.latency} timer [{@code quota_decision_latency_seconds_bucket},
+ *       {@code _count}, {@code _sum}]</td>
+ *       <td>time per decision, store round trips included; histogram buckets, so p99 across
+ *       instances is {@code histogram_quantile(0.99, sum by (le) (rate(..._bucket[5m])))}; registries
+ *       that publish client-side percentiles also get p50 and p99 (Prometheus does not, for a
+ *       histogram)</td></tr>
+ *   <tr><td>{@code quota.store.errors} counter [{@code quota_store_errors_total}]</td>
+ *       <td>failed store calls; the failure policy decided what callers saw</td></tr>
+ *   <tr><td>{@code quota.fallback.active} gauge [{@code quota_fallback_active}]</td>
+ *       <td>1 while the in-JVM fallback of the {@code local} failure policy is deciding, else 0</td></tr>
+ *   <tr><td>{@code quota.config.reloads} counter [{@code quota_config_reloads_total}]</td>
+ *       <td>tag {@code result}: {@code applied} or {@code rejected}</td></tr>
+ *   <tr><td>{@code quota.config.version} gauge [{@code quota_config_version}]</td>
+ *       <td>the active config version after the last reload; 0 until the first</td></tr>
+ *   <tr><td>{@code quota.failed.keys} counter [{@code quota_failed_keys_total}]</td>
+ *       <td>failed API-key lookups counted per client address; tag {@code outcome} ({@code allowed}
+ *       = answered 401, {@code rejected} = 429 for guessing keys)</td></tr>
+ * </table>
+ *
+ * <p>Tag values come from config names (plans, rules, limits), never from customer ids, keys or
+ * addresses, so the number of series is bounded by the config. As a guard against plans that are
+ * not in the config (a bypassed caller may name any plan), at most {@value #MAX_SERIES} tag
+ * combinations are kept; further ones are counted under {@code plan=other, rule=other, policy=other}.
+ */
+public final class MicrometerQuotaListener implements QuotaListener {
+
+    /** The most distinct {@code quota.decisions} tag combinations: 1000. */
+    public static final int MAX_SERIES = 1_000;
+
+    private static final String NONE = "none";
+    private static final String OTHER = "other";
+
+    private final MeterRegistry registry;
+    private final Map<SeriesKey, Counter> decisions = new ConcurrentHashMap<>();
+    private final Timer latency;
+    private final Counter storeErrors;
+    private final AtomicInteger fallbackActive = new AtomicInteger();
+    private final AtomicLong configVersion = new AtomicLong();
+    private final Counter reloadsApplied;
+    private final Counter reloadsRejected;
+    private final Map<QuotaDecision.Outcome, Counter> failedKeys = new EnumMap<>(QuotaDecision.Outcome.class);
+
+    /** Registers the meters in {@code registry} (those without variable tags at once, at zero). */
+    public MicrometerQuotaListener(MeterRegistry registry) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.latency = Timer.builder("quota.decision.latency")
+                .description("Time to decide one request or amount, store round trips included")
+                .publishPercentiles(0.5, 0.99)
+                .publishPercentileHistogram()
+                .register(registry);
+        this.storeErrors = Counter.builder("quota.store.errors")
+                .description("Store calls that failed; the failure policy decided what callers saw")
+                .register(registry);
+        Gauge.builder("quota.fallback.active", fallbackActive, AtomicInteger::get)
+                .description("1 while the in-JVM fallback (failure policy local) decides, else 0")
+                .register(registry);
+        Gauge.builder("quota.config.version", configVersion, AtomicLong::get)
+                .description("The active config version after the last reload")
+                .register(registry);
+        this.reloadsApplied = reloads("applied");
+        this.reloadsRejected = reloads("rejected");
+        for (QuotaDecision.Outcome outcome : QuotaDecision.Outcome.values()) {
+            failedKeys.put(outcome, Counter.builder("quota.failed.keys")
+                    .description("Failed API-key lookups counted per client address")
+                    .tag("outcome", tagValue(outcome))
+                    .register(registry));
+        }
+    }
+
+    @Override
+    public void onDecision(Customer customer, @Nullable String rule, QuotaDecision decision, Duration elapsed) {
+        latency.record(elapsed);
+        var key = new SeriesKey(customer.plan(), rule == null ? NONE : rule,
+                decision.violated() == null ? NONE : decision.violated().policy(), decision.outcome());
+        Counter counter = decisions.get(key);
+        if (counter == null) {
+            if (decisions.size() >= MAX_SERIES) {
+                key = new SeriesKey(OTHER, OTHER, OTHER, decision.outcome());
+            }
+            counter = decisions.computeIfAbsent(key, this::decisionCounter);
+        }
+        counter.increment();
+    }
+
+    @Override
+    public void onFailedKey(QuotaDecision decision) {
+        failedKeys.get(decision.outcome()).increment();
+    }
+
+    @Override
+    public void onStoreFailure(RuntimeException e) {
+        storeErrors.increment();
+    }
+
+    @Override
+    public void onFallback(boolean active) {
+        fallbackActive.set(active ? 1 : 0);
+    }
+
+    @Override
+    public void onReload(boolean applied, long version) {
+        (applied ? reloadsApplied : reloadsRejected).increment();
+        configVersion.set(version);
+    }
+
+    private Counter decisionCounter(SeriesKey key) {
+        return Counter.builder("quota.decisions")
+                .description("Quota decisions by plan, rule, violated policy and outcome")
+                .tag("plan", key.plan())
+                .tag("rule", key.rule())
+                .tag("policy", key.policy())
+                .tag("outcome", tagValue(key.outcome()))
+                .register(registry);
+    }
+
+    private Counter reloads(String result) {
+        return Counter.builder("quota.config.reloads")
+                .description("Config reload attempts: applied, or rejected with the previous config kept")
+                .tag("result", result)
+                .register(registry);
+    }
+
+    private static String tagValue(QuotaDecision.Outcome outcome) {
+        return outcome.name().toLowerCase(Locale.ROOT);
+    }
+
+    private record SeriesKey(String plan, String rule, String policy, QuotaDecision.Outcome outcome) {
+    }
+}
