@@ -1,0 +1,219 @@
+package dev.quota.demo;
+
+import dev.quota.core.Customer;
+import dev.quota.core.QuotaConfig;
+import dev.quota.core.QuotaService;
+import dev.quota.core.QuotaStoreException;
+import dev.quota.core.config.ConfigError;
+import dev.quota.core.config.InvalidConfigException;
+import dev.quota.core.config.QuotaConfigLoader;
+import jakarta.ws.rs.ProcessingException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+
+/**
+ * Runs the demo bank API: {@code java -jar quota-demo.jar [--port 8080] [--instances 3]
+ * [--redis redis://host:6379] [--config plans.yaml] [--admin-token T]}. Without a Redis it starts
+ * a private redis-server and stops it on exit (Ctrl-C, SIGTERM). A {@code --config} file is
+ * reloaded when it changes.
+ */
+public final class Main {
+
+    /** The process stopped normally. */
+    static final int OK = 0;
+    /** The demo could not start: Redis unreachable, a port taken. */
+    static final int FAILED = 1;
+    /** Bad options or a bad config file. */
+    static final int USAGE = 2;
+
+    private static final String PREFIX = "quota-demo: ";
+    private static final String BUNDLED_CONFIG = "plans.yaml";
+
+    static {
+        // Jersey and Grizzly log through java.util.logging: one line per message, like slf4j-simple.
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT.%1$tL %4$s %3$s - %5$s%6$s%n");
+        }
+    }
+
+    /** Held so that the levels set in {@link #main} are not garbage collected with their loggers. */
+    private static final java.util.logging.Logger JERSEY_LOGS = java.util.logging.Logger.getLogger("org.glassfish");
+    private static final java.util.logging.Logger GRIZZLY_LOGS =
+            java.util.logging.Logger.getLogger("org.glassfish.grizzly");
+
+    private Main() {
+    }
+
+    /** Starts the demo and keeps it running until the JVM is asked to stop. */
+    public static void main(String[] args) throws InterruptedException {
+        JERSEY_LOGS.setLevel(Level.WARNING);
+        // Grizzly warns about every malformed request a client sends, with a stack trace, and
+        // about its own graceful shutdown: neither is the operator's problem.
+        GRIZZLY_LOGS.setLevel(Level.SEVERE);
+        Launch launch = launch(args, System.getenv(), System.out, System.err);
+        if (launch.app() == null) {
+            System.exit(launch.exitCode());
+            return;
+        }
+        DemoApp app = launch.app();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            System.out.println(PREFIX + "stopping");
+            app.close();
+            System.out.println(PREFIX + "stopped");
+        }, "quota-demo-shutdown"));
+        app.awaitClosed();
+    }
+
+    /**
+     * Does everything {@link #main} does up to a running app, printing to {@code out} and
+     * {@code err} instead of exiting.
+     *
+     * @param env the environment ({@code QUOTA_REDIS_URL}, {@code QUOTA_ADMIN_TOKEN})
+     * @return the running app, or the exit code when the demo cannot or need not run
+     */
+    static Launch launch(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+        Options options;
+        try {
+            options = Options.parse(args, env);
+        } catch (Options.UsageException e) {
+            err.println(PREFIX + e.getMessage());
+            err.print(Options.USAGE);
+            return Launch.exit(USAGE);
+        }
+        if (options.help()) {
+            out.print(Options.USAGE);
+            return Launch.exit(OK);
+        }
+        QuotaConfig config;
+        String source = options.config() == null ? "classpath:" + BUNDLED_CONFIG : options.config().toString();
+        try {
+            config = loadConfig(options, source);
+        } catch (InvalidConfigException e) {
+            err.println(PREFIX + "invalid config " + source + " (" + e.errors().size()
+                    + (e.errors().size() == 1 ? " error):" : " errors):"));
+            for (ConfigError error : e.errors()) {
+                err.println("  " + error);
+            }
+            return Launch.exit(USAGE);
+        } catch (UncheckedIOException e) {
+            err.println(PREFIX + "cannot read config " + source + ": " + describe(e.getCause()));
+            return Launch.exit(USAGE);
+        }
+        for (String warning : config.warnings()) {
+            err.println(PREFIX + "config warning: " + warning);
+        }
+        DemoApp app;
+        try {
+            app = DemoApp.start(new DemoApp.Settings(config, options.redis(), options.host(), options.port(),
+                    options.instances(), Duration.ofMillis(options.redisTimeoutMillis()), Clock.systemUTC(),
+                    options.config(), options.adminToken()));
+        } catch (QuotaStoreException e) {
+            err.println(PREFIX + "cannot reach Redis at " + (options.redis() == null ? "the private server"
+                    : options.redis()) + " (" + rootMessage(e) + ")");
+            err.println(PREFIX + "start one (redis-server) or leave out --redis and " + Options.REDIS_ENV
+                    + " to let the demo start a private one");
+            return Launch.exit(FAILED);
+        } catch (ProcessingException e) {
+            err.println(PREFIX + "cannot start the HTTP server: " + e.getMessage() + "; try another --port");
+            return Launch.exit(FAILED);
+        } catch (IllegalStateException | UncheckedIOException e) {
+            // the private redis-server did not come up
+            err.println(PREFIX + "cannot start a private redis-server: " + e.getMessage());
+            return Launch.exit(FAILED);
+        }
+        banner(app, config, source, options.config() != null, out);
+        return new Launch(app, OK);
+    }
+
+    private static QuotaConfig loadConfig(Options options, String source) {
+        if (options.config() != null) {
+            return QuotaConfigLoader.load(options.config());
+        }
+        try (InputStream in = Main.class.getClassLoader().getResourceAsStream(BUNDLED_CONFIG)) {
+            if (in == null) {
+                throw new UncheckedIOException(new IOException(BUNDLED_CONFIG + " is missing from the classpath"));
+            }
+            return QuotaConfigLoader.parse(in, source);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void banner(DemoApp app, QuotaConfig config, String source, boolean watched, PrintStream out) {
+        out.println(PREFIX + "config = " + source + " (plans " + String.join(", ", config.plans().keySet().stream()
+                .sorted().toList()) + ")");
+        out.println(PREFIX + (watched ? "config reload = on: the file is checked every 500 ms; an edit applies"
+                + " without a restart, a bad one is logged and ignored"
+                : "config reload = off: the bundled classpath config has no file to watch (use --config FILE)"));
+        out.println(PREFIX + "store = " + app.storeDescription()
+                + (app.ownsRedis() ? " (private server started by the demo)" : ""));
+        out.println(PREFIX + "store outage = a circuit breaker opens after 5 failed calls; each limit's onStoreFailure"
+                + " answers at once until Redis answers a ping again (checked every 250 ms)");
+        List<URI> uris = app.baseUris();
+        for (int i = 0; i < uris.size(); i++) {
+            out.println(PREFIX + "instance " + (i + 1) + " of " + uris.size() + " at " + uris.get(i) + "api/v1");
+        }
+        out.println(PREFIX + "metrics = " + uris.get(0) + "metrics on each instance (Prometheus text, not limited)");
+        out.println(PREFIX + (app.adminEnabled()
+                ? "admin = on at " + uris.get(0) + "admin on each instance (header Authorization: Bearer <token>)"
+                : "admin = off (set " + Options.ADMIN_TOKEN_ENV + " or --admin-token, at least "
+                        + Options.MIN_ADMIN_TOKEN_LENGTH + " characters, to turn it on)"));
+        QuotaService service = app.services().get(0);
+        String header = config.identity().header();
+        boolean any = false;
+        for (String key : DemoKeys.ALL) {
+            Customer customer = service.customerForApiKey(key);
+            if (customer != null) {
+                if (!any) {
+                    out.println(PREFIX + "API keys (header " + header + "):");
+                    any = true;
+                }
+                out.printf("  %-20s customer %-12s plan %s%s%n", key, customer.id(), customer.plan(),
+                        customer.multiplier() == 1.0 ? "" : " x" + formatMultiplier(customer.multiplier()));
+            }
+        }
+        URI first = uris.get(0);
+        out.println(PREFIX + "try: curl -i " + (any ? "-H '" + header + ": demo-free-key' " : "")
+                + first + "api/v1/accounts/ACC-1001");
+        out.println(PREFIX + "Ctrl-C stops the demo" + (app.ownsRedis() ? " and its Redis" : ""));
+        out.flush();
+    }
+
+    private static String formatMultiplier(double multiplier) {
+        return multiplier == Math.rint(multiplier) ? Long.toString((long) multiplier) : Double.toString(multiplier);
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return describe(root);
+    }
+
+    private static String describe(Throwable e) {
+        String message = e.getMessage();
+        return message == null || message.isBlank() ? e.getClass().getSimpleName()
+                : e.getClass().getSimpleName() + ": " + message;
+    }
+
+    /**
+     * The outcome of {@link #launch}.
+     *
+     * @param app      the running app, or null when the process should exit
+     * @param exitCode the exit code when {@code app} is null
+     */
+    record Launch(@org.jspecify.annotations.Nullable DemoApp app, int exitCode) {
+        static Launch exit(int code) {
+            return new Launch(null, code);
+        }
+    }
+}
