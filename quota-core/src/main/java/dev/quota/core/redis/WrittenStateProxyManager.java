@@ -233,10 +233,9 @@ final class WrittenStateProxyManager extends AbstractCompareAndSwapBasedProxyMan
         }
 
         private void remember(Known k) {
-            if (known.size() >= maxEntries) {
-                evictSome();
+            if (known.put(key, k) == null && known.size() > maxEntries) {
+                evictSome(); // only a new key can push past the bound
             }
-            known.put(key, k);
         }
     }
 

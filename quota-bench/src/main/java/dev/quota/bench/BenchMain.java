@@ -1,0 +1,108 @@
+package dev.quota.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Runs the scenarios against a redis-server it starts on loopback, prints the tables, and writes
+ * them as markdown and the chart as a PNG.
+ *
+ * <pre>
+ * mvn -q -B install -DskipTests &amp;&amp; java -jar quota-bench/target/quota-bench.jar          # about 8 minutes
+ * java -jar quota-bench/target/quota-bench.jar --quick                                  # about 2 minutes
+ * </pre>
+ */
+public final class BenchMain {
+
+    /** Held so the level sticks: java.util.logging keeps loggers weakly. */
+    private static final Logger QUIET = Logger.getLogger("");
+
+    private BenchMain() {
+    }
+
+    /** Entry point; exit code 2 on bad options. */
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        // Grizzly and Jersey log every listener start at INFO through java.util.logging
+        QUIET.setLevel(Level.SEVERE);
+        Settings settings;
+        try {
+            settings = Settings.parse(args);
+        } catch (IllegalArgumentException e) {
+            if (!e.getMessage().isEmpty()) {
+                System.err.println(e.getMessage());
+            }
+            System.err.print(Settings.USAGE);
+            System.exit(e.getMessage().isEmpty() ? 0 : 2);
+            return;
+        }
+        PrintStream log = System.out;
+        long started = System.nanoTime();
+        List<RunResult> runs = new ArrayList<>();
+        List<HttpScenario.Row> http = new ArrayList<>();
+        String redisVersion;
+        String sizing;
+        try (RedisUnderTest redis = RedisUnderTest.start()) {
+            redisVersion = redis.version();
+            try (Instance probe = Instance.connect(redis.uri(), settings.nettyThreads(), settings.poolSize())) {
+                sizing = probe.sizing();
+            }
+            log.println("redis-server " + redisVersion + " at " + redis.uri() + "; client: " + sizing);
+            Scenarios scenarios = new Scenarios(settings, redis, log);
+            List<Kind> baselines = List.of(Kind.LUA, Kind.RRATELIMITER, Kind.BUCKET4J_DEFAULT);
+            if (settings.scenarios().contains("many")) {
+                log.println("1. many customers");
+                runs.addAll(scenarios.manyCustomers(chosen(settings, Kind.QUOTA, Kind.QUOTA_READ_FIRST, baselines)));
+            }
+            if (settings.scenarios().contains("hot")) {
+                log.println("2. one hot customer, 2 instances");
+                runs.addAll(scenarios.hotCustomer(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
+            }
+            if (settings.scenarios().contains("flood")) {
+                log.println("3. abusive flood");
+                runs.addAll(scenarios.flood(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
+            }
+            if (settings.scenarios().contains("http")) {
+                log.println("4. HTTP end to end");
+                http.addAll(new HttpScenario(settings, redis, log).run());
+            }
+        }
+        String markdown = Report.render(settings, redisVersion, sizing, runs, http);
+        log.println();
+        log.print(markdown);
+        write(settings.results(), markdown);
+        String subtitle = String.format(Locale.ROOT, "%d cores, Java %s, redis-server %s, %.0f s per run%s",
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), redisVersion,
+                settings.measureNanos() / 1e9, settings.quick() ? " (--quick)" : "");
+        Chart.write(settings.chart(), subtitle, Chart.panels(runs, http));
+        log.printf("wrote %s and %s in %.0f s%n", settings.results(), settings.chart(),
+                (System.nanoTime() - started) / 1e9);
+        System.exit(0);
+    }
+
+    /** This module, the variant that shows one tuning's before, and the baselines: those asked for. */
+    private static List<Kind> chosen(Settings settings, Kind ours, Kind before, List<Kind> baselines) {
+        List<Kind> kinds = new ArrayList<>(List.of(ours, before));
+        kinds.addAll(baselines);
+        return kinds.stream().filter(settings.limiters()::contains).toList();
+    }
+
+    private static void write(Path file, String text) {
+        try {
+            if (file.getParent() != null) {
+                Files.createDirectories(file.getParent());
+            }
+            Files.writeString(file, text);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+    }
+}

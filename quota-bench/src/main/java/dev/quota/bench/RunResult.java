@@ -1,0 +1,91 @@
+package dev.quota.bench;
+
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One contender in one scenario: throughput, latency, Redis commands and exactness.
+ *
+ * @param scenario        the scenario's title
+ * @param limiter         the contender's label
+ * @param decisions       answered requests in the measured window
+ * @param elapsedNanos    the measured window
+ * @param admitted        requests admitted
+ * @param rejected        requests rejected
+ * @param errors          requests the limiter failed to decide
+ * @param p50             median latency, ns
+ * @param p99             99th percentile latency, ns
+ * @param exactness       admissions against the limit, summed over customers
+ * @param serverCommands  INFO commandstats calls, commands run inside scripts included
+ * @param roundTrips      commands the client wrote (round trips it paid)
+ * @param watched         the watched customer's share (the flood's abuser), or null
+ * @param clientCpuNanos  CPU the bench's JVM used in the measured window (the load threads too)
+ * @param redisCpuNanos   CPU redis-server used in the measured window
+ */
+public record RunResult(String scenario, String limiter, long decisions, long elapsedNanos, long admitted,
+                        long rejected, long errors, long p50, long p99, Tally.Exactness exactness,
+                        Map<String, Long> serverCommands, long roundTrips, @Nullable Watched watched,
+                        long clientCpuNanos, long redisCpuNanos) {
+
+    /** Client CPU microseconds per decision: what the limiter costs the application, less noisy than time. */
+    public double clientCpuMicros() {
+        return clientCpuNanos / 1e3 / decisions;
+    }
+
+    /** redis-server CPU microseconds per decision. */
+    public double redisCpuMicros() {
+        return redisCpuNanos / 1e3 / decisions;
+    }
+
+    /** Decisions per second. */
+    public double throughput() {
+        return decisions * 1e9 / elapsedNanos;
+    }
+
+    /** Server-side commands per decision. */
+    public double serverCommandsPerDecision() {
+        return serverCommands.values().stream().mapToLong(Long::longValue).sum() / (double) decisions;
+    }
+
+    /** Client round trips per decision. */
+    public double roundTripsPerDecision() {
+        return roundTrips / (double) decisions;
+    }
+
+    /**
+     * EVALSHA and EVAL calls per decision: for Bucket4j's compare-and-swap (this module and baseline
+     * c) each is one CAS attempt; for the Lua baseline, the one script call of a decision.
+     */
+    public double scriptsPerDecision() {
+        return (serverCommands.getOrDefault("evalsha", 0L) + serverCommands.getOrDefault("eval", 0L))
+                / (double) decisions;
+    }
+
+    /**
+     * The watched customer's requests in a flood.
+     *
+     * @param decisions  its answered requests
+     * @param admitted   of which admitted
+     * @param allowed    the most its limit allowed (fresh bucket per slice: summed over slices)
+     * @param roundTrips client commands naming its key
+     * @param p50        its median latency, ns
+     * @param p99        its 99th percentile latency, ns
+     */
+    public record Watched(long decisions, long admitted, long allowed, long roundTrips, long p50, long p99) {
+    }
+
+    /**
+     * Round trips per rejected request of the watched customer beyond what its admitted requests
+     * need, taking an admitted request's cost from the other customers (all admitted):
+     * {@code (its round trips - its admitted x others' round trips per decision) / its rejections}.
+     */
+    public double extraRoundTripsPerRejected() {
+        if (watched == null) {
+            throw new IllegalStateException(limiter + " in " + scenario + " watched no customer");
+        }
+        long othersDecisions = decisions - watched.decisions();
+        double perAdmitted = (roundTrips - watched.roundTrips()) / (double) othersDecisions;
+        long rejectedWatched = watched.decisions() - watched.admitted();
+        return (watched.roundTrips() - watched.admitted() * perAdmitted) / rejectedWatched;
+    }
+}
