@@ -227,13 +227,7 @@ public final class QuotaService implements AutoCloseable {
     public QuotaDecision consumeAmount(Customer customer, String amounts, String qualifier, long amount) {
         long start = System.nanoTime();
         QuotaConfig cfg = config.get();
-        AmountLimits limits = cfg.amounts().get(amounts);
-        if (limits == null) {
-            throw new IllegalArgumentException("unknown amount limits \"" + amounts + "\"");
-        }
-        if (!QUALIFIER.matcher(qualifier).matches()) {
-            throw new IllegalArgumentException("qualifier must match [A-Za-z0-9_.-]{1,32} but was \"" + qualifier + "\"");
-        }
+        AmountLimits limits = amountLimits(cfg, amounts, qualifier);
         if (amount < 1) {
             throw new IllegalArgumentException("amount must be >= 1 but was " + amount);
         }
@@ -254,6 +248,18 @@ public final class QuotaService implements AutoCloseable {
             return;
         }
         runner.giveBack(amountBuckets(cfg, customer, limits, qualifier, amount, customer.multiplier()));
+    }
+
+    /** The amount limits named {@code amounts}, after checking the name and the qualifier. */
+    private static AmountLimits amountLimits(QuotaConfig cfg, String amounts, String qualifier) {
+        AmountLimits limits = cfg.amounts().get(amounts);
+        if (limits == null) {
+            throw new IllegalArgumentException("unknown amount limits \"" + amounts + "\"");
+        }
+        if (!QUALIFIER.matcher(qualifier).matches()) {
+            throw new IllegalArgumentException("qualifier must match [A-Za-z0-9_.-]{1,32} but was \"" + qualifier + "\"");
+        }
+        return limits;
     }
 
     private List<BucketUse> amountBuckets(QuotaConfig cfg, Customer customer, AmountLimits limits, String qualifier,
@@ -345,13 +351,7 @@ public final class QuotaService implements AutoCloseable {
      */
     public List<LimitStatus> amountStanding(Customer customer, String amounts, String qualifier) {
         QuotaConfig cfg = config.get();
-        AmountLimits limits = cfg.amounts().get(amounts);
-        if (limits == null) {
-            throw new IllegalArgumentException("unknown amount limits \"" + amounts + "\"");
-        }
-        if (!QUALIFIER.matcher(qualifier).matches()) {
-            throw new IllegalArgumentException("qualifier must match [A-Za-z0-9_.-]{1,32} but was \"" + qualifier + "\"");
-        }
+        AmountLimits limits = amountLimits(cfg, amounts, qualifier);
         Instant now = clock.instant();
         List<LimitStatus> out = new ArrayList<>();
         for (BucketUse use : amountBuckets(cfg, customer, limits, qualifier, 1, customer.multiplier())) {
