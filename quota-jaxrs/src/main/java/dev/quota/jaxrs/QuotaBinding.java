@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Gives every resource method its own quota filter, which knows the method's rule: called once
- * per resource method when the application starts. {@link QuotaAdminResource} gets none.
+ * per resource method when the application starts. {@link QuotaAdminResource} and methods or
+ * classes marked {@link Unlimited} get none.
  */
 final class QuotaBinding implements DynamicFeature {
 
@@ -30,8 +31,9 @@ final class QuotaBinding implements DynamicFeature {
     public void configure(ResourceInfo resourceInfo, FeatureContext context) {
         Class<?> resourceClass = resourceInfo.getResourceClass();
         Method method = resourceInfo.getResourceMethod();
-        if (resourceClass == null || method == null || resourceClass == QuotaAdminResource.class) {
-            // the admin API is not a customer's traffic, and must work while a customer is limited
+        if (resourceClass == null || method == null || resourceClass == QuotaAdminResource.class
+                || resourceClass.isAnnotationPresent(Unlimited.class) || method.isAnnotationPresent(Unlimited.class)) {
+            // the admin API and probes are not a customer's traffic, and must work while a customer is limited
             return;
         }
         EndpointRule endpoint = EndpointRule.of(resourceClass, method);

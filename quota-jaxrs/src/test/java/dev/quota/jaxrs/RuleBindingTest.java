@@ -50,6 +50,20 @@ class RuleBindingTest {
     }
 
     @Test
+    void unlimitedClassAndMethod_areNeverCountedNorAnswered429() {
+        for (int i = 0; i < 30; i++) {
+            HttpResponse<String> health = fixture.server.get("/health", "X-API-Key", "not-a-known-key");
+            HttpResponse<String> ping = get("/api/v1/accounts/ping");
+            assertThat(health.statusCode()).isEqualTo(200);
+            assertThat(ping.statusCode()).isEqualTo(200);
+            assertThat(health.headers().map()).doesNotContainKeys("ratelimit", "ratelimit-policy");
+            assertThat(ping.headers().map()).doesNotContainKeys("ratelimit", "ratelimit-policy");
+        }
+        // 30 pings took nothing from the burst of 20
+        assertThat(get("/api/v1/accounts/1").headers().firstValue("RateLimit")).hasValue("\"free-burst\";r=19;t=1");
+    }
+
+    @Test
     void annotatedRule_takesItsCostFromThePlan_andOneFromItsOwnLimit() {
         HttpResponse<String> response = get("/api/v1/accounts/1/export");
 

@@ -41,6 +41,13 @@ final class TestResources {
         public String statements(@PathParam("id") String id) {
             return "statements " + id;
         }
+
+        @GET
+        @Path("ping")
+        @Unlimited
+        public String ping() {
+            return "pong";
+        }
     }
 
     /** Bound to rule {@code transfers} by the config's {@code matches}, not by annotation. */
@@ -50,6 +57,17 @@ final class TestResources {
         @POST
         public String transfer() {
             return "transferred";
+        }
+    }
+
+    /** A probe kept out of enforcement as a whole, and one method of a limited class kept out. */
+    @Path("/health")
+    @Unlimited
+    public static final class Health {
+
+        @GET
+        public String health() {
+            return "ok";
         }
     }
 

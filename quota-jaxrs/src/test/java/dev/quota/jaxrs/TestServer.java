@@ -31,7 +31,7 @@ final class TestServer implements AutoCloseable {
     /** Starts the test resources with {@code feature}, plus whatever {@code customizer} registers. */
     static TestServer start(QuotaFeature feature, Consumer<ResourceConfig> customizer) {
         ResourceConfig config = new ResourceConfig(TestResources.Accounts.class, TestResources.Transfers.class,
-                TestResources.WhoAmI.class)
+                TestResources.WhoAmI.class, TestResources.Health.class)
                 .register(feature)
                 .property(ServerProperties.WADL_FEATURE_DISABLE, true);
         customizer.accept(config);
