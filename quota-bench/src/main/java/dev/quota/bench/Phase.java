@@ -64,11 +64,7 @@ final class Phase {
             Contender contender = instances[i % instances.length];
             threads.add(new Thread(() -> {
                 SplittableRandom random = new SplittableRandom(caller * 7919L + 17);
-                LatencyHistogram all = new LatencyHistogram();
-                LatencyHistogram mine = new LatencyHistogram();
-                long admitted = 0;
-                long rejected = 0;
-                long errors = 0;
+                CallerTotals totals = new CallerTotals(tally, watched);
                 ready.countDown();
                 await(go);
                 long end = window[0];
@@ -79,24 +75,9 @@ final class Phase {
                     }
                     int customer = picker.next(random, caller);
                     Outcome outcome = contender.acquire(customer);
-                    long took = System.nanoTime() - start;
-                    (customer == watched ? mine : all).record(took);
-                    if (tally != null) {
-                        tally.count(customer, outcome);
-                    }
-                    switch (outcome) {
-                        case ADMITTED:
-                            admitted++;
-                            break;
-                        case REJECTED:
-                            rejected++;
-                            break;
-                        default:
-                            errors++;
-                            break;
-                    }
+                    totals.record(customer, outcome, System.nanoTime() - start);
                 }
-                measured.add(admitted, rejected, errors, all, mine);
+                totals.addTo(measured);
             }, "bench-caller-" + i));
         }
         return run(threads, ready, go, window, durationNanos, measured);
@@ -117,11 +98,7 @@ final class Phase {
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < threadCount; i++) {
             threads.add(new Thread(() -> {
-                LatencyHistogram all = new LatencyHistogram();
-                LatencyHistogram mine = new LatencyHistogram();
-                long admitted = 0;
-                long rejected = 0;
-                long errors = 0;
+                CallerTotals totals = new CallerTotals(tally, watched);
                 ready.countDown();
                 await(go);
                 long end = window[0];
@@ -138,24 +115,9 @@ final class Phase {
                     }
                     int customer = customerOf.applyAsInt(k);
                     Outcome outcome = instances[(int) (k % instances.length)].acquire(customer);
-                    long took = System.nanoTime() - scheduled;
-                    (customer == watched ? mine : all).record(took);
-                    if (tally != null) {
-                        tally.count(customer, outcome);
-                    }
-                    switch (outcome) {
-                        case ADMITTED:
-                            admitted++;
-                            break;
-                        case REJECTED:
-                            rejected++;
-                            break;
-                        default:
-                            errors++;
-                            break;
-                    }
+                    totals.record(customer, outcome, System.nanoTime() - scheduled);
                 }
-                measured.add(admitted, rejected, errors, all, mine);
+                totals.addTo(measured);
             }, "bench-paced-" + i));
         }
         return run(threads, ready, go, window, durationNanos, measured);
@@ -226,6 +188,44 @@ final class Phase {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** One caller's counts and latencies, merged into the phase's {@link Measured} at the end. */
+    private static final class CallerTotals {
+        private final LatencyHistogram all = new LatencyHistogram();
+        private final LatencyHistogram mine = new LatencyHistogram();
+        private final @Nullable Tally tally;
+        private final int watched;
+        private long admitted;
+        private long rejected;
+        private long errors;
+
+        CallerTotals(@Nullable Tally tally, int watched) {
+            this.tally = tally;
+            this.watched = watched;
+        }
+
+        void record(int customer, Outcome outcome, long tookNanos) {
+            (customer == watched ? mine : all).record(tookNanos);
+            if (tally != null) {
+                tally.count(customer, outcome);
+            }
+            switch (outcome) {
+                case ADMITTED:
+                    admitted++;
+                    break;
+                case REJECTED:
+                    rejected++;
+                    break;
+                default:
+                    errors++;
+                    break;
+            }
+        }
+
+        void addTo(Measured measured) {
+            measured.add(admitted, rejected, errors, all, mine);
         }
     }
 }
