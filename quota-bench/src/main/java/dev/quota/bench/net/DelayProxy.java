@@ -27,8 +27,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * the size of the writes; an end of stream is passed on after the delay too. Each accepted
  * connection gets its own connection to the target, so a client's connection pool works as it
  * would against the server. Two threads serve every connection: one reads (NIO selector) and
- * stamps each chunk with its due time, one writes when it is due ({@link Sender}). Nagle's
- * algorithm is off on both sides, as Redis clients and servers turn it off.
+ * stamps each chunk with its due time, one writes when it is due ({@link Sender}); both ask for a
+ * raised scheduling priority, as a network's delay does not grow with the client's CPU load
+ * ({@link ThreadPriority}). Nagle's algorithm is off on both sides, as Redis clients and servers
+ * turn it off.
  *
  * <p>What it adds beyond the delay is the extra hop through this process: a wake-up of each
  * thread, a read and a write per chunk (tens of microseconds on a busy 2-core machine). {@link
@@ -50,6 +52,7 @@ public final class DelayProxy implements AutoCloseable {
     private final Thread reader;
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
     private volatile boolean running = true;
+    private volatile boolean readerPrioritized;
 
     private DelayProxy(InetSocketAddress target, Duration roundTrip) throws IOException {
         this.target = target;
@@ -111,6 +114,11 @@ public final class DelayProxy implements AutoCloseable {
         return sender.lateness();
     }
 
+    /** Whether both its threads run at a raised priority (nice {@value ThreadPriority#NICE}; see {@link ThreadPriority}). */
+    public boolean prioritized() {
+        return readerPrioritized && sender.prioritized();
+    }
+
     /** CPU nanoseconds its two threads have used; -1 where the JVM cannot measure thread CPU. */
     public long cpuNanos() {
         long read = THREADS.getThreadCpuTime(reader.getId());
@@ -119,6 +127,7 @@ public final class DelayProxy implements AutoCloseable {
     }
 
     private void readLoop() {
+        readerPrioritized = ThreadPriority.raiseCurrentThread();
         ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
         while (running) {
             try {

@@ -17,17 +17,21 @@ import java.util.concurrent.locks.LockSupport;
  * them, so the queue is ordered by due time and one FIFO serves every connection: bytes of one
  * direction keep their order, and no connection waits for another's timer. Waiting is a park until
  * shortly before the due time, then a spin for the rest: a park on Linux overshoots by the
- * thread's timer slack (about 65 µs here), so the margin is learned from the overshoots seen, and
- * the spin that covers it costs a few microseconds of CPU per wake-up, not a core.
+ * thread's timer slack (50 µs by default, about 65 µs with the wake-up here), so the margin is the
+ * overshoot a park usually has, learned as a low quantile of those seen; the spin yields until the
+ * last few microseconds, so on a busy machine the measured processes run first. A park the scheduler
+ * delays further (a busy machine) makes that chunk late; it does not make every later wait a long
+ * spin, which on a loaded 2-core machine would take the CPU the measured processes need.
  *
  * <p>A sink whose send buffer is full (a peer not reading) gets a backlog, flushed before anything
  * newer for it, so the stream stays in order without blocking the other connections.
  */
 final class Sender {
 
-    /** Bounds of the park margin: enough for a wake-up, never a long spin. */
-    private static final long MIN_MARGIN = 10_000;
-    private static final long MAX_MARGIN = 200_000;
+    /** Added to the usual overshoot: the spin that absorbs its jitter. */
+    private static final long SPIN = 5_000;
+    /** The most the usual overshoot is taken to be: never a long spin. */
+    private static final long MAX_OVERSHOOT = 100_000;
     /** How often a backlogged sink is retried while nothing else is due. */
     private static final long BACKLOG_POLL = 20_000;
 
@@ -37,8 +41,12 @@ final class Sender {
     private final Thread thread;
     private volatile boolean idle;
     private volatile boolean running = true;
-    /** Moving average of how far a park overshoots what was asked, ns. */
-    private long overshoot = 70_000;
+    private volatile boolean prioritized;
+    /**
+     * How far a park usually overshoots what was asked, ns: a low quantile of the overshoots seen,
+     * following smaller ones quickly and larger ones slowly.
+     */
+    private long overshoot = 60_000;
 
     Sender(String name) {
         this.thread = new Thread(this::run, name);
@@ -51,6 +59,11 @@ final class Sender {
 
     Thread thread() {
         return thread;
+    }
+
+    /** Whether the thread runs at a raised priority ({@link ThreadPriority}). */
+    boolean prioritized() {
+        return prioritized;
     }
 
     /** Queues a chunk; called by the reader thread only, in the order it read. */
@@ -81,6 +94,7 @@ final class Sender {
     }
 
     private void run() {
+        prioritized = ThreadPriority.raiseCurrentThread();
         while (running) {
             Chunk head = queue.peek();
             if (head == null) {
@@ -98,7 +112,7 @@ final class Sender {
                 continue;
             }
             long wait = head.due() - System.nanoTime();
-            long margin = Math.max(MIN_MARGIN, Math.min(MAX_MARGIN, overshoot + MIN_MARGIN));
+            long margin = overshoot + SPIN;
             if (wait > margin) {
                 long asked = wait - margin;
                 if (!backlogged.isEmpty()) {
@@ -107,13 +121,18 @@ final class Sender {
                 }
                 long before = System.nanoTime();
                 LockSupport.parkNanos(asked);
-                long over = System.nanoTime() - before - asked;
-                overshoot += (Math.max(0, Math.min(MAX_MARGIN, over)) - overshoot) / 8;
+                learn(System.nanoTime() - before - asked);
                 continue;
             }
             long now;
             while ((now = System.nanoTime()) < head.due()) {
-                Thread.onSpinWait();
+                // yielding lets the measured threads run first on a busy machine; the last
+                // microseconds are a plain spin, so a yield that returns late cannot make the chunk late
+                if (head.due() - now > SPIN) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
             }
             Chunk next;
             while ((next = queue.peek()) != null && next.due() <= now) {
@@ -124,6 +143,12 @@ final class Sender {
                 flushBacklogs();
             }
         }
+    }
+
+    /** Moves the usual overshoot a quarter of the way down to a smaller one, 1/64 up to a larger one. */
+    private void learn(long over) {
+        long sample = Math.max(0, Math.min(MAX_OVERSHOOT, over));
+        overshoot += sample < overshoot ? (sample - overshoot) / 4 : (sample - overshoot) / 64;
     }
 
     private void deliver(Chunk chunk, long now) {
