@@ -109,9 +109,15 @@ public final class BenchMain {
         }
         if (settings.scenarios().contains("transfer")) {
             TransferScenario transfer = new TransferScenario(settings, redis, network, comparison, log);
+            List<Kind> kinds = chosen(settings, List.of(Kind.QUOTA_TRANSFER, Kind.QUOTA, Kind.LUA_TRANSFER, Kind.LUA));
             log.println("5. transfer decision, many customers" + at);
-            runs.addAll(transfer.throughput(chosen(settings,
-                    List.of(Kind.QUOTA_TRANSFER, Kind.QUOTA, Kind.LUA_TRANSFER, Kind.LUA))));
+            List<RunResult> peak = transfer.throughput(kinds);
+            runs.addAll(peak);
+            double slowest = peak.stream().mapToDouble(RunResult::throughput).min().orElse(0);
+            if (slowest > 0) {
+                log.println("5b. transfer decision, paced at half the slowest peak" + at);
+                runs.addAll(transfer.paced(kinds, slowest / 2));
+            }
             log.println("5. transfer decision, exactness with one bucket tight at a time" + at);
             checks.addAll(transfer.exactness(chosen(settings, List.of(Kind.QUOTA_TRANSFER, Kind.LUA_TRANSFER))));
         }

@@ -40,8 +40,9 @@ final class Chart {
     }
 
     /**
-     * Scenarios 1, 2 and 5 (decisions per second), 3 (round trips per request) and 4 (requests per
-     * second), each panel with every limiter at every round trip, the round trips one after another.
+     * Scenarios 1, 2 and 5 (decisions per second), 5b (p50 latency), 3 (round trips per request) and
+     * 4 (requests per second), each panel with every limiter at every round trip, the round trips one
+     * after another.
      */
     static List<Panel> panels(List<RunResult> runs, List<HttpScenario.Row> http, List<Duration> rtts) {
         List<Panel> panels = new ArrayList<>();
@@ -65,6 +66,20 @@ final class Chart {
             if (title != null) {
                 panels.add(new Panel(title + ": decisions per second", bars));
             }
+        }
+        List<Bar> paced = new ArrayList<>();
+        for (Duration rtt : rtts) {
+            for (RunResult r : runs) {
+                if (r.scenario().startsWith("5b.") && r.rtt().equals(rtt)) {
+                    String text = f("p50 %.2f ms  p99 %.2f ms  at %,.0f/s  %.2f round trips", r.p50() / 1e6, r.p99() / 1e6,
+                            r.throughput(), r.roundTripsPerDecision());
+                    paced.add(new Bar(r.limiter() + "  " + Network.label(rtt), r.p50(), text, ours(r)));
+                }
+            }
+        }
+        if (!paced.isEmpty()) {
+            panels.add(new Panel("5b. transfer decision, paced at half the slowest peak: p50 latency (shorter is better)",
+                    paced));
         }
         List<Bar> flood = new ArrayList<>();
         for (Duration rtt : rtts) {

@@ -41,7 +41,8 @@ final class Report {
             r.hot(Targets.scenario(at, "2."), rtt);
             r.flood(Targets.scenario(at, "3."), rtt);
             r.http(httpAt, rtt);
-            TransferTables.append(r.out, Targets.scenario(at, "5."), checksAt, rtt, settings.callers());
+            TransferTables.append(r.out, Targets.scenario(at, "5."), Targets.scenario(at, "5b."), checksAt, rtt,
+                    settings.callers());
             r.line("### Targets, Redis " + Network.label(rtt));
             r.line("");
             Targets.of(at, httpAt, checksAt).forEach(r::line);
@@ -74,7 +75,7 @@ final class Report {
         line("");
     }
 
-    /** Scenarios 1, 2 and 5 at every round trip, one row per limiter. */
+    /** Scenarios 1, 2, 5 and 5b at every round trip, one row per limiter. */
     private void sideBySide(List<Duration> rtts, List<RunResult> runs) {
         line("## The round trips side by side");
         line("");
@@ -88,11 +89,12 @@ final class Report {
         }
         line(head.toString());
         line(rule.toString());
-        for (String prefix : List.of("1.", "2.", "5.")) {
+        for (String prefix : List.of("1.", "2.", "5.", "5b.")) {
             List<RunResult> first = Targets.scenario(runs, prefix).stream().filter(r -> r.rtt().equals(rtts.get(0)))
                     .toList();
             for (RunResult r : first) {
-                StringBuilder row = new StringBuilder("| " + prefix.charAt(0) + " | " + r.limiter() + " |");
+                StringBuilder row = new StringBuilder("| " + prefix.substring(0, prefix.length() - 1) + " | "
+                        + r.limiter() + " |");
                 for (int what = 0; what < 3; what++) {
                     for (Duration rtt : rtts) {
                         RunResult x = Targets.scenario(runs, prefix).stream()

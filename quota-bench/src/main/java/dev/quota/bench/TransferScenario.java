@@ -10,8 +10,10 @@ import org.redisson.api.RedissonClient;
 /**
  * 5. The transfer decision over many customers: each decision takes from the five buckets of the
  * demo's transfer ({@link TransferLimits}), measured for this module and the layered Lua floor,
- * next to the one-limit decision of each in the same slices (the target compares the two); then an
- * exactness check with one bucket at a time made tight.
+ * next to the one-limit decision of each in the same slices (the target compares the two): first
+ * closed loop (the peak), then paced at half the slowest peak (5b: latency at a load every limiter
+ * carries, where a p50 is the decision's own time rather than the queue 64 callers build at the
+ * peak); then an exactness check with one bucket at a time made tight.
  */
 final class TransferScenario {
 
@@ -78,6 +80,28 @@ final class TransferScenario {
                 customers, 0, -1, (contenders, tally, measure) -> measure
                         ? Phase.closedLoop(contenders, settings.callers(), picker, slice, tally, -1)
                         : Phase.sweep(contenders, settings.callers(), customers, tally));
+    }
+
+    /**
+     * 5b. The same decisions paced at {@code rate} per second in total, from as many threads as
+     * callers, customers spread uniformly; latency counts from each decision's scheduled time.
+     */
+    List<RunResult> paced(List<Kind> kinds, double rate) {
+        int customers = settings.customers();
+        String title = String.format(Locale.ROOT, "5b. transfer decision, paced (%,.0f decisions/s, half the slowest"
+                + " peak of 5; %,d customers, 1 instance)", rate, customers);
+        long slice = settings.measureNanos() / Comparison.ROUNDS;
+        return comparison.run(title, kinds, true, 1, new Mixed(TransferLimits.THROUGHPUT, Scenarios.MANY_LIMIT),
+                customers, 0, -1, (contenders, tally, measure) -> measure
+                        ? Phase.paced(contenders, settings.callers(), rate, k -> spread(k, customers), slice, tally, -1)
+                        : Phase.sweep(contenders, settings.callers(), customers, tally));
+    }
+
+    /** Request {@code k}'s customer: a fixed, uniform-looking spread over {@code 0 .. customers-1}. */
+    static int spread(long k, int customers) {
+        long z = (k + 1) * 0x9E3779B97F4A7C15L;
+        z ^= z >>> 31;
+        return (int) Long.remainderUnsigned(z, customers);
     }
 
     /**

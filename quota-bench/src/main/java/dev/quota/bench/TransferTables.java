@@ -5,7 +5,10 @@ import java.util.List;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
-/** Scenario 5's two tables in the report: the transfer decisions, and the exactness check. */
+/**
+ * Scenario 5's tables in the report: the transfer decisions at the peak and paced, and the
+ * exactness check.
+ */
 final class TransferTables {
 
     private final StringBuilder out;
@@ -17,10 +20,11 @@ final class TransferTables {
     }
 
     /** Appends the tables of one round trip's results to {@code out}; nothing for what did not run. */
-    static void append(StringBuilder out, List<RunResult> rows, List<TransferScenario.Check> checks, Duration rtt,
-                       int callers) {
+    static void append(StringBuilder out, List<RunResult> peak, List<RunResult> paced,
+                       List<TransferScenario.Check> checks, Duration rtt, int callers) {
         TransferTables t = new TransferTables(out, rtt);
-        t.transfer(rows);
+        t.transfer(peak);
+        t.transfer(paced);
         t.checks(checks, callers);
     }
 
