@@ -61,16 +61,19 @@ final class Comparison {
                 Fixture fixture = Fixture.open(kind, (persistent ? "k" : "r") + round, instanceCount, workload,
                         customers + warmCustomers, settings, network);
                 try {
+                    long primingErrors = 0;
                     if (persistent) {
                         // primed right before its slice: a bucket touched once expires about a minute
                         // later (the time it needs to refill, plus the store's 60 s margin)
-                        load.run(fixture.contenders, fixture.tally, false);
+                        primingErrors = load.run(fixture.contenders, fixture.tally, false).errors;
                     }
                     long measureStart = slice(fixture, persistent, load, watched);
                     // a priming on the measured keys counts toward their limit: then the window runs from it
                     long window = System.nanoTime() - (persistent ? fixture.opened : measureStart);
                     Accumulated acc = results.computeIfAbsent(kind, k -> new Accumulated());
                     acc.add(fixture, watched);
+                    // the priming's answers count toward exactness, so its failures are reported too
+                    acc.errors += primingErrors;
                     acc.exactness = acc.exactness.plus(workload.exactness(kind, fixture.tally, window, 0, customers));
                     if (watched >= 0) {
                         acc.watchedAllowed += workload.exactness(kind, fixture.tally, window, watched, watched + 1)

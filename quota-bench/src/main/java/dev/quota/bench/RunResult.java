@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * @param elapsedNanos    the measured window
  * @param admitted        requests admitted
  * @param rejected        requests rejected
- * @param errors          requests the limiter failed to decide
+ * @param errors          requests the limiter failed to decide: in the measured window, and in the
+ *                        untimed priming where a scenario primes every customer first
  * @param p50             median latency, ns
  * @param p99             99th percentile latency, ns
  * @param exactness       admissions against the limit, summed over customers
