@@ -1,6 +1,6 @@
 package dev.quota.core;
 
-import dev.quota.core.internal.Keys;
+import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.core.spi.QuotaStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,6 +16,7 @@ public final class QuotaServiceBuilder {
     @Nullable QuotaStore store;
     @Nullable QuotaStore fallback;
     @Nullable QuotaConfig config;
+    @Nullable CustomerDirectory customers;
     Clock clock = Clock.systemUTC();
     String keyPrefix = "quota";
     IntSupplier liveInstances = () -> 1;
@@ -47,6 +48,16 @@ public final class QuotaServiceBuilder {
     }
 
     /**
+     * Where customers come from: API key hashes, principals and ids to customers. Default: the
+     * active config's {@code customers} and {@code apiKeys}. An application that keeps customers in
+     * its own database passes its directory here, wrapped in {@link CustomerDirectory#cached}.
+     */
+    public QuotaServiceBuilder customers(CustomerDirectory customers) {
+        this.customers = Objects.requireNonNull(customers, "customers");
+        return this;
+    }
+
+    /**
      * The clock for calendar windows, config versions and the rejection log's sampling; default
      * {@link Clock#systemUTC()}.
      */
@@ -61,7 +72,7 @@ public final class QuotaServiceBuilder {
      * @throws IllegalArgumentException if not 1-32 of {@code [A-Za-z0-9_.-]}
      */
     public QuotaServiceBuilder keyPrefix(String keyPrefix) {
-        new Keys(keyPrefix);
+        new BucketLayout(keyPrefix, clock);
         this.keyPrefix = keyPrefix;
         return this;
     }

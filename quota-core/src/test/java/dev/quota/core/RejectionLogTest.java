@@ -42,9 +42,9 @@ class RejectionLogTest {
                 List.of(greedy("daily", 100_000, 100_000, Duration.ofDays(1))), FailurePolicy.CLOSED);
         QuotaService service = service(config(List.of(plan("free", greedy("burst", 1, 1, Duration.ofHours(1)))),
                 List.of(), List.of(amounts)));
-        service.consumeAmount(alice, "transfer-amount", "EUR", 98_765);
+        service.consumeAmount(alice, new Amount("transfer-amount", "EUR", 98_765));
 
-        service.consumeAmount(alice, "transfer-amount", "EUR", 54_321);
+        service.consumeAmount(alice, new Amount("transfer-amount", "EUR", 54_321));
 
         assertThat(lines).hasSize(1);
         assertThat(lines.get(0)).contains("policy=transfer-amount-daily", "rule=transfer-amount", "outcome=REJECTED")
@@ -55,7 +55,8 @@ class RejectionLogTest {
     void failedKeyRejection_logsAFingerprintOfTheAddress() {
         QuotaService service = service(config(plan("free", greedy("burst", 1, 1, Duration.ofHours(1)))));
         for (int i = 0; i < 11; i++) {
-            service.recordFailedKey("203.0.113.7");
+            service.identify(RequestFacts.of(Credential.apiKey("guess-" + i),
+                    dev.quota.core.net.ClientAddresses.parse("203.0.113.7")));
         }
 
         assertThat(lines).containsExactly("quota.rejected client=" + RejectionLog.fingerprint("203.0.113.7")

@@ -41,12 +41,12 @@ public final class QuotaResource {
         if (customer == null) {
             throw new IllegalStateException("the quota filter did not run for this request");
         }
-        List<LimitView> limits = service.standing(customer).stream().map(LimitView::of).toList();
+        List<LimitView> limits = service.admin().standing(customer).stream().map(LimitView::of).toList();
         List<AmountView> amounts = new ArrayList<>();
         // a config without the amount limits (a test's, an operator's) has nothing to show here
         if (service.config().amounts().containsKey(TransfersResource.AMOUNTS)) {
             for (String currency : CURRENCIES) {
-                for (LimitStatus status : service.amountStanding(customer, TransfersResource.AMOUNTS, currency)) {
+                for (LimitStatus status : service.admin().amountStanding(customer, TransfersResource.AMOUNTS, currency)) {
                     amounts.add(AmountView.of(currency, status));
                 }
             }

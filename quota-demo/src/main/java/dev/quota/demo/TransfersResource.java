@@ -1,5 +1,6 @@
 package dev.quota.demo;
 
+import dev.quota.core.Amount;
 import dev.quota.core.Customer;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
@@ -56,7 +57,7 @@ public final class TransfersResource {
         if (transfer == null) {
             return Problem.invalid(checked.errors(), Problems.path(uriInfo)).toResponse();
         }
-        QuotaDecision decision = service.consumeAmount(customer, AMOUNTS, transfer.currency(), transfer.amountMinor());
+        QuotaDecision decision = service.consumeAmount(customer, new Amount(AMOUNTS, transfer.currency(), transfer.amountMinor()));
         if (!decision.allowed()) {
             throw new QuotaExceededException(decision);
         }

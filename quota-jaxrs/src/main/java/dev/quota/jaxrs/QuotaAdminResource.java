@@ -86,7 +86,7 @@ public final class QuotaAdminResource {
             return unknownCustomer(config);
         }
         try {
-            return json(Response.ok(), AdminDocuments.standing(customer, config.version(), service.standing(customer)));
+            return json(Response.ok(), AdminDocuments.standing(customer, config.version(), service.admin().standing(customer)));
         } catch (QuotaStoreException e) {
             log.warn("admin standing of customer {}: store unavailable", AuditValue.of(customer.id()), e);
             return Problems.unavailable(Duration.ofSeconds(1), null);

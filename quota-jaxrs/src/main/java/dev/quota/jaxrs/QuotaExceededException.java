@@ -1,5 +1,6 @@
 package dev.quota.jaxrs;
 
+import dev.quota.core.Amount;
 import dev.quota.core.QuotaDecision;
 import jakarta.ws.rs.WebApplicationException;
 
@@ -7,7 +8,7 @@ import jakarta.ws.rs.WebApplicationException;
  * Thrown by a resource whose own quota check failed, typically an amount limit:
  *
  * <pre>{@code
- * QuotaDecision d = service.consumeAmount(customer, "transfer-amount", "EUR", 125_00);
+ * QuotaDecision d = service.consumeAmount(customer, new Amount("transfer-amount", "EUR", 125_00));
  * if (!d.allowed()) throw new QuotaExceededException(d);
  * }</pre>
  *

@@ -36,10 +36,12 @@ final class IdentityParser {
         Long ipv6Prefix = (long) Identity.DEFAULT_IPV6_PREFIX;
         String userHeader = null;
         Limit failedKeys = Identity.DEFAULT_FAILED_KEYS;
+        String whileBlocked = "known-keys";
+        String principalPlan = null;
         int errorsBefore = problems.errorCount();
         if (section != null) {
             section.allowOnly("header", "missingKey", "anonymousPlan", "trustedProxies", "ipv6Prefix", "userHeader",
-                    "failedKeys");
+                    "failedKeys", "whileBlocked", "principalPlan");
             header = section.has("header") ? header(section, "header", problems) : header;
             missingKey = section.has("missingKey") ? section.choice("missingKey", "anonymous", "reject") : missingKey;
             anonymousPlan = section.has("anonymousPlan") ? section.string("anonymousPlan") : anonymousPlan;
@@ -60,6 +62,15 @@ final class IdentityParser {
             if (section.has("failedKeys")) {
                 failedKeys = failedKeys(section.map("failedKeys"), problems);
             }
+            whileBlocked = section.has("whileBlocked") ? section.choice("whileBlocked", "known-keys", "no-keys")
+                    : whileBlocked;
+            if (section.has("principalPlan")) {
+                principalPlan = section.string("principalPlan");
+                if (principalPlan != null && plansRead && !planNames.contains(principalPlan)) {
+                    problems.error(section.path("principalPlan"), "unknown plan " + Problems.quote(principalPlan)
+                            + " (known: " + String.join(", ", planNames) + ")");
+                }
+            }
         }
         String planPath = Problems.key("identity", "anonymousPlan");
         if ("anonymous".equals(missingKey) && anonymousPlan != null && plansRead && !planNames.contains(anonymousPlan)) {
@@ -67,12 +78,14 @@ final class IdentityParser {
                     + String.join(", ", planNames) + "); add that plan or set identity.missingKey to reject");
         }
         if (problems.errorCount() > errorsBefore || header == null || missingKey == null || anonymousPlan == null
-                || trustedProxies == null || ipv6Prefix == null || failedKeys == null) {
+                || trustedProxies == null || ipv6Prefix == null || failedKeys == null || whileBlocked == null) {
             return null;
         }
         try {
             return new Identity(header, Identity.MissingKey.valueOf(missingKey.toUpperCase(Locale.ROOT)),
-                    anonymousPlan, trustedProxies, ipv6Prefix.intValue(), userHeader, failedKeys);
+                    anonymousPlan, trustedProxies, ipv6Prefix.intValue(), userHeader, failedKeys,
+                    whileBlocked.equals("no-keys") ? Identity.WhileBlocked.NO_KEYS : Identity.WhileBlocked.KNOWN_KEYS,
+                    principalPlan);
         } catch (IllegalArgumentException e) {
             problems.error("identity", String.valueOf(e.getMessage()));
             return null;
