@@ -217,7 +217,7 @@ public final class RedisServer implements AutoCloseable {
         process = p;
         LiveServers.register(this);
         try {
-            Await.until(START_TIMEOUT, () -> {
+            Await.result(START_TIMEOUT, () -> {
                 if (!p.isAlive()) {
                     Await.exit(p, STOP_TIMEOUT);
                     String logText = logTail();
@@ -229,8 +229,7 @@ public final class RedisServer implements AutoCloseable {
                 try (RespClient client = RespClient.connect(HOST, port, Duration.ofSeconds(1))) {
                     return "PONG".equals(client.command("PING")) ? Boolean.TRUE : null;
                 }
-            }, () -> "redis-server on port " + port + " did not answer PING within " + START_TIMEOUT
-                    + "; log:\n" + logTail());
+            }, () -> "redis-server on port " + port + " to answer PING; log:\n" + logTail());
         } catch (RuntimeException e) {
             p.destroyForcibly();
             Await.exit(p, STOP_TIMEOUT);
