@@ -7,14 +7,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One real redis-server process on 127.0.0.1 and a free port, in its own temp working directory,
- * without persistence ({@code --save ''}, {@code --appendonly no}). Its stdout and stderr go to
+ * without persistence ({@code --save ''}, {@code --appendonly no}), with {@code DEBUG} allowed on every
+ * version (Redis 7 gets {@code --enable-debug-command local}). Its stdout and stderr go to
  * {@code redis.log} in that directory. A JVM shutdown hook kills every server still running, so no
  * process outlives the JVM; still, close it (try-with-resources) to free the port and the directory.
  */
@@ -24,7 +24,7 @@ public final class RedisServer implements AutoCloseable {
     public static final Duration START_TIMEOUT = Duration.ofSeconds(10);
 
     private static final Logger log = LoggerFactory.getLogger(RedisServer.class);
-    private static final String HOST = "127.0.0.1";
+    private static final String HOST = ServerArgs.HOST;
     private static final int PORT_ATTEMPTS = 5;
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
 
@@ -67,11 +67,14 @@ public final class RedisServer implements AutoCloseable {
             if (configName != null) {
                 Files.writeString(dir.resolve(configName), configText, StandardCharsets.UTF_8);
             }
-            boolean clusterBus = isClusterEnabled(extraArgs);
+            boolean clusterBus = ServerArgs.isClusterEnabled(extraArgs);
+            Path binary = RedisBinary.resolve();
+            RedisVersion version = RedisBinary.version();
             PortTaken lastConflict = null;
             for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
                 int port = FreePort.find(clusterBus);
-                RedisServer server = new RedisServer(dir, port, commandLine(dir, port, configName, extraArgs));
+                RedisServer server = new RedisServer(dir, port,
+                        ServerArgs.commandLine(binary, version, dir, port, configName, extraArgs));
                 try {
                     server.launch(false);
                     return server;
@@ -238,23 +241,6 @@ public final class RedisServer implements AutoCloseable {
             throw e;
         }
         log.debug("redis-server up at {} in {}", uri(), dir);
-    }
-
-    private static List<String> commandLine(Path dir, int port, String configName, List<String> extraArgs) {
-        List<String> command = new ArrayList<>();
-        command.add(RedisBinary.resolve().toString());
-        if (configName != null) {
-            command.add(dir.resolve(configName).toString());
-        }
-        command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST, "--dir", dir.toString(),
-                "--save", "", "--appendonly", "no"));
-        command.addAll(extraArgs);
-        return List.copyOf(command);
-    }
-
-    private static boolean isClusterEnabled(List<String> args) {
-        int i = args.indexOf("--cluster-enabled");
-        return i >= 0 && i + 1 < args.size() && args.get(i + 1).equalsIgnoreCase("yes");
     }
 
     /** Startup failed because the port was taken: worth another try with another port. */

@@ -52,6 +52,16 @@ class RedisServerTest {
                 .hasMessageContaining("no-such-option");
     }
 
+    /** Redis 7 answered "ERR DEBUG command not allowed" unless started with --enable-debug-command. */
+    @Test
+    void debugSleep_isAccepted_byWhicheverBinaryIsResolved() {
+        try (RedisServer server = RedisServer.start();
+                RespClient client = RespClient.connect(server.host(), server.port())) {
+            assertThat(client.command("DEBUG", "SLEEP", "0")).as("redis-server %s at %s", RedisBinary.version(),
+                    RedisBinary.resolve()).isEqualTo("OK");
+        }
+    }
+
     @Test
     void kill_refusesConnections_andRestart_comesBackEmptyOnSamePort() {
         try (RedisServer server = RedisServer.start()) {
