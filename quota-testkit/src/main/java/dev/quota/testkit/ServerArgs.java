@@ -35,13 +35,21 @@ final class ServerArgs {
     }
 
     /**
-     * What a release needs beyond the defaults. Redis 7.0 refuses {@code DEBUG} (which tests use to stall
-     * a server: {@code DEBUG SLEEP}) with "ERR DEBUG command not allowed" unless started with
-     * {@code --enable-debug-command}; {@code local} allows it from loopback connections, which all of ours
-     * are. Redis 6.2 allows DEBUG always and would refuse to start on the unknown option.
+     * What a release needs beyond the defaults so that tests behave as on 6.2. Redis 7.0:
+     * <ul>
+     *   <li>refuses {@code DEBUG} (which tests use to stall a server: {@code DEBUG SLEEP}) with "ERR DEBUG
+     *       command not allowed" unless started with {@code --enable-debug-command}; {@code local} allows it
+     *       from loopback connections, which all of ours are;
+     *   <li>syncs replicas diskless by default, and then waits {@code repl-diskless-sync-delay} (5 s) for
+     *       more replicas before it sends a new one its data: a sentinel topology took 5 s instead of 2 to
+     *       start, and a restarted node as long to become a replica again. Delay 0 starts the sync at once.
+     * </ul>
+     * Redis 6.2 allows DEBUG always, and would refuse to start on the unknown option.
      */
     static List<String> forVersion(RedisVersion version) {
-        return version.isAtLeast(7, 0) ? List.of("--enable-debug-command", "local") : List.of();
+        return version.isAtLeast(7, 0)
+                ? List.of("--enable-debug-command", "local", "--repl-diskless-sync-delay", "0")
+                : List.of();
     }
 
     /** Whether the arguments turn on cluster mode ({@code --cluster-enabled yes}). */

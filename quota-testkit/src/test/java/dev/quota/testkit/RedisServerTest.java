@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -59,6 +60,30 @@ class RedisServerTest {
                 RespClient client = RespClient.connect(server.host(), server.port())) {
             assertThat(client.command("DEBUG", "SLEEP", "0")).as("redis-server %s at %s", RedisBinary.version(),
                     RedisBinary.resolve()).isEqualTo("OK");
+        }
+    }
+
+    /**
+     * Redis 7 syncs replicas diskless and by default waited 5 s for more replicas before serving a new
+     * one: a sentinel topology took 5 s to start instead of 2, a restarted node as long to catch up.
+     */
+    @Test
+    void start_replica_isServedWithoutTheDisklessSyncDelay() {
+        try (RedisServer master = RedisServer.start();
+                RedisServer replica = RedisServer.start(
+                        List.of("--replicaof", master.host(), Integer.toString(master.port())));
+                RespClient m = RespClient.connect(master.host(), master.port());
+                RespClient r = RespClient.connect(replica.host(), replica.port())) {
+            Object diskless = m.command("CONFIG", "GET", "repl-diskless-sync");
+            Object delay = m.command("CONFIG", "GET", "repl-diskless-sync-delay");
+
+            // 6.2 syncs through a file by default, without the delay
+            if (diskless.equals(List.of("repl-diskless-sync", "yes"))) {
+                assertThat(delay).isEqualTo(List.of("repl-diskless-sync-delay", "0"));
+            }
+            m.command("SET", "k", "v");
+            Await.until(Duration.ofSeconds(10), () -> "v".equals(r.command("GET", "k")), () -> "k on the replica");
+            assertThat(RespClient.infoField(r.info("replication"), "master_link_status")).isEqualTo("up");
         }
     }
 

@@ -12,8 +12,8 @@ class ServerArgsTest {
     private static final Path DIR = Path.of("/tmp/quota-redis-1");
 
     @Test
-    void forVersion_redis7_enablesDebugFromLoopback() {
-        List<String> expected = List.of("--enable-debug-command", "local");
+    void forVersion_redis7_enablesDebugFromLoopback_andSyncsReplicasWithoutDelay() {
+        List<String> expected = List.of("--enable-debug-command", "local", "--repl-diskless-sync-delay", "0");
 
         assertThat(ServerArgs.forVersion(new RedisVersion(7, 0, 15))).isEqualTo(expected);
         assertThat(ServerArgs.forVersion(new RedisVersion(7, 2, 4))).isEqualTo(expected);
@@ -33,7 +33,8 @@ class ServerArgsTest {
 
         assertThat(command).containsExactly("/usr/bin/redis-server", "/tmp/quota-redis-1/sentinel.conf",
                 "--port", "7001", "--bind", "127.0.0.1", "--dir", "/tmp/quota-redis-1", "--save", "",
-                "--appendonly", "no", "--enable-debug-command", "local", "--sentinel");
+                "--appendonly", "no", "--enable-debug-command", "local", "--repl-diskless-sync-delay", "0",
+                "--sentinel");
     }
 
     @Test
