@@ -3,6 +3,7 @@ package dev.quota.testkit;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,8 +16,9 @@ import org.slf4j.LoggerFactory;
  * One real redis-server process on 127.0.0.1 and a free port, in its own temp working directory,
  * without persistence ({@code --save ''}, {@code --appendonly no}), with {@code DEBUG} allowed on every
  * version (Redis 7 gets {@code --enable-debug-command local}). Its stdout and stderr go to
- * {@code redis.log} in that directory. A JVM shutdown hook kills every server still running, so no
- * process outlives the JVM; still, close it (try-with-resources) to free the port and the directory.
+ * {@code redis.log} in that directory. Faults to inject: {@link #kill()}, {@link #stop()},
+ * {@link #restart()} and {@link #pause(Duration)}. A JVM shutdown hook kills every server still running,
+ * so no process outlives the JVM; still, close it (try-with-resources) to free the port and the directory.
  */
 public final class RedisServer implements AutoCloseable {
 
@@ -153,6 +155,30 @@ public final class RedisServer implements AutoCloseable {
         }
         process = null;
         LiveServers.unregister(this);
+    }
+
+    /**
+     * Stalls the server for {@code duration} with {@code DEBUG SLEEP}, as a long fork or a frozen host
+     * would: the process stays up with its data and connections, but answers nobody until the time is up.
+     * Blocks the calling thread as long (run it on another thread to keep a test going meanwhile). E.g.
+     * {@code pause(Duration.ofMillis(1500))}: every command sent in those 1.5 s is answered after them.
+     *
+     * @throws IllegalArgumentException if duration is negative
+     * @throws IllegalStateException if the server is not running
+     * @throws UncheckedIOException if the server cannot be reached
+     */
+    public void pause(Duration duration) {
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException("pause must be >= 0 but was " + duration);
+        }
+        if (!isRunning()) {
+            throw new IllegalStateException("server on port " + port + " is not running");
+        }
+        String seconds = BigDecimal.valueOf(duration.toMillis(), 3).toPlainString();
+        // the reply comes when the sleep ends: read it with time to spare
+        try (RespClient client = RespClient.connect(HOST, port, duration.plus(STOP_TIMEOUT))) {
+            client.command("DEBUG", "SLEEP", seconds);
+        }
     }
 
     /**

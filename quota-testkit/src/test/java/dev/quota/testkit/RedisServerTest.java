@@ -88,6 +88,39 @@ class RedisServerTest {
     }
 
     @Test
+    void pause_stallsTheServerForTheDuration_whichThenAnswersWithItsData() {
+        Duration pause = Duration.ofMillis(400);
+        try (RedisServer server = RedisServer.start();
+                RespClient client = RespClient.connect(server.host(), server.port())) {
+            client.command("SET", "k", "v");
+
+            long start = System.nanoTime();
+            server.pause(pause);
+            Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+
+            // pause() returns with the reply to DEBUG SLEEP, which the server sends when it wakes
+            assertThat(elapsed).isGreaterThanOrEqualTo(pause);
+            assertThat(server.isRunning()).isTrue();
+            assertThat(client.command("GET", "k")).isEqualTo("v");
+        }
+    }
+
+    @Test
+    void pause_withNegativeDuration_throws_andWhenStopped_throws() {
+        try (RedisServer server = RedisServer.start()) {
+            assertThatThrownBy(() -> server.pause(Duration.ofMillis(-1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("pause must be >= 0 but was PT-0.001S");
+
+            server.stop();
+
+            assertThatThrownBy(() -> server.pause(Duration.ofMillis(1)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("not running");
+        }
+    }
+
+    @Test
     void kill_refusesConnections_andRestart_comesBackEmptyOnSamePort() {
         try (RedisServer server = RedisServer.start()) {
             int port = server.port();
