@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * when the store cannot answer, and writes the receipt.
  *
  * <p>A decision's buckets are consumed together: all of them, or, when a rule, shared or amount
- * limit refuses, only the plan's (the request was made and counts against the customer's request
- * rate), or none (the plan itself refused). Limits in {@link Mode#SHADOW} never refuse: when only
+ * limit refuses, one token of each plan bucket (the request was made and counts against the
+ * customer's request rate), or none (the plan itself refused). Limits in {@link Mode#SHADOW} never refuse: when only
  * they lack tokens, the enforced buckets are taken on their own (a second store call, only then)
  * and the decision is a shadow rejection.
  */
@@ -165,7 +165,7 @@ final class DecisionRunner {
 
     /**
      * With shadow limits present, a refusal took nothing; an enforced refusal by a rule, shared or
-     * amount limit still charges the plan's enforced buckets, in a second call.
+     * amount limit still charges the plan's enforced buckets one token, in a second call.
      */
     private void chargePlan(QuotaStore target, List<Slot> slots, ConsumeResult[] results) {
         List<Integer> plan = new ArrayList<>(2);
@@ -183,7 +183,8 @@ final class DecisionRunner {
         }
         List<Take> takes = new ArrayList<>(plan.size());
         for (int i : plan) {
-            takes.add(slots.get(i).take(false));
+            Slot slot = slots.get(i);
+            takes.add(new Take(slot.key(), slot.spec(), 1, 0)); // a refused request costs one token
         }
         List<ConsumeResult> charged = call(() -> target.tryConsume(takes));
         for (int j = 0; j < plan.size(); j++) {

@@ -42,9 +42,12 @@ record Slot(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
         GUARD
     }
 
-    /** The store's view of this bucket for a consume. */
+    /**
+     * The store's view of this bucket for a consume; {@code chargedOnRefusal}: one token is taken
+     * even when another bucket refuses (the plan's charge for a request that was made).
+     */
     Take take(boolean chargedOnRefusal) {
-        return new Take(key, spec, tokens, chargedOnRefusal);
+        return new Take(key, spec, tokens, chargedOnRefusal ? 1 : 0);
     }
 
     /** Whether a refund gives this bucket's tokens back. */

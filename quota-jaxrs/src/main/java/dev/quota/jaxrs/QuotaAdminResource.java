@@ -4,6 +4,7 @@ import dev.quota.core.Customer;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
 import dev.quota.core.QuotaStoreException;
+import dev.quota.core.config.ApiKeys;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -66,7 +67,7 @@ public final class QuotaAdminResource {
     public QuotaAdminResource(QuotaService service, String token) {
         this.service = Objects.requireNonNull(service, "service");
         Objects.requireNonNull(token, "token");
-        if (token.length() < MIN_TOKEN_LENGTH || !ApiKeyResolver.wellFormed(token)) {
+        if (token.length() < MIN_TOKEN_LENGTH || !ApiKeys.wellFormed(token)) {
             throw new IllegalArgumentException("admin token must be " + MIN_TOKEN_LENGTH
                     + " to 256 visible ASCII characters but was " + token.length() + " characters long");
         }
@@ -81,7 +82,7 @@ public final class QuotaAdminResource {
             return denied("standing");
         }
         QuotaConfig config = service.config();
-        Customer customer = config.customers().get(id);
+        Customer customer = service.admin().customer(id);
         if (customer == null) {
             return unknownCustomer(config);
         }
@@ -89,7 +90,7 @@ public final class QuotaAdminResource {
             return json(Response.ok(), AdminDocuments.standing(customer, config.version(), service.admin().standing(customer)));
         } catch (QuotaStoreException e) {
             log.warn("admin standing of customer {}: store unavailable", AuditValue.of(customer.id()), e);
-            return Problems.unavailable(Duration.ofSeconds(1), null);
+            return ProblemResponses.unavailable(Duration.ofSeconds(1), null);
         }
     }
 
@@ -101,17 +102,17 @@ public final class QuotaAdminResource {
             return denied("reset-buckets");
         }
         QuotaConfig config = service.config();
-        Customer customer = config.customers().get(id);
+        Customer customer = service.admin().customer(id);
         if (customer == null) {
             audit.info("action=reset-buckets outcome=unknown-customer configVersion={}", config.version());
             return unknownCustomer(config);
         }
         try {
-            service.reset(customer);
+            service.admin().reset(customer);
         } catch (QuotaStoreException e) {
             audit.warn("action=reset-buckets customer={} plan={} configVersion={} outcome=store-unavailable",
                     AuditValue.of(customer.id()), AuditValue.of(customer.plan()), config.version());
-            return Problems.unavailable(Duration.ofSeconds(1), null);
+            return ProblemResponses.unavailable(Duration.ofSeconds(1), null);
         }
         audit.info("action=reset-buckets customer={} plan={} configVersion={} outcome=ok",
                 AuditValue.of(customer.id()), AuditValue.of(customer.plan()), config.version());
@@ -161,7 +162,7 @@ public final class QuotaAdminResource {
     }
 
     private static Response problem(Response.ResponseBuilder response, String body) {
-        return response.type(Problems.MEDIA_TYPE).entity(body.getBytes(StandardCharsets.UTF_8)).build();
+        return response.type(ProblemResponses.MEDIA_TYPE).entity(body.getBytes(StandardCharsets.UTF_8)).build();
     }
 
     private static Response json(Response.ResponseBuilder response, String body) {

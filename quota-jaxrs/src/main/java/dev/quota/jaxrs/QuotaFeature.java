@@ -39,6 +39,9 @@ public final class QuotaFeature implements Feature {
     /** Request property holding the {@link Customer} a request was counted against. */
     public static final String CUSTOMER = "dev.quota.jaxrs.customer";
 
+    /** Request property of a decision that waits for the request's body ({@link AmountLimit}). */
+    static final String PENDING = "dev.quota.jaxrs.pending";
+
     private final QuotaService service;
     private final CallerResolver resolver;
     private final ClientAddress clientAddress;
@@ -64,8 +67,9 @@ public final class QuotaFeature implements Feature {
     }
 
     /**
-     * The customer the request was counted against, for the resource's own checks such as
-     * {@link QuotaService#consumeAmount}; null when the quota filter did not run or answered 401.
+     * The customer the request was counted against; null when the quota filter did not run or
+     * answered 401. Portable where the runtime injects {@code ContainerRequestContext} (Jersey);
+     * for amounts use {@link AmountLimit}, which works on every runtime.
      */
     public static @Nullable Customer customer(ContainerRequestContext request) {
         return request.getProperty(CUSTOMER) instanceof Customer customer ? customer : null;
@@ -80,7 +84,7 @@ public final class QuotaFeature implements Feature {
     public static final class Builder {
         private final QuotaService service;
         private CallerResolver resolver = CallerResolver.apiKey();
-        private ClientAddress clientAddress = ClientAddress.unknown();
+        private ClientAddress clientAddress = request -> null;
 
         private Builder(QuotaService service) {
             this.service = Objects.requireNonNull(service, "service");
@@ -97,8 +101,8 @@ public final class QuotaFeature implements Feature {
         }
 
         /**
-         * Where the client's address comes from, for anonymous callers; default
-         * {@link ClientAddress#unknown()}, under which all anonymous callers share one bucket.
+         * Where the connection's peer address comes from: anonymous callers and guessed keys are
+         * counted by it.
          *
          * @throws NullPointerException if {@code clientAddress} is null
          */

@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Plan {@code free} with burst 20 (refill 10 per second) after one request:
  * {@code RateLimit-Policy: "free-burst";q=20;w=2} and {@code RateLimit: "free-burst";r=19;t=1}.
- * Only limits that count requests are listed; amount limits never are.
+ * Only the caller's own request limits are listed: amount limits never are, and neither are limits
+ * every customer shares, whose remaining tokens tell of other customers' activity.
  */
 final class RateLimitHeaders {
 
@@ -38,7 +39,7 @@ final class RateLimitHeaders {
         StringBuilder out = null;
         for (int i = 0; i < limits.size(); i++) {
             LimitStatus status = limits.get(i);
-            if (!status.requests()) {
+            if (!status.advertised()) {
                 continue;
             }
             out = item(out, status.policy());
@@ -52,7 +53,7 @@ final class RateLimitHeaders {
         StringBuilder out = null;
         for (int i = 0; i < limits.size(); i++) {
             LimitStatus status = limits.get(i);
-            if (!status.requests()) {
+            if (!status.advertised()) {
                 continue;
             }
             out = item(out, status.policy());

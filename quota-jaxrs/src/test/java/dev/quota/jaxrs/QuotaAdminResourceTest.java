@@ -113,7 +113,7 @@ class QuotaAdminResourceTest {
                 .endsWith("\"warnings\":[]}")
                 .doesNotContain("secret-partner")
                 .doesNotContain("abab")
-                .doesNotContain(dev.quota.core.QuotaService.sha256Hex(TestConfig.ACME_KEY));
+                .doesNotContain(dev.quota.core.config.ApiKeys.sha256Hex(TestConfig.ACME_KEY));
     }
 
     @Test

@@ -92,37 +92,49 @@ public final class BucketMath {
     }
 
     /**
-     * Decides a consume of several buckets (see {@link dev.quota.core.spi.QuotaStore}): every take
-     * when all have enough; else the {@code chargedOnRefusal} takes when each of them has enough;
-     * else none. A take left untaken reports its bucket as it stands.
+     * Decides a consume of several buckets (see {@link dev.quota.core.spi.QuotaStore}): every take's
+     * tokens when all have enough; else the refusal tokens of the takes that have some, when each
+     * of those has enough; else nothing. A take left untaken reports its bucket as it stands.
      *
      * @param before the state of each take's bucket, null where it does not exist
-     * @throws IllegalArgumentException if a key appears twice
      */
     public static Outcome decide(List<Take> takes, @Nullable RemoteBucketState[] before, long nowNanos) {
         int n = takes.size();
         Step[] steps = new Step[n];
         boolean all = true;
-        boolean charged = true;
-        boolean anyCharged = false;
         for (int i = 0; i < n; i++) {
             Take take = takes.get(i);
             steps[i] = consume(before[i], take.spec(), take.tokens(), nowNanos);
-            boolean ok = steps[i].after() != null;
-            all &= ok;
-            if (take.chargedOnRefusal()) {
-                anyCharged = true;
-                charged &= ok;
-            }
+            all &= steps[i].after() != null;
         }
         RemoteBucketState[] writes = new RemoteBucketState[n];
         ConsumeResult[] results = new ConsumeResult[n];
-        for (int i = 0; i < n; i++) {
-            Take take = takes.get(i);
-            boolean taken = all || (anyCharged && charged && take.chargedOnRefusal());
-            if (taken) {
+        if (all) {
+            for (int i = 0; i < n; i++) {
                 writes[i] = steps[i].after();
                 results[i] = steps[i].result();
+            }
+            return new Outcome(List.of(results), writes);
+        }
+        // refused: the refusal tokens, if every take that has some can give them
+        Step[] charged = new Step[n];
+        boolean anyCharged = false;
+        boolean chargeable = true;
+        for (int i = 0; i < n && chargeable; i++) {
+            Take take = takes.get(i);
+            if (take.chargedOnRefusal()) {
+                anyCharged = true;
+                charged[i] = take.refusalTokens() == take.tokens() ? steps[i]
+                        : consume(before[i], take.spec(), take.refusalTokens(), nowNanos);
+                chargeable = charged[i].after() != null;
+            }
+        }
+        boolean charge = anyCharged && chargeable;
+        for (int i = 0; i < n; i++) {
+            Take take = takes.get(i);
+            if (charge && take.chargedOnRefusal()) {
+                writes[i] = charged[i].after();
+                results[i] = charged[i].result();
             } else if (steps[i].after() != null) {
                 // had enough, but another bucket refused: report it as it stands
                 results[i] = untaken(peek(before[i], take.spec(), nowNanos));

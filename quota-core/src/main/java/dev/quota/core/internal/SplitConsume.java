@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
  * atomically on its own, then what the whole consume must not keep is given back.
  *
  * <p>The outcome is the one an atomic store would reach, except that between taking and giving
- * back, a concurrent request may find a bucket short and be refused; nothing is ever admitted that
- * an atomic store would refuse.
+ * back, a concurrent request may find a bucket short and be refused, and that a charged take whose
+ * bucket lacked its full tokens is not charged its refusal tokens either; nothing is ever admitted
+ * that an atomic store would refuse.
  */
 public final class SplitConsume {
 
@@ -68,10 +69,14 @@ public final class SplitConsume {
         }
         for (int i = 0; i < results.length; i++) {
             Take take = takes.get(i);
+            if (!results[i].consumed()) {
+                continue;
+            }
             boolean keep = anyCharged && charged && take.chargedOnRefusal();
-            if (results[i].consumed() && !keep) {
-                giveBack(store, take);
-                results[i] = givenBack(results[i], take);
+            long back = keep ? take.tokens() - take.refusalTokens() : take.tokens();
+            if (back > 0) {
+                giveBack(store, new Take(take.key(), take.spec(), back, 0));
+                results[i] = givenBack(results[i], take, back, !keep);
             }
         }
         return List.of(results);
@@ -95,11 +100,11 @@ public final class SplitConsume {
         }
     }
 
-    private static ConsumeResult givenBack(ConsumeResult taken, Take take) {
+    private static ConsumeResult givenBack(ConsumeResult taken, Take take, long back, boolean untaken) {
         long[] remaining = taken.remaining().clone();
         for (int i = 0; i < remaining.length; i++) {
-            remaining[i] = Math.min(take.spec().limits().get(i).capacity(), remaining[i] + take.tokens());
+            remaining[i] = Math.min(take.spec().limits().get(i).capacity(), remaining[i] + back);
         }
-        return new ConsumeResult(false, remaining, 0, taken.nanosToFull());
+        return new ConsumeResult(!untaken, remaining, 0, taken.nanosToFull());
     }
 }

@@ -7,8 +7,9 @@ import java.util.List;
  * (a data grid), and the JVM (one instance, or the fallback while the shared store is unavailable).
  *
  * <p>A decision is one {@link #tryConsume(List) consume} of all its buckets. A store takes every
- * take when all of them have enough tokens; otherwise only the takes marked
- * {@link Take#chargedOnRefusal()}, provided each of those has enough; otherwise nothing. A store
+ * take's {@link Take#tokens()} when all of them have enough; otherwise each take's
+ * {@link Take#refusalTokens()}, provided every take with refusal tokens has that many; otherwise
+ * nothing. A store
  * that can do this atomically across buckets does (the in-JVM store; Redis within one cluster hash
  * slot); one that cannot takes bucket by bucket and gives back what it took when a later bucket
  * refuses ({@link PerBucketStore}), which may refuse a concurrent request early but never admits
