@@ -86,6 +86,19 @@ public final class LogThrottle {
         }
     }
 
+    /**
+     * The summary of the lines suppressed so far if it is due ({@code summaryEvery} after the
+     * first of them, and not zero), without offering a line; else null. For callers that see
+     * other traffic than the throttled lines and can write a summary there.
+     */
+    public synchronized @Nullable Summary summaryIfDue() {
+        Instant now = clock.instant();
+        if (suppressedSince == null || summaryEvery.isZero() || now.isBefore(suppressedSince.plus(summaryEvery))) {
+            return null;
+        }
+        return takeSummary();
+    }
+
     /** The summary of the lines suppressed so far, or null if none were; the count starts over. */
     public synchronized @Nullable Summary flush() {
         return takeSummary();

@@ -81,13 +81,16 @@ class ConfigReloaderRefusalTest {
     /** What broke: a 3 GB file was read whole; the OutOfMemoryError cancelled the scheduled check for good. */
     @Test
     void threeGigabyteFile_doesNotStopHotReload() throws IOException {
-        try (ConfigReloader reloader = ConfigReloader.watch(file, service, Duration.ofMillis(20), results::add)) {
+        ConfigReloader reloader = ConfigReloader.watch(file, service, Duration.ofMillis(20), results::add);
+        try {
             sparse(THREE_GB);
             awaitTrue(() -> !results.isEmpty(), "the oversized file was refused");
 
             Files.writeString(file, config(300));
 
             awaitTrue(() -> freeBurst() == 300, "a good edit after the oversized file applied");
+        } finally {
+            reloader.close();
         }
         assertThat(results.get(0).applied()).isFalse();
         assertThat(results.get(0).errors()).containsExactly(

@@ -91,6 +91,20 @@ class LogThrottleTest {
     }
 
     @Test
+    void summaryIfDue_givesTheSummaryOnceDue_withoutTakingALine() {
+        LogThrottle throttle = new LogThrottle(clock, 1, 1, Duration.ofSeconds(10));
+        written(throttle, 4);
+        clock.advance(Duration.ofMillis(9_999));
+        assertThat(throttle.summaryIfDue()).isNull();
+
+        clock.advance(Duration.ofMillis(1));
+
+        assertThat(throttle.summaryIfDue()).isEqualTo(new LogThrottle.Summary(3, START));
+        assertThat(throttle.summaryIfDue()).isNull();
+        assertThat(throttle.offer().write()).as("the line still there to write").isTrue();
+    }
+
+    @Test
     void flush_withNothingSuppressed_isNull() {
         LogThrottle throttle = new LogThrottle(clock, 3, 1, Duration.ofSeconds(10));
         written(throttle, 3);
