@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.quota.core.QuotaListener;
 import dev.quota.core.QuotaService;
 import dev.quota.core.store.InMemoryStore;
 import dev.quota.testkit.MutableClock;
@@ -119,6 +120,28 @@ class ConfigReloaderRefusalTest {
             assertThat(log).contains("ERROR dev.quota.core.config.ConfigReloader - quota config " + file
                     + " refused, version " + initialVersion + " stays active: the config is 3221225472 bytes;");
         }
+    }
+
+    @Test
+    void refusal_reachesTheServiceListenersAsARejectedReload() throws IOException {
+        List<Boolean> reloads = new CopyOnWriteArrayList<>();
+        QuotaService listened = QuotaService.builder().store(InMemoryStore.builder().clock(clock).build())
+                .config(QuotaConfigLoader.load(file)).clock(clock)
+                .listener(new QuotaListener() {
+                    @Override
+                    public void onReload(boolean applied, long version) {
+                        reloads.add(applied);
+                    }
+                }).build();
+        try (ConfigReloader reloader = ConfigReloader.watch(file, listened, Duration.ofHours(1), results::add)) {
+            sparse(THREE_GB);
+            reloader.poll();
+            reloader.poll();
+        } finally {
+            listened.close();
+        }
+
+        assertThat(reloads).containsExactly(false);
     }
 
     @Test
