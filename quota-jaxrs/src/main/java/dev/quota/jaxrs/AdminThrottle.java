@@ -13,7 +13,8 @@ import java.time.Instant;
  * Failed admin-token attempts per client address, in this JVM: a token bucket of
  * {@code maxFailures} per address that gets one attempt back every {@code retryEvery}. With 5 and
  * 10 s: five wrong tokens are answered 401, then the address is blocked (429 with
- * {@code Retry-After}) and gets one more attempt every 10 s, whatever token it sends.
+ * {@code Retry-After}) and gets one more attempt every 10 s, whatever token it sends. Calls
+ * refused while blocked take nothing, so they do not push the next attempt further away.
  *
  * <p>IPv6 addresses count per /64 (one host usually holds a whole /64). The table holds at most
  * {@code maxAddresses} addresses (least recently used dropped first) and drops an address once its
@@ -54,13 +55,23 @@ final class AdminThrottle {
                 .waitForOne(retryEvery);
     }
 
-    /** Takes one attempt from {@code address} for a wrong or missing token. */
-    void failed(String address) {
+    /**
+     * Counts a wrong or missing token from {@code address}: takes one attempt if one is left and
+     * answers zero (the caller answers 401), else takes nothing and answers how long the address
+     * must wait (429). Atomic per address, so 300 wrong tokens at once get exactly 5 answers of 401.
+     */
+    Duration failed(String address) {
         Instant now = clock.instant();
+        Duration[] wait = {Duration.ZERO};
         buckets.asMap().compute(key(address), (k, old) -> {
             Bucket current = old == null ? new Bucket(maxFailures, now) : old.refilled(now, maxFailures, retryEvery);
-            return new Bucket(Math.max(0, current.attempts() - 1), now);
+            if (current.attempts() >= 1) {
+                return new Bucket(current.attempts() - 1, now);
+            }
+            wait[0] = current.waitForOne(retryEvery);
+            return current;
         });
+        return wait[0];
     }
 
     /** The table's key for an address: IPv6 as its /64, anything else as it is (cut to 64 characters). */

@@ -114,7 +114,8 @@ public final class QuotaAdminResource {
     @Path("customers/{id}")
     public Response customer(@PathParam("id") String id, @HeaderParam(HttpHeaders.AUTHORIZATION) @Nullable String auth,
                              @Context @Nullable ContainerRequestContext request) {
-        Response refused = refuse("standing", auth, request);
+        String client = client(request);
+        Response refused = refuse("standing", auth, client);
         if (refused != null) {
             return refused;
         }
@@ -136,16 +137,16 @@ public final class QuotaAdminResource {
     @Path("customers/{id}/buckets")
     public Response reset(@PathParam("id") String id, @HeaderParam(HttpHeaders.AUTHORIZATION) @Nullable String auth,
                           @Context @Nullable ContainerRequestContext request) {
-        Response refused = refuse("reset-buckets", auth, request);
+        String client = client(request);
+        Response refused = refuse("reset-buckets", auth, client);
         if (refused != null) {
             return refused;
         }
-        String client = AdminAudit.value(client(request));
         QuotaConfig config = service.config();
         Customer customer = config.customers().get(id);
         if (customer == null) {
             audit.authorized("action=reset-buckets outcome=unknown-customer configVersion=" + config.version()
-                    + " client=" + client, false);
+                    + " client=" + AdminAudit.value(client), false);
             return unknownCustomer(config);
         }
         String who = "action=reset-buckets customer=" + AdminAudit.value(customer.id()) + " plan="
@@ -153,10 +154,10 @@ public final class QuotaAdminResource {
         try {
             service.reset(customer);
         } catch (QuotaStoreException e) {
-            audit.authorized(who + " outcome=store-unavailable client=" + client, true);
+            audit.authorized(who + " outcome=store-unavailable client=" + AdminAudit.value(client), true);
             return Problems.unavailable(Duration.ofSeconds(1), null);
         }
-        audit.authorized(who + " outcome=ok client=" + client, false);
+        audit.authorized(who + " outcome=ok client=" + AdminAudit.value(client), false);
         return Response.noContent().build();
     }
 
@@ -165,7 +166,8 @@ public final class QuotaAdminResource {
     @Path("config")
     public Response config(@HeaderParam(HttpHeaders.AUTHORIZATION) @Nullable String auth,
                            @Context @Nullable ContainerRequestContext request) {
-        Response refused = refuse("config", auth, request);
+        String client = client(request);
+        Response refused = refuse("config", auth, client);
         if (refused != null) {
             return refused;
         }
@@ -173,21 +175,21 @@ public final class QuotaAdminResource {
     }
 
     /**
-     * Null when the call may go on; else the answer: 429 while the address is throttled (before
-     * its token is looked at), 401 for a missing or wrong token, which counts against the address.
+     * Null when the call may go on; else the answer: 429 while the address is throttled, whatever
+     * token it sent, so a blocked guesser learns nothing; else 401 for a missing or wrong token,
+     * which takes one of the address's attempts.
      */
-    private @Nullable Response refuse(String action, @Nullable String auth, @Nullable ContainerRequestContext request) {
+    private @Nullable Response refuse(String action, @Nullable String auth, String client) {
         audit.summaryIfDue();
-        String client = client(request);
-        Duration blocked = throttle.blockedFor(client);
+        boolean authorized = authorized(auth);
+        Duration blocked = authorized ? throttle.blockedFor(client) : throttle.failed(client);
         if (!blocked.isZero()) {
             audit.throttled(action, client, blocked);
             return throttled(blocked);
         }
-        if (authorized(auth)) {
+        if (authorized) {
             return null;
         }
-        throttle.failed(client);
         audit.denied(action, client);
         return denied();
     }
