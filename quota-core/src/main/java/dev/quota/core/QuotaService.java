@@ -188,6 +188,7 @@ public final class QuotaService implements AutoCloseable {
                     && !(cfg.identity().whileBlocked() == Identity.WhileBlocked.KNOWN_KEYS && hash != null
                     && guard.knownAt(group, hash))) {
                 // a blocked address may not try a key it has not used before, valid ones included
+                listener.onFailedKey(block);
                 return new Caller(Caller.Kind.BLOCKED, null, address, false, block);
             }
         }

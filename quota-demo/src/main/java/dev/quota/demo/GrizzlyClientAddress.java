@@ -22,12 +22,11 @@ final class GrizzlyClientAddress implements ClientAddress {
     private @Nullable Provider<Request> requests;
 
     @Override
-    public String of(ContainerRequestContext request) {
+    public @Nullable String of(ContainerRequestContext request) {
         Provider<Request> provider = requests;
         if (provider == null) {
             throw new IllegalStateException("the Grizzly request provider was not injected");
         }
-        String address = provider.get().getRemoteAddr();
-        return address == null || address.isEmpty() ? "unknown" : address;
+        return provider.get().getRemoteAddr();
     }
 }

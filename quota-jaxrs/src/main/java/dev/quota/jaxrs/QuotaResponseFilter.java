@@ -23,7 +23,8 @@ import java.util.Objects;
  * transfer) gets back what it took from the endpoint's rule, shared and amount limits, exactly as
  * its decision's receipt says: a refused transfer does not count as a transfer. Its plan tokens stay
  * spent: every request that reaches a resource costs its caller, so a flood of refused requests is
- * limited like any other.
+ * limited like any other. A request of an {@link AmountLimit} method that was answered before its
+ * body was read (by an authorization filter) is charged here, the same way.
  */
 final class QuotaResponseFilter implements ContainerResponseFilter {
 
@@ -37,6 +38,11 @@ final class QuotaResponseFilter implements ContainerResponseFilter {
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+        if (request.getProperty(QuotaFeature.PENDING) instanceof AmountInterceptor.Pending pending) {
+            // answered before its body was read (an authorization filter refused it): still a request
+            request.removeProperty(QuotaFeature.PENDING);
+            request.setProperty(QuotaFeature.DECISION, service.decide(pending.caller(), pending.rule(), null));
+        }
         if (!(request.getProperty(QuotaFeature.DECISION) instanceof QuotaDecision decision)) {
             return;
         }

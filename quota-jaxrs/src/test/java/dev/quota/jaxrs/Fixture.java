@@ -24,6 +24,9 @@ final class Fixture implements AutoCloseable {
         return peer != null ? peer : "127.0.0.1";
     };
 
+    /** Every test request comes from loopback; the admin API takes its client address from this header. */
+    static final String PEER_HEADER = "X-Test-Peer";
+
     final MutableClock clock = MutableClock.at(TestConfig.NOON);
     final QuotaService service;
     final TestServer server;
@@ -39,7 +42,12 @@ final class Fixture implements AutoCloseable {
             this.server = TestServer.start(builder.feature.apply(QuotaFeature.builder(service)).build(), app -> {
                 app.register(TestResources.Payments.class).property(TestResources.Payments.SERVICE, service);
                 if (builder.adminToken != null) {
-                    app.register(new QuotaAdminResource(service, builder.adminToken));
+                    app.register(QuotaAdminResource.builder(service, builder.adminToken)
+                            .clientAddress(request -> {
+                                String peer = request.getHeaderString(PEER_HEADER);
+                                return peer == null ? "198.51.100.1" : peer;
+                            })
+                            .clock(clock).build());
                 }
                 builder.application.accept(app);
             });
@@ -98,7 +106,10 @@ final class Fixture implements AutoCloseable {
             return this;
         }
 
-        /** Mounts {@link QuotaAdminResource} at {@code /admin}, open to {@code token}. */
+        /**
+         * Mounts {@link QuotaAdminResource} at {@code /admin}, open to {@code token}, on the fixture's
+         * clock, with the client address from {@link #PEER_HEADER} (default {@code 198.51.100.1}).
+         */
         Builder admin(String token) {
             this.adminToken = token;
             return this;

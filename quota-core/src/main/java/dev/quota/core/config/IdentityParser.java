@@ -27,7 +27,7 @@ final class IdentityParser {
      * @param plansRead whether the plans section could be read at all (else plan references are not checked)
      */
     static @Nullable Identity parse(@Nullable ConfigMap section, Set<String> planNames, boolean plansRead,
-                                    Problems problems) {
+                                    ConfigProblems problems) {
         Identity defaults = Identity.DEFAULT;
         String header = defaults.header();
         String missingKey = defaults.missingKey().name().toLowerCase(Locale.ROOT);
@@ -67,14 +67,14 @@ final class IdentityParser {
             if (section.has("principalPlan")) {
                 principalPlan = section.string("principalPlan");
                 if (principalPlan != null && plansRead && !planNames.contains(principalPlan)) {
-                    problems.error(section.path("principalPlan"), "unknown plan " + Problems.quote(principalPlan)
+                    problems.error(section.path("principalPlan"), "unknown plan " + ConfigProblems.quote(principalPlan)
                             + " (known: " + String.join(", ", planNames) + ")");
                 }
             }
         }
-        String planPath = Problems.key("identity", "anonymousPlan");
+        String planPath = ConfigProblems.key("identity", "anonymousPlan");
         if ("anonymous".equals(missingKey) && anonymousPlan != null && plansRead && !planNames.contains(anonymousPlan)) {
-            problems.error(planPath, "unknown plan " + Problems.quote(anonymousPlan) + " (known: "
+            problems.error(planPath, "unknown plan " + ConfigProblems.quote(anonymousPlan) + " (known: "
                     + String.join(", ", planNames) + "); add that plan or set identity.missingKey to reject");
         }
         if (problems.errorCount() > errorsBefore || header == null || missingKey == null || anonymousPlan == null
@@ -92,18 +92,18 @@ final class IdentityParser {
         }
     }
 
-    private static @Nullable String header(ConfigMap section, String key, Problems problems) {
+    private static @Nullable String header(ConfigMap section, String key, ConfigProblems problems) {
         String header = section.string(key);
         if (header != null && !HEADER.matcher(header).matches()) {
             problems.error(section.path(key), "must be an HTTP header name such as X-API-Key but was "
-                    + Problems.quote(header));
+                    + ConfigProblems.quote(header));
             return null;
         }
         return header;
     }
 
     /** {@code {capacity: 10, period: 1m}}: that many failed lookups, refilled greedily over the period. */
-    private static @Nullable Limit failedKeys(@Nullable ConfigMap map, Problems problems) {
+    private static @Nullable Limit failedKeys(@Nullable ConfigMap map, ConfigProblems problems) {
         if (map == null) {
             return null;
         }

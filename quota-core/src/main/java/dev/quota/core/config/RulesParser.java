@@ -17,18 +17,18 @@ import org.jspecify.annotations.Nullable;
 /** Reads the {@code rules} section: endpoint patterns, cost and the rule's own limits. */
 final class RulesParser {
 
-    private final Problems problems;
+    private final ConfigProblems problems;
     private final Map<String, Plan> plans;
     /** Entries seen so far ({@code POST /a/{}}), to the path of their first use. */
     private final Map<String, String> seenPatterns = new HashMap<>();
 
-    private RulesParser(Map<String, Plan> plans, Problems problems) {
+    private RulesParser(Map<String, Plan> plans, ConfigProblems problems) {
         this.plans = plans;
         this.problems = problems;
     }
 
     /** The valid rules by name; invalid ones are left out with their errors recorded. */
-    static Map<String, Rule> parse(ConfigMap section, Map<String, Plan> plans, Problems problems) {
+    static Map<String, Rule> parse(ConfigMap section, Map<String, Plan> plans, ConfigProblems problems) {
         var parser = new RulesParser(plans, problems);
         Map<String, Rule> rules = new LinkedHashMap<>();
         for (String name : section.keys()) {
@@ -91,7 +91,7 @@ final class RulesParser {
         }
         List<RouteMatch> matches = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
-            String path = Problems.index(rule.path("match"), i);
+            String path = ConfigProblems.index(rule.path("match"), i);
             String pattern = ConfigMap.string(items.get(i), path, problems);
             if (pattern == null) {
                 continue;
@@ -105,7 +105,7 @@ final class RulesParser {
             }
             String first = seenPatterns.putIfAbsent(match.toString(), path);
             if (first != null) {
-                problems.error(path, "duplicate pattern " + Problems.quote(pattern) + " (already at " + first + ")");
+                problems.error(path, "duplicate pattern " + ConfigProblems.quote(pattern) + " (already at " + first + ")");
             } else {
                 matches.add(match);
             }

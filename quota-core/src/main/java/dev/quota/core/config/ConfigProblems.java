@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /** Collects the errors and warnings of one load, and builds the paths they are reported at. */
-final class Problems {
+final class ConfigProblems {
 
     private static final Pattern PLAIN_KEY = Pattern.compile("[A-Za-z0-9_-]+");
     private static final int MAX_QUOTED = 80;

@@ -4,9 +4,9 @@ import jakarta.ws.rs.core.UriInfo;
 import org.jspecify.annotations.Nullable;
 
 /** Small helpers shared by the exception mappers and resources. */
-final class Problems {
+final class RequestPaths {
 
-    private Problems() {
+    private RequestPaths() {
     }
 
     /** The request path as sent (percent-encoded, no query: it may carry secrets), or null. */
