@@ -6,11 +6,6 @@ import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.api.RType;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.RedisConnectionException;
-import org.redisson.client.RedisNodeNotFoundException;
-import org.redisson.client.RedisReadonlyException;
-import org.redisson.client.RedisRetryException;
-import org.redisson.client.RedisTimeoutException;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,12 +46,12 @@ final class BucketRepair {
     }
 
     /**
-     * After a command failed while Redis answered, deletes every key of {@code keys} that holds a
-     * type other than a string. True when one was deleted: worth computing again.
+     * After a command failed with Redis' WRONGTYPE reply, deletes every key of {@code keys} that
+     * holds a type other than a string. True when one was deleted: worth computing again.
      */
     boolean removedCorrupt(List<String> keys, RuntimeException failure) {
-        if (isUnreachable(failure)) {
-            return false;
+        if (!isWrongType(failure)) {
+            return false; // only Redis' WRONGTYPE reply means a key holds another type: anything else is no repair's business
         }
         boolean removed = false;
         for (String key : keys) {
@@ -82,14 +77,11 @@ final class BucketRepair {
         return result == null ? 0 : result;
     }
 
-    /** Whether the failure means Redis did not answer (down, slow, failing over), not a bad value. */
-    static boolean isUnreachable(Throwable failure) {
+    /** Whether Redis answered that a key holds another type than a string (a list, a hash, ...). */
+    static boolean isWrongType(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof RedisConnectionException || t instanceof RedisTimeoutException
-                    || t instanceof RedisRetryException || t instanceof RedisNodeNotFoundException
-                    || t instanceof RedisReadonlyException || t instanceof io.github.bucket4j.TimeoutException
-                    || t instanceof java.util.concurrent.TimeoutException
-                    || t instanceof java.io.IOException) {
+            String message = t.getMessage();
+            if (message != null && message.contains("WRONGTYPE")) {
                 return true;
             }
             if (t.getCause() == t) {
@@ -98,4 +90,5 @@ final class BucketRepair {
         }
         return false;
     }
+
 }
