@@ -1,7 +1,6 @@
 package dev.quota.demo;
 
 import dev.quota.core.QuotaService;
-import dev.quota.jaxrs.ClientAddress;
 import dev.quota.jaxrs.QuotaAdminResource;
 import dev.quota.jaxrs.QuotaFeature;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -74,10 +73,6 @@ final class ApiServer implements AutoCloseable {
      */
     static ApiServer start(Parts parts, String host, int port) {
         QuotaService service = parts.service();
-        GrizzlyClientAddress peer = new GrizzlyClientAddress();
-        // X-Forwarded-For counts only from the config's identity.trustedProxies, read per request so a
-        // reload takes effect; the bundled config trusts none.
-        ClientAddress clientAddress = ClientAddress.trustedProxies(peer, () -> service.config().identity());
         Transfers transfers = new Transfers();
         ResourceConfig app = new ResourceConfig(AccountsResource.class, TransfersResource.class, QuotaResource.class)
                 .register(new AbstractBinder() {
@@ -89,7 +84,10 @@ final class ApiServer implements AutoCloseable {
                     }
                 })
                 .register(JacksonFeature.withoutExceptionMappers())
-                .register(QuotaFeature.builder(service).clientAddress(clientAddress).build())
+                // Anonymous callers are counted per TCP peer, which the feature reads from Grizzly itself;
+                // X-Forwarded-For counts only from the config's identity.trustedProxies (the bundled
+                // config trusts none), read per request so a reload takes effect.
+                .register(QuotaFeature.builder(service).build())
                 .register(WebApplicationExceptionMapper.class)
                 .register(JsonExceptionMapper.class)
                 .register(StoreExceptionMapper.class)
@@ -102,8 +100,6 @@ final class ApiServer implements AutoCloseable {
             app.register(new QuotaAdminResource(service, adminToken));
         }
         GrizzlyHttpContainer container = ContainerFactory.createContainer(GrizzlyHttpContainer.class, app);
-        // The client address reads the Grizzly request of the current call through an injected provider.
-        container.getApplicationHandler().getInjectionManager().inject(peer);
         HttpServer server = GrizzlyHttpServerFactory.createHttpServer(
                 URI.create("http://" + host + ":" + port + "/"), (GrizzlyHttpContainer) null, false, null, false);
         server.getServerConfiguration().addHttpHandler(new MetricsHandler(parts.metrics(), container),

@@ -9,11 +9,14 @@ import java.util.function.Supplier;
  * The client's network address, which keys anonymous callers ({@code ip:203.0.113.7}) and failed
  * API-key lookups.
  *
- * <p>The Jakarta REST API does not expose the remote address, so the runtime's own is plugged in;
- * on Grizzly: {@code request -> grizzlyRequestProvider.get().getRemoteAddr()}. Behind proxies, wrap
- * it with {@link #trustedProxies}: {@code X-Forwarded-For} is spoofable by any client and is only
- * read when the direct peer is a trusted proxy. IPv6 addresses are grouped by the config's
- * {@code identity.ipv6Prefix} where anonymous callers are counted, whatever this returns.
+ * <p>The default of {@link QuotaFeature} needs no code: {@link #peer()}, the address that opened
+ * the TCP connection, read from the runtime (Jersey on Grizzly, Jetty or a servlet container;
+ * RESTEasy standalone or in a servlet container), behind {@link #trustedProxies} with the active
+ * config's {@code identity.trustedProxies}. On another runtime the feature refuses to start and
+ * says how to supply the address: {@code QuotaFeature.builder(service).clientAddress(request -> ...)}.
+ * {@code X-Forwarded-For} is spoofable by any client and is only read when the direct peer is a
+ * trusted proxy. IPv6 addresses are grouped by the config's {@code identity.ipv6Prefix} where
+ * anonymous callers are counted, whatever this returns.
  */
 @FunctionalInterface
 public interface ClientAddress {
@@ -29,8 +32,25 @@ public interface ClientAddress {
     String of(ContainerRequestContext request);
 
     /**
-     * Always {@code "unknown"}: the default. All anonymous callers then share one bucket, which
-     * limits them together rather than not at all.
+     * The TCP peer of the request: the address that opened the connection, as the runtime reports
+     * it ({@code 203.0.113.7}, {@code 2001:db8::1}). {@link QuotaFeature} registers a small
+     * runtime-specific filter that finds it: on Jersey, the Grizzly request's
+     * {@code getRemoteAddr()}, the Jetty request's remote socket address, or the servlet request's
+     * {@code getRemoteAddr()}; on RESTEasy, {@code org.jboss.resteasy.spi.HttpRequest#getRemoteAddress()}.
+     * A request for which the runtime reports none fails its quota check with 503 and an ERROR log,
+     * rather than being counted with everybody else. Used by the feature's default,
+     * {@code trustedProxies(peer(), () -> service.config().identity())}; works only in an
+     * application where a {@link QuotaFeature} is registered.
+     */
+    static ClientAddress peer() {
+        return PeerAddress.INSTANCE;
+    }
+
+    /**
+     * Always {@code "unknown"}: an explicit opt-in for when the client's address cannot be known or
+     * must not be used. All anonymous callers then share one bucket (one client exhausting the
+     * anonymous plan limits every other), and failed API-key lookups are counted together, without
+     * blocking an address before lookup. Never the default.
      */
     static ClientAddress unknown() {
         return request -> "unknown";
@@ -47,7 +67,7 @@ public interface ClientAddress {
      * A peer that is not an address literal is returned as it is. Never resolves host names.
      *
      * <pre>{@code
-     * ClientAddress.trustedProxies(request -> grizzly.get().getRemoteAddr(), () -> service.config().identity())
+     * ClientAddress.trustedProxies(ClientAddress.peer(), () -> service.config().identity())   // the default
      * }</pre>
      *
      * @param peer     the connection's remote address, as text

@@ -23,6 +23,11 @@ final class ForwardedClientAddress implements ClientAddress {
         this.identity = identity;
     }
 
+    /** Where the connection's address comes from. */
+    ClientAddress peer() {
+        return peer;
+    }
+
     @Override
     public String of(ContainerRequestContext request) {
         String peerText = peer.of(request);

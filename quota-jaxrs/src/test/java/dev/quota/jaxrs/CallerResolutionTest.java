@@ -86,8 +86,8 @@ class CallerResolutionTest {
     }
 
     @Test
-    void defaultClientAddress_putsAllAnonymousCallersInOneBucket() {
-        fixture = Fixture.start(TestConfig.standard());
+    void unknownClientAddress_putsAllAnonymousCallersInOneBucket() {
+        fixture = Fixture.with(TestConfig.standard()).feature(f -> f.clientAddress(ClientAddress.unknown())).start();
 
         assertThat(fixture.server.get("/api/v1/whoami").body()).isEqualTo("ip:unknown on anonymous");
     }
