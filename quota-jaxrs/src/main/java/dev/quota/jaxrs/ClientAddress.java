@@ -38,7 +38,9 @@ public interface ClientAddress {
      * {@code getRemoteAddr()}, the Jetty request's remote socket address, or the servlet request's
      * {@code getRemoteAddr()}; on RESTEasy, {@code org.jboss.resteasy.spi.HttpRequest#getRemoteAddress()}.
      * A request for which the runtime reports none fails its quota check with 503 and an ERROR log,
-     * rather than being counted with everybody else. Used by the feature's default,
+     * rather than being counted with everybody else; so does every request of a container without
+     * connections, such as Jersey's in-memory test container, where tests name an address
+     * themselves: {@code clientAddress(request -> "192.0.2.1")}. Used by the feature's default,
      * {@code trustedProxies(peer(), () -> service.config().identity())}; works only in an
      * application where a {@link QuotaFeature} is registered.
      */
