@@ -87,10 +87,6 @@ final class ApiServer implements AutoCloseable {
      */
     static ApiServer start(Parts parts, String host, int port, int managementPort) {
         QuotaService service = parts.service();
-        // the connection's peer; X-Forwarded-For counts only from the config's identity.trustedProxies
-        // (the service reads it per request, so a reload takes effect; the bundled config trusts none)
-        GrizzlyClientAddress peer = new GrizzlyClientAddress();
-        ClientAddress clientAddress = peer;
         Transfers transfers = new Transfers();
         Accounts accounts = Accounts.demo();
         ResourceConfig app = new ResourceConfig(AccountsResource.class, TransfersResource.class, QuotaResource.class,
@@ -105,7 +101,10 @@ final class ApiServer implements AutoCloseable {
                 })
                 .register(JacksonFeature.withoutExceptionMappers())
                 .register(new TransferRequestReader(accounts))
-                .register(QuotaFeature.builder(service).clientAddress(clientAddress).build())
+                // Anonymous callers are counted per TCP peer, which the feature reads from Grizzly itself;
+                // X-Forwarded-For counts only from the config's identity.trustedProxies (the bundled
+                // config trusts none), read per request so a reload takes effect.
+                .register(QuotaFeature.builder(service).build())
                 .register(WebApplicationExceptionMapper.class)
                 .register(JsonExceptionMapper.class)
                 .register(StoreExceptionMapper.class)
@@ -115,13 +114,11 @@ final class ApiServer implements AutoCloseable {
                 .property(ServerProperties.RESPONSE_SET_STATUS_OVER_SEND_ERROR, true);
         String adminToken = parts.adminToken();
         if (adminToken != null) {
-            // the same address as the quota filter's: the peer, or X-Forwarded-For from trusted proxies
-            app.register(QuotaAdminResource.builder(service, adminToken).clientAddress(clientAddress)
+            // the same address as the quota filter's: the connection's peer
+            app.register(QuotaAdminResource.builder(service, adminToken).clientAddress(ClientAddress.peer())
                     .clock(parts.clock()).build());
         }
         GrizzlyHttpContainer container = ContainerFactory.createContainer(GrizzlyHttpContainer.class, app);
-        // The client address reads the Grizzly request of the current call through an injected provider.
-        container.getApplicationHandler().getInjectionManager().inject(peer);
         HttpServer server = GrizzlyHttpServerFactory.createHttpServer(
                 URI.create("http://" + host + ":" + port + "/"), (GrizzlyHttpContainer) null, false, null, false);
         // one handler: with two, Grizzly decodes the URI to choose between them and answers a

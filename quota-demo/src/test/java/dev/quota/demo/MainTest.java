@@ -52,13 +52,11 @@ class MainTest {
         assertThat(launch.app()).isNull();
         assertThat(launch.exitCode()).isEqualTo(2);
         assertThat(err().lines()).containsExactly(
-                "quota-demo: invalid config " + file + " (6 errors):",
+                "quota-demo: invalid config " + file + " (5 errors):",
                 "  plans.free.limits[0].capacity: must be >= 1 but was 0",
                 "  plans.free.limits[1].window: must be one of hour, day, week, month but was \"fortnight\"",
                 "  plans.pro: unknown key \"limts\" (did you mean \"limits\"?)",
                 "  plans.pro: missing required key \"limits\"",
-                "  identity.anonymousPlan: unknown plan \"anonymous\" (known: free, pro); add that plan or set"
-                        + " identity.missingKey to reject",
                 "  customers.ACME.plan: unknown plan \"gold\" (known: free, pro)");
         assertThat(out()).isEmpty();
     }

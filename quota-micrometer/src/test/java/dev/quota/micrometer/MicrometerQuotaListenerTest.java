@@ -60,18 +60,20 @@ class MicrometerQuotaListenerTest {
         var registry = new SimpleMeterRegistry();
         QuotaService service = service(registry, config(Mode.ENFORCE, new AllowList(Set.of("batch"), Set.of(), List.of())));
 
-        service.decide(alice, "transfers");
-        service.decide(alice, "transfers");
+        Customer bob = Customer.of("bob", "free");
+        service.decide(bob, "transfers");
+        service.decide(bob, "transfers");
+        service.decide(alice, null);
         service.decide(alice, null);
         service.decide(alice, null);
         service.decide(Customer.of("batch", "free"), null);
 
         assertThat(decisions(registry, "free", "transfers", "none", "allowed")).isEqualTo(1);
         assertThat(decisions(registry, "free", "transfers", "transfers-per-minute", "rejected")).isEqualTo(1);
-        assertThat(decisions(registry, "free", "none", "none", "allowed")).isEqualTo(1);
+        assertThat(decisions(registry, "free", "none", "none", "allowed")).isEqualTo(2);
         assertThat(decisions(registry, "free", "none", "free-burst", "rejected")).isEqualTo(1);
         assertThat(decisions(registry, "free", "none", "none", "bypassed")).isEqualTo(1);
-        assertThat(registry.get("quota.decision.latency").timer().count()).isEqualTo(5);
+        assertThat(registry.get("quota.decision.latency").timer().count()).isEqualTo(6);
         assertThat(registry.find("quota.decisions").tagKeys("plan", "rule", "policy", "outcome").counters())
                 .allSatisfy(c -> assertThat(c.getId().getTags()).noneMatch(t -> t.getValue().contains("alice")));
     }

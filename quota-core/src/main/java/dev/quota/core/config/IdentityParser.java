@@ -11,7 +11,14 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
-/** Reads the {@code identity} section: key header, anonymous callers, proxies, failed keys. */
+/**
+ * Reads the {@code identity} section: key header, anonymous callers, proxies, failed keys.
+ *
+ * <p>{@code missingKey} defaults to {@code anonymous} when the file has a plan named
+ * {@code anonymous}, and to {@code reject} (401 {@code missing-api-key}) when it has none and says
+ * nothing about anonymous callers, so that an API for key holders only needs no identity section.
+ * Naming {@code missingKey: anonymous} or an {@code anonymousPlan} that is not a plan stays an error.
+ */
 final class IdentityParser {
 
     static final Pattern HEADER = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
@@ -73,6 +80,17 @@ final class IdentityParser {
             }
         }
         String planPath = ConfigProblems.key("identity", "anonymousPlan");
+        boolean saysAnonymous = section != null && (section.has("missingKey") || section.has("anonymousPlan"));
+        if (!saysAnonymous && plansRead && !planNames.contains(anonymousPlan)) {
+            // Nothing asks for anonymous callers and there is no plan for them: they need a key.
+            missingKey = "reject";
+            String similar = ConfigMap.closest(anonymousPlan, planNames.toArray(String[]::new));
+            if (similar != null) {
+                problems.warn(planPath, "no plan " + ConfigProblems.quote(anonymousPlan) + ", so requests without an API"
+                        + " key get 401 (did you mean plan " + ConfigProblems.quote(similar) + "? name it "
+                        + anonymousPlan + " or set identity.anonymousPlan)");
+            }
+        }
         if ("anonymous".equals(missingKey) && anonymousPlan != null && plansRead && !planNames.contains(anonymousPlan)) {
             problems.error(planPath, "unknown plan " + ConfigProblems.quote(anonymousPlan) + " (known: "
                     + String.join(", ", planNames) + "); add that plan or set identity.missingKey to reject");

@@ -25,7 +25,8 @@ import java.util.List;
  *                                 # SHADOW_REJECTED and let the request through
  * identity:                       # optional
  *   header: X-API-Key             # default X-API-Key
- *   missingKey: anonymous         # anonymous | reject (default anonymous)
+ *   missingKey: anonymous         # anonymous | reject; default anonymous when the plans have one
+ *                                 # named anonymousPlan, else reject (401 missing-api-key)
  *   anonymousPlan: anonymous      # default anonymous; must be a plan when missingKey is anonymous
  *   trustedProxies: [10.0.0.0/8]  # default none: X-Forwarded-For is never believed; address ranges
  *                                 # whose X-Forwarded-For (and userHeader) are believed; no /0

@@ -248,13 +248,6 @@ class QuotaConfigLoaderTest {
     }
 
     @Test
-    void parse_defaultAnonymousPlanMissing_isAnErrorNamingTheFix() {
-        assertThat(errorsOf("plans: {free: {limits: [{name: burst, capacity: 1, period: 1s}]}}")).containsExactly(
-                "identity.anonymousPlan: unknown plan \"anonymous\" (known: free)"
-                        + "; add that plan or set identity.missingKey to reject");
-    }
-
-    @Test
     void parse_duplicateMatchAcrossRules_isAnErrorEvenWithOtherTemplateNames() {
         assertThat(errorsOf("""
                 identity: {missingKey: reject}
