@@ -76,7 +76,7 @@ public final class RedisBinary {
                 if (version == null) {
                     Path binary = resolve();
                     version = version(binary);
-                    log.debug("redis-server at {} is version {}", binary, version);
+                    log.info("redis-server {} at {}", version, binary);
                     resolvedVersion = version;
                 }
             }
