@@ -1,6 +1,6 @@
 package dev.quota.bench;
 
-import dev.quota.core.redis.RedisStore;
+import dev.quota.redis.RedisStore;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;

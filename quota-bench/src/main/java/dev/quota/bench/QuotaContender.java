@@ -10,7 +10,7 @@ import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
 import dev.quota.core.internal.Keys;
-import dev.quota.core.redis.RedisStore;
+import dev.quota.redis.RedisStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -8,28 +8,28 @@ import java.util.List;
 import java.util.Map;
 
 /** Small configs built in code for tests. */
-final class Configs {
+public final class Configs {
 
     private Configs() {
     }
 
-    static Limit greedy(String name, long capacity, long tokens, Duration period) {
+    public static Limit greedy(String name, long capacity, long tokens, Duration period) {
         return new Limit(name, capacity, Refill.greedy(tokens, period));
     }
 
-    static Limit daily(String name, long capacity, String zone) {
+    public static Limit daily(String name, long capacity, String zone) {
         return new Limit(name, capacity, Refill.calendar(ChronoUnit.DAYS, ZoneId.of(zone)));
     }
 
-    static Limit calendar(String name, long capacity, ChronoUnit unit, String zone) {
+    public static Limit calendar(String name, long capacity, ChronoUnit unit, String zone) {
         return new Limit(name, capacity, Refill.calendar(unit, ZoneId.of(zone)));
     }
 
-    static Plan plan(String name, Limit... limits) {
+    public static Plan plan(String name, Limit... limits) {
         return new Plan(name, List.of(limits), FailurePolicy.LOCAL);
     }
 
-    static QuotaConfig config(List<Plan> plans, List<Rule> rules, List<AmountLimits> amounts) {
+    public static QuotaConfig config(List<Plan> plans, List<Rule> rules, List<AmountLimits> amounts) {
         Map<String, Plan> p = new HashMap<>();
         plans.forEach(x -> p.put(x.name(), x));
         Map<String, Rule> r = new HashMap<>();
@@ -39,12 +39,12 @@ final class Configs {
         return new QuotaConfig(0, Identity.DEFAULT, p, r, a, Map.of(), Map.of(), List.of());
     }
 
-    static QuotaConfig config(Plan... plans) {
+    public static QuotaConfig config(Plan... plans) {
         return config(List.of(plans), List.of(), List.of());
     }
 
     /** {@code base} with another master switch, global mode and allow-list. */
-    static QuotaConfig operated(QuotaConfig base, boolean enabled, Mode mode, AllowList allow) {
+    public static QuotaConfig operated(QuotaConfig base, boolean enabled, Mode mode, AllowList allow) {
         return new QuotaConfig(base.version(), base.identity(), base.plans(), base.rules(), base.amounts(),
                 base.customers(), base.apiKeys(), base.warnings(), enabled, mode, allow);
     }

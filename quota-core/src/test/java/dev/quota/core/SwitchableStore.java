@@ -9,13 +9,13 @@ import java.time.Clock;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** An in-JVM store that counts its calls and fails every call while {@link #failing} is set. */
-final class SwitchableStore implements QuotaStore {
+public final class SwitchableStore implements QuotaStore {
 
     private final InMemoryStore delegate;
     final AtomicInteger calls = new AtomicInteger();
     volatile boolean failing;
 
-    SwitchableStore(Clock clock) {
+    public SwitchableStore(Clock clock) {
         this.delegate = InMemoryStore.builder().clock(clock).build();
     }
 

@@ -1,6 +1,6 @@
 package dev.quota.jaxrs;
 
-import dev.quota.core.redis.RedisStore;
+import dev.quota.redis.RedisStore;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.testkit.RedisServer;
 import java.time.Clock;

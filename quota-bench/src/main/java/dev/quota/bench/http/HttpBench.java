@@ -8,7 +8,7 @@ import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
-import dev.quota.core.redis.RedisStore;
+import dev.quota.redis.RedisStore;
 import dev.quota.jaxrs.QuotaFeature;
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -18,10 +18,10 @@ import java.util.concurrent.locks.LockSupport;
  * current phase ({@code <phase>-<caller % customersPerPhase>}), so the decisions of one phase
  * never touch another phase's buckets.
  */
-final class DecisionLoad {
+public final class DecisionLoad {
 
     /** One decision: the phase it started in, its customer, what it decided and how long it took. */
-    record Sample(String phase, String customer, QuotaDecision.Outcome outcome, long latencyNanos) {
+    public record Sample(String phase, String customer, QuotaDecision.Outcome outcome, long latencyNanos) {
     }
 
     private final QuotaService service;
@@ -37,7 +37,7 @@ final class DecisionLoad {
     private volatile String phase;
     private volatile boolean stopped;
 
-    DecisionLoad(QuotaService service, int callers, int customersPerPhase, Duration pause, String firstPhase) {
+    public DecisionLoad(QuotaService service, int callers, int customersPerPhase, Duration pause, String firstPhase) {
         this.service = service;
         this.callers = callers;
         this.customersPerPhase = customersPerPhase;
@@ -45,7 +45,7 @@ final class DecisionLoad {
         this.phase = firstPhase;
     }
 
-    void start() {
+    public void start() {
         for (int i = 0; i < callers; i++) {
             List<Sample> own = new ArrayList<>();
             samples.add(own);
@@ -58,7 +58,7 @@ final class DecisionLoad {
         go.countDown();
     }
 
-    void phase(String next) {
+    public void phase(String next) {
         this.phase = next;
     }
 
@@ -67,7 +67,7 @@ final class DecisionLoad {
      *
      * @return whether every caller finished within {@code timeout}
      */
-    boolean stop(Duration timeout) throws InterruptedException {
+    public boolean stop(Duration timeout) throws InterruptedException {
         stopped = true;
         long deadline = System.nanoTime() + timeout.toNanos();
         for (Thread thread : threads) {
@@ -83,24 +83,24 @@ final class DecisionLoad {
      * Whether every customer of {@code phase} has been rejected at least once: the phase has
      * spent its buckets, however slow this machine is today.
      */
-    boolean allSpent(String phase) {
+    public boolean allSpent(String phase) {
         return spent.getOrDefault(phase, java.util.Set.of()).size() >= customersPerPhase;
     }
 
     /** Every decision, once stopped. */
-    List<Sample> samples() {
+    public List<Sample> samples() {
         List<Sample> all = new ArrayList<>();
         samples.forEach(all::addAll);
         return all;
     }
 
     /** Anything a decision threw. */
-    List<Throwable> errors() {
+    public List<Throwable> errors() {
         return errors;
     }
 
     /** The latency at percentile {@code p} (0..100) of {@code samples}, in microseconds. */
-    static long percentileMicros(List<Sample> samples, double p) {
+    public static long percentileMicros(List<Sample> samples, double p) {
         if (samples.isEmpty()) {
             return 0;
         }

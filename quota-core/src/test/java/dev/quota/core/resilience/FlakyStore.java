@@ -15,31 +15,31 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Fault injection for the breaker's state machine: a real in-JVM store that can be switched to
  * fail every call, and that counts the calls that reached it.
  */
-final class FlakyStore implements QuotaStore {
+public final class FlakyStore implements QuotaStore {
 
     private final InMemoryStore buckets;
     private final AtomicInteger calls = new AtomicInteger();
     private volatile boolean down;
     private volatile CountDownLatch gate = new CountDownLatch(0);
 
-    FlakyStore(Clock clock) {
+    public FlakyStore(Clock clock) {
         this.buckets = InMemoryStore.builder().clock(clock).build();
     }
 
-    void down(boolean down) {
+    public void down(boolean down) {
         this.down = down;
     }
 
     /** Makes every call wait until {@link #release()}, to hold a trial call in flight. */
-    void hold() {
+    public void hold() {
         gate = new CountDownLatch(1);
     }
 
-    void release() {
+    public void release() {
         gate.countDown();
     }
 
-    int calls() {
+    public int calls() {
         return calls.get();
     }
 

@@ -1,12 +1,15 @@
-package dev.quota.core.resilience;
+package dev.quota.redis;
 
+import dev.quota.core.resilience.OnePlan;
+import dev.quota.core.resilience.DecisionLoad;
+import dev.quota.core.resilience.CircuitBreakerStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.QuotaDecision.Outcome;
 import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
-import dev.quota.core.redis.RedisStore;
+import dev.quota.redis.RedisStore;
 import dev.quota.core.resilience.CircuitBreakerStore.State;
 import dev.quota.core.resilience.DecisionLoad.Sample;
 import dev.quota.core.spi.BucketKey;

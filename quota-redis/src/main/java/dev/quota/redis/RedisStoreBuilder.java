@@ -1,4 +1,4 @@
-package dev.quota.core.redis;
+package dev.quota.redis;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

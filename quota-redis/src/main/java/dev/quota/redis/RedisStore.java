@@ -1,4 +1,4 @@
-package dev.quota.core.redis;
+package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.internal.Bandwidths;
@@ -13,7 +13,6 @@ import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.ClientSideConfig;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
-import io.github.bucket4j.distributed.proxy.RetryStrategies;
 import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.redisson.Bucket4jRedisson;
 import java.util.Iterator;
@@ -69,8 +68,7 @@ public final class RedisStore implements QuotaStore {
         this.rejections = new LocalRejections(Bandwidths.timeMeter(builder.clock),
                 builder.rejectLocallyFor.toNanos(), builder.maxCachedProxies);
         var expiry = ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(builder.expiryMargin);
-        var retry = RetryStrategies.exponentialBackoffWithJitter(
-                builder.retryBaseDelay, builder.retryMaxDelay, builder.retryBudget);
+        var retry = new BackoffRetry(builder.retryBaseDelay, builder.retryMaxDelay, builder.retryBudget);
         this.proxies = builder.reuseWrittenState
                 ? new WrittenStateProxyManager(((Redisson) client).getCommandExecutor(), ClientSideConfig.getDefault()
                         .withRequestTimeout(builder.timeout).withRetryStrategy(retry),

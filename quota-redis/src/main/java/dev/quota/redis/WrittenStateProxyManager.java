@@ -1,9 +1,8 @@
-package dev.quota.core.redis;
+package dev.quota.redis;
 
 import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.ClientSideConfig;
-import io.github.bucket4j.distributed.proxy.RetryDecision;
 import io.github.bucket4j.distributed.proxy.RetryStrategy;
 import io.github.bucket4j.distributed.proxy.generic.compare_and_swap.AbstractCompareAndSwapBasedProxyManager;
 import io.github.bucket4j.distributed.proxy.generic.compare_and_swap.AsyncCompareAndSwapOperation;
@@ -83,9 +82,9 @@ final class WrittenStateProxyManager extends AbstractCompareAndSwapBasedProxyMan
             boolean[] missed = MISSED.get();
             if (missed[0]) {
                 missed[0] = false;
-                return RetryDecision.retryImmediately();
+                return true; // retried at once from a fresh read
             }
-            return configured.isPresent() ? configured.get().shouldRetry(metadata) : RetryDecision.retryImmediately();
+            return configured.isEmpty() || configured.get().shouldRetry(metadata);
         };
         return config.withRetryStrategy(strategy);
     }

@@ -1,12 +1,16 @@
-package dev.quota.core;
+package dev.quota.redis;
 
+import dev.quota.core.Customer;
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.QuotaService;
+import dev.quota.core.QuotaConfig;
 import static dev.quota.core.Configs.config;
 import static dev.quota.core.Configs.greedy;
 import static dev.quota.core.Configs.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.QuotaDecision.Outcome;
-import dev.quota.core.redis.RedisStore;
+import dev.quota.redis.RedisStore;
 import dev.quota.testkit.MutableClock;
 import dev.quota.testkit.RedisServer;
 import java.time.Duration;

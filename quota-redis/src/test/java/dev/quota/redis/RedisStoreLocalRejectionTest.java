@@ -1,4 +1,4 @@
-package dev.quota.core.redis;
+package dev.quota.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.quota.core.redis;
+package dev.quota.redis;
 
 import java.time.Clock;
 import java.time.Duration;

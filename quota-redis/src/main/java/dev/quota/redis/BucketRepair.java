@@ -1,4 +1,4 @@
-package dev.quota.core.redis;
+package dev.quota.redis;
 
 import dev.quota.core.spi.BucketKey;
 import io.github.bucket4j.distributed.serialization.InternalSerializationHelper;

@@ -1,5 +1,8 @@
-package dev.quota.core.resilience;
+package dev.quota.redis;
 
+import dev.quota.core.resilience.OnePlan;
+import dev.quota.core.resilience.DecisionLoad;
+import dev.quota.core.resilience.CircuitBreakerStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.Customer;
@@ -8,8 +11,8 @@ import dev.quota.core.LimitStatus;
 import dev.quota.core.QuotaDecision.Outcome;
 import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
-import dev.quota.core.redis.InstanceRegistry;
-import dev.quota.core.redis.RedisStore;
+import dev.quota.redis.InstanceRegistry;
+import dev.quota.redis.RedisStore;
 import dev.quota.core.resilience.CircuitBreakerStore.State;
 import dev.quota.core.resilience.DecisionLoad.Sample;
 import dev.quota.testkit.MutableClock;
