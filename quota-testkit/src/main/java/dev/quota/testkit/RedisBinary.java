@@ -63,7 +63,8 @@ public final class RedisBinary {
 
     /**
      * The version of the {@link #resolve() resolved} binary, from {@code redis-server --version}, asked
-     * once per JVM: 6.2.6 for the binary embedded-redis ships for Linux on x86-64, 7.0.15 for Debian 12's.
+     * once per JVM: 6.2.11 for the binary embedded-redis ships for Linux on x86-64 (its file name says
+     * 6.2.6), 7.0.15 for Debian 12's.
      *
      * @throws IllegalStateException if the binary cannot be resolved, or does not print a version within
      *     10 seconds and exit 0
@@ -76,7 +77,7 @@ public final class RedisBinary {
                 if (version == null) {
                     Path binary = resolve();
                     version = version(binary);
-                    log.debug("redis-server at {} is version {}", binary, version);
+                    log.info("redis-server {} at {}", version, binary);
                     resolvedVersion = version;
                 }
             }

@@ -73,10 +73,10 @@ class RedisBinaryTest {
         Path redis7 = script(temp.resolve("redis7"), "[ \"$1\" = --version ] || exit 3\n"
                 + "echo 'Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 build=ae4d7c971a948f0'");
         Path redis62 = script(temp.resolve("redis62"),
-                "echo 'Redis server v=6.2.6 sha=00000000:0 malloc=libc bits=64 build=8a4e8e5c8d5e3bfa'");
+                "echo 'Redis server v=6.2.11 sha=00000000:0 malloc=jemalloc-5.1.0 bits=64 build=f5b1f28871c566b4'");
 
         assertThat(RedisBinary.version(redis7)).isEqualTo(new RedisVersion(7, 0, 15));
-        assertThat(RedisBinary.version(redis62)).isEqualTo(new RedisVersion(6, 2, 6));
+        assertThat(RedisBinary.version(redis62)).isEqualTo(new RedisVersion(6, 2, 11));
     }
 
     @Test

@@ -10,9 +10,9 @@ class RedisVersionTest {
     @Test
     void parse_redis62Output() {
         RedisVersion version = RedisVersion.parse(
-                "Redis server v=6.2.6 sha=00000000:0 malloc=libc bits=64 build=8a4e8e5c8d5e3bfa\n");
+                "Redis server v=6.2.11 sha=00000000:0 malloc=jemalloc-5.1.0 bits=64 build=f5b1f28871c566b4\n");
 
-        assertThat(version).isEqualTo(new RedisVersion(6, 2, 6));
+        assertThat(version).isEqualTo(new RedisVersion(6, 2, 11));
         assertThat(version.isAtLeast(7, 0)).isFalse();
         assertThat(version.isAtLeast(6, 2)).isTrue();
     }
