@@ -115,18 +115,14 @@ public final class QuotaAdminResource {
     @Path("customers/{id}")
     public Response customer(@PathParam("id") String id, @HeaderParam(HttpHeaders.AUTHORIZATION) @Nullable String auth,
                              @Context @Nullable ContainerRequestContext request) {
-        String client = client(request);
-        Response refused = refuse("standing", auth, client);
-        if (refused != null) {
-            return refused;
+        Target target = target("standing", id, auth, request);
+        if (target.answer() != null) {
+            return target.answer();
         }
-        QuotaConfig config = service.config();
-        Customer customer = service.admin().customer(id);
-        if (customer == null) {
-            return unknownCustomer(config);
-        }
+        Customer customer = target.customer();
         try {
-            return json(Response.ok(), AdminDocuments.standing(customer, config.version(), service.admin().standing(customer)));
+            return json(Response.ok(), AdminDocuments.standing(customer, target.config().version(),
+                    service.admin().standing(customer)));
         } catch (QuotaStoreException e) {
             log.warn("admin standing of customer {}: store unavailable", AdminAudit.value(customer.id()), e);
             return ProblemResponses.unavailable(Duration.ofSeconds(1), null);
@@ -138,28 +134,48 @@ public final class QuotaAdminResource {
     @Path("customers/{id}/buckets")
     public Response reset(@PathParam("id") String id, @HeaderParam(HttpHeaders.AUTHORIZATION) @Nullable String auth,
                           @Context @Nullable ContainerRequestContext request) {
-        String client = client(request);
-        Response refused = refuse("reset-buckets", auth, client);
-        if (refused != null) {
-            return refused;
+        Target target = target("reset-buckets", id, auth, request);
+        if (target.answer() != null) {
+            return target.answer();
         }
-        QuotaConfig config = service.config();
-        Customer customer = service.admin().customer(id);
-        if (customer == null) {
-            audit.authorized("action=reset-buckets outcome=unknown-customer configVersion=" + config.version()
-                    + " client=" + AdminAudit.value(client), false);
-            return unknownCustomer(config);
-        }
+        Customer customer = target.customer();
         String who = "action=reset-buckets customer=" + AdminAudit.value(customer.id()) + " plan="
-                + AdminAudit.value(customer.plan()) + " configVersion=" + config.version();
+                + AdminAudit.value(customer.plan()) + " configVersion=" + target.config().version();
         try {
             service.admin().reset(customer);
         } catch (QuotaStoreException e) {
-            audit.authorized(who + " outcome=store-unavailable client=" + AdminAudit.value(client), true);
+            audit.authorized(who + " outcome=store-unavailable client=" + AdminAudit.value(target.client()), true);
             return ProblemResponses.unavailable(Duration.ofSeconds(1), null);
         }
-        audit.authorized(who + " outcome=ok client=" + AdminAudit.value(client), false);
+        audit.authorized(who + " outcome=ok client=" + AdminAudit.value(target.client()), false);
         return Response.noContent().build();
+    }
+
+    /**
+     * The customer a call on {@code id} is about, once the caller is let through; or the answer:
+     * the refusal ({@link #refuse}), or 404 for an id the customer directory does not know.
+     */
+    private Target target(String action, String id, @Nullable String auth,
+                          @Nullable ContainerRequestContext request) {
+        String client = client(request);
+        QuotaConfig config = service.config();
+        Response refused = refuse(action, auth, client);
+        if (refused != null) {
+            return new Target(client, config, null, refused);
+        }
+        Customer customer = service.admin().customer(id);
+        if (customer == null) {
+            if (action.equals("reset-buckets")) {
+                audit.authorized("action=reset-buckets outcome=unknown-customer configVersion=" + config.version()
+                        + " client=" + AdminAudit.value(client), false);
+            }
+            return new Target(client, config, null, unknownCustomer(config));
+        }
+        return new Target(client, config, customer, null);
+    }
+
+    /** A call's client, the config it sees, and the customer it is about or the answer it gets instead. */
+    private record Target(String client, QuotaConfig config, @Nullable Customer customer, @Nullable Response answer) {
     }
 
     /** The active config, summarised without API key hashes. */

@@ -36,28 +36,26 @@ final class RateLimitHeaders {
 
     /** {@code "free-burst";q=20;w=2, "free-daily";q=1000;w=86400}, or null without request limits. */
     static @Nullable String policy(List<LimitStatus> limits) {
-        StringBuilder out = null;
-        for (int i = 0; i < limits.size(); i++) {
-            LimitStatus status = limits.get(i);
-            if (!status.advertised()) {
-                continue;
-            }
-            out = item(out, status.policy());
-            out.append(";q=").append(status.limit().capacity()).append(";w=").append(windowSeconds(status.limit()));
-        }
-        return out == null ? null : out.toString();
+        return list(limits, (out, status) -> out.append(";q=").append(status.limit().capacity())
+                .append(";w=").append(windowSeconds(status.limit())));
     }
 
     /** {@code "free-burst";r=0;t=1, "free-daily";r=980;t=86400}, or null without request limits. */
     static @Nullable String rateLimit(List<LimitStatus> limits) {
+        return list(limits, (out, status) -> out.append(";r=").append(status.remaining())
+                .append(";t=").append(ceilSeconds(status.resetAfter())));
+    }
+
+    /** A structured-field list of the advertised limits, each item's parameters written by {@code parameters}. */
+    private static @Nullable String list(List<LimitStatus> limits,
+                                         java.util.function.BiConsumer<StringBuilder, LimitStatus> parameters) {
         StringBuilder out = null;
         for (int i = 0; i < limits.size(); i++) {
             LimitStatus status = limits.get(i);
-            if (!status.advertised()) {
-                continue;
+            if (status.advertised()) {
+                out = item(out, status.policy());
+                parameters.accept(out, status);
             }
-            out = item(out, status.policy());
-            out.append(";r=").append(status.remaining()).append(";t=").append(ceilSeconds(status.resetAfter()));
         }
         return out == null ? null : out.toString();
     }
