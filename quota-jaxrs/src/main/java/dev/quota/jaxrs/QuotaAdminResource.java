@@ -42,15 +42,14 @@ import org.slf4j.LoggerFactory;
  * <p>Wrong tokens are throttled per client address, in this JVM: after 5 (default) the address is
  * answered 429 with {@code Retry-After}, before its token is looked at, and gets one more attempt
  * every 10 s (default), so a guesser learns nothing while blocked. Refused calls are written to
- * the audit log sampled (10, then 1 a second, the rest counted). Give the resource the client's
- * address ({@link QuotaAdminResourceBuilder#clientAddress}); without one every caller is
- * {@code unknown} and all share one allowance, and then a stranger's wrong tokens lock an operator
- * out for as long as the stranger keeps sending them.
+ * the audit log sampled (10, then 1 a second, the rest counted). The client address is the
+ * connection's peer ({@link ClientAddress#peer()}, found where a {@link QuotaFeature} is registered
+ * in the same application) unless {@link QuotaAdminResourceBuilder#clientAddress} names another;
+ * where none is found every caller is {@code unknown} and all share one allowance, and then a
+ * stranger's wrong tokens lock an operator out for as long as the stranger keeps sending them.
  *
  * <pre>{@code
- * resourceConfig.register(QuotaAdminResource.builder(quotaService, System.getenv("QUOTA_ADMIN_TOKEN"))
- *         .clientAddress(request -> grizzlyRequest.get().getRemoteAddr())
- *         .build());
+ * resourceConfig.register(QuotaAdminResource.builder(quotaService, System.getenv("QUOTA_ADMIN_TOKEN")).build());
  * }</pre>
  *
  * Mounted at {@code /admin}; to mount it elsewhere, return it from a sub-resource locator. The
@@ -76,19 +75,6 @@ public final class QuotaAdminResource {
     private final ClientAddress clientAddress;
     private final AdminThrottle throttle;
     private final AdminAudit audit;
-
-    /**
-     * An admin API over {@code service}, open to requests that carry {@code token}, with the
-     * defaults of {@link #builder}: no client address, so all callers share one allowance of
-     * wrong tokens.
-     *
-     * @throws NullPointerException     if an argument is null
-     * @throws IllegalArgumentException if the token is not strong enough ({@link AdminTokens#requireStrong});
-     *                                  the message never contains the token
-     */
-    public QuotaAdminResource(QuotaService service, String token) {
-        this(builder(service, token));
-    }
 
     QuotaAdminResource(QuotaAdminResourceBuilder builder) {
         this.service = builder.service;
