@@ -1,5 +1,6 @@
 package dev.quota.bench;
 
+import dev.quota.core.Amount;
 import dev.quota.core.AmountLimits;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
@@ -11,7 +12,6 @@ import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
 import dev.quota.core.Rule;
-import dev.quota.core.internal.Keys;
 import dev.quota.redis.RedisStore;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -37,7 +37,6 @@ final class QuotaContender implements Contender {
 
     private final QuotaService service;
     private final String namespace;
-    private final Keys keys = new Keys("quota");
     private final @Nullable TransferLimits transfer;
     private volatile Customer[] customers = new Customer[0];
 
@@ -125,10 +124,11 @@ final class QuotaContender implements Contender {
     }
 
     /**
-     * The transfer decision through today's API, as the demo's transfer resource makes it: the plan
-     * and the rule in one {@code decide} (four buckets, taken one after another), then the amount;
-     * a rejected amount gives the request's tokens back, so a rejected transfer uses no quota. The
-     * one place to switch to a single call over all five buckets.
+     * The transfer decision in two calls, as the demo's transfer resource made it before the
+     * one-call decision: the plan and the rule in one {@code decide}, then the amount on its own;
+     * a refused amount gives back what the request took ({@code refund}: the rule's tokens; the
+     * plan keeps its request token). The one place to switch to
+     * {@code decide(Caller.of(customer), RULE, amount)}, which takes all five buckets in one call.
      */
     private QuotaDecision transfer(Customer customer) {
         TransferLimits limits = Objects.requireNonNull(transfer);
@@ -136,16 +136,17 @@ final class QuotaContender implements Contender {
         if (request.outcome() != QuotaDecision.Outcome.ALLOWED) {
             return request;
         }
-        QuotaDecision amount = service.consumeAmount(customer, AMOUNTS, TransferLimits.CURRENCY, limits.amount());
+        QuotaDecision amount = service.consumeAmount(customer,
+                new Amount(AMOUNTS, TransferLimits.CURRENCY, limits.amount()));
         if (amount.outcome() != QuotaDecision.Outcome.ALLOWED) {
-            service.refund(customer, RULE);
+            service.refund(request);
         }
         return amount;
     }
 
     @Override
     public String keyMarker(int customer) {
-        return keys.plan(namespace + customer);
+        return service.admin().bucketKeys(Customer.of(namespace + customer, PLAN)).get(0);
     }
 
     @Override

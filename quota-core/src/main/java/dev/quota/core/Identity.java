@@ -24,9 +24,14 @@ import org.jspecify.annotations.Nullable;
  * @param failedKeys     how many requests with an unknown API key one client address may send
  *                       before it is answered 429 instead of 401; default {@link #DEFAULT_FAILED_KEYS},
  *                       10 per minute
+ * @param whileBlocked   which keys still work from an address blocked for guessing; default
+ *                       {@link WhileBlocked#KNOWN_KEYS}
+ * @param principalPlan  the plan of an authenticated principal the customer directory does not know,
+ *                       counted as {@code user:<name>}; default null: such a principal is answered 401
  */
 public record Identity(String header, MissingKey missingKey, String anonymousPlan, List<Cidr> trustedProxies,
-                       int ipv6Prefix, @Nullable String userHeader, Limit failedKeys) {
+                       int ipv6Prefix, @Nullable String userHeader, Limit failedKeys, WhileBlocked whileBlocked,
+                       @Nullable String principalPlan) {
 
     /**
      * The default failed-key limit: 10 unknown keys per client address, one more every 6 seconds
@@ -52,6 +57,7 @@ public record Identity(String header, MissingKey missingKey, String anonymousPla
         Objects.requireNonNull(missingKey, "missingKey");
         Objects.requireNonNull(anonymousPlan, "anonymousPlan");
         Objects.requireNonNull(failedKeys, "failedKeys");
+        Objects.requireNonNull(whileBlocked, "whileBlocked");
         trustedProxies = List.copyOf(trustedProxies);
         if (header.isBlank()) {
             throw new IllegalArgumentException("identity header must not be blank");
@@ -69,7 +75,14 @@ public record Identity(String header, MissingKey missingKey, String anonymousPla
 
     /** Header, missing-key handling and anonymous plan; every other setting at its default. */
     public Identity(String header, MissingKey missingKey, String anonymousPlan) {
-        this(header, missingKey, anonymousPlan, List.of(), DEFAULT_IPV6_PREFIX, null, DEFAULT_FAILED_KEYS);
+        this(header, missingKey, anonymousPlan, List.of(), DEFAULT_IPV6_PREFIX, null, DEFAULT_FAILED_KEYS,
+                WhileBlocked.KNOWN_KEYS, null);
+    }
+
+    /** These settings with other trusted proxies. */
+    public Identity withTrustedProxies(List<Cidr> proxies) {
+        return new Identity(header, missingKey, anonymousPlan, proxies, ipv6Prefix, userHeader, failedKeys,
+                whileBlocked, principalPlan);
     }
 
     /** Whether {@code peer}, the address that opened the connection, is a trusted proxy. */
@@ -88,24 +101,25 @@ public record Identity(String header, MissingKey missingKey, String anonymousPla
     }
 
     /**
-     * The customer an anonymous request is counted as, on {@link #anonymousPlan()}:
-     * <ul>
-     *   <li>{@code user:<value>} when {@link #userHeader()} is set, {@code peer} is a trusted proxy
-     *       and the header value is 1 to 128 characters without control characters: each end user
-     *       the gateway vouches for gets a bucket of their own;
-     *   <li>otherwise {@code ip:<address>} for the client address ({@link #clientAddress}), IPv6
-     *       grouped by {@link #ipv6Prefix()}: {@code ip:203.0.113.7}, {@code ip:2001:db8:1:2::/64}.
-     * </ul>
-     * The prefixes keep the two kinds apart from each other and from configured customer ids.
-     *
-     * @param forwardedFor    every {@code X-Forwarded-For} value in the order received; may be empty
-     * @param userHeaderValue the value of {@link #userHeader()}, or null when absent or not configured
+     * The end user a trusted gateway names for an anonymous request: {@code endUserValue} when
+     * {@link #userHeader()} is set, {@code peer} is a trusted proxy and the value is 1 to 128
+     * characters without control characters; else null (the request is counted by address).
      */
-    public Customer anonymousCustomer(InetAddress peer, List<String> forwardedFor, @Nullable String userHeaderValue) {
-        if (userHeader != null && userHeaderValue != null && validUserId(userHeaderValue) && trustedProxy(peer)) {
-            return Customer.of("user:" + userHeaderValue, anonymousPlan);
+    public @Nullable String endUser(@Nullable InetAddress peer, @Nullable String endUserValue) {
+        if (userHeader != null && endUserValue != null && peer != null && validUserId(endUserValue)
+                && trustedProxy(peer)) {
+            return endUserValue;
         }
-        return Customer.of("ip:" + ClientAddresses.group(clientAddress(peer, forwardedFor), ipv6Prefix), anonymousPlan);
+        return null;
+    }
+
+    /**
+     * The group an address is counted in: IPv4 as it is, IPv6 as its network of
+     * {@link #ipv6Prefix()} bits, IPv6 forms that embed an IPv4 address as that address
+     * ({@link ClientAddresses#group}).
+     */
+    public String group(InetAddress address) {
+        return ClientAddresses.group(address, ipv6Prefix);
     }
 
     private static boolean validUserId(String value) {
@@ -118,6 +132,17 @@ public record Identity(String header, MissingKey missingKey, String anonymousPla
             }
         }
         return true;
+    }
+
+    /** Which keys still work from a client address that is blocked for guessing keys. */
+    public enum WhileBlocked {
+        /**
+         * Keys that worked from that address within the last 24 hours: the customers behind a shared
+         * NAT keep working while no new key can be tried from there. The default.
+         */
+        KNOWN_KEYS,
+        /** None: every key is refused until the block ends. */
+        NO_KEYS
     }
 
     /** What to do with a request that carries no API key. */

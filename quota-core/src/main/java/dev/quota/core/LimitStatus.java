@@ -1,5 +1,6 @@
 package dev.quota.core;
 
+import dev.quota.core.internal.WholeSeconds;
 import java.time.Duration;
 
 /**
@@ -15,12 +16,33 @@ import java.time.Duration;
  *                   (zero when this limit has enough tokens)
  * @param requests   true when the limit counts requests; false for amount limits, which stay out of
  *                   the {@code RateLimit} headers
+ * @param shared     true for a rule's limit that every customer shares: its remaining tokens tell of
+ *                   other customers' activity, so it stays out of the {@code RateLimit} headers
  */
 public record LimitStatus(String policy, Limit limit, long remaining, Duration resetAfter, Duration retryAfter,
-                          boolean requests) {
+                          boolean requests, boolean shared) {
+
+    /** A status of a customer's own limit. */
+    public LimitStatus(String policy, Limit limit, long remaining, Duration resetAfter, Duration retryAfter,
+                       boolean requests) {
+        this(policy, limit, remaining, resetAfter, retryAfter, requests, false);
+    }
+
+    /**
+     * {@link #resetAfter} in whole seconds rounded up, as clients are told it: 0 when full, 1 for
+     * 0.2 s, 60 for exactly a minute.
+     */
+    public long resetSeconds() {
+        return WholeSeconds.ceil(resetAfter);
+    }
 
     /** Whether this limit lacked tokens for the decided request. */
     public boolean exhausted() {
         return !retryAfter.isZero();
+    }
+
+    /** Whether this status belongs in the {@code RateLimit} headers the caller sees: its own request limits. */
+    public boolean advertised() {
+        return requests && !shared;
     }
 }

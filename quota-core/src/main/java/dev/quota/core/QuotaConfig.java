@@ -92,9 +92,126 @@ public record QuotaConfig(long version, Identity identity, Map<String, Plan> pla
         return id == null ? null : customers.get(id);
     }
 
+    /** A builder: every section empty, identity {@link Identity#DEFAULT}, enabled, enforcing, nobody allow-listed. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding this config's values, to change some of them. */
+    public Builder toBuilder() {
+        Builder builder = new Builder().version(version).identity(identity).enabled(enabled).mode(mode).allow(allow);
+        builder.plans.putAll(plans);
+        builder.rules.putAll(rules);
+        builder.amounts.putAll(amounts);
+        builder.customers.putAll(customers);
+        builder.apiKeys.putAll(apiKeys);
+        builder.warnings.addAll(warnings);
+        return builder;
+    }
+
     /** The same config with another version. */
     public QuotaConfig withVersion(long newVersion) {
         return new QuotaConfig(newVersion, identity, plans, rules, amounts, customers, apiKeys, warnings, enabled,
                 mode, allow);
+    }
+
+    /**
+     * Settings for a {@link QuotaConfig} built in code (the YAML loader is the usual way). Adding a
+     * plan, rule, amount limits or customer of a name already added replaces it. Cross-checks (a
+     * customer on a missing plan) run in {@link #build()}.
+     */
+    public static final class Builder {
+        private long version;
+        private Identity identity = Identity.DEFAULT;
+        private final Map<String, Plan> plans = new java.util.LinkedHashMap<>();
+        private final Map<String, Rule> rules = new java.util.LinkedHashMap<>();
+        private final Map<String, AmountLimits> amounts = new java.util.LinkedHashMap<>();
+        private final Map<String, Customer> customers = new java.util.LinkedHashMap<>();
+        private final Map<String, String> apiKeys = new java.util.LinkedHashMap<>();
+        private final List<String> warnings = new java.util.ArrayList<>();
+        private boolean enabled = true;
+        private Mode mode = Mode.ENFORCE;
+        private AllowList allow = AllowList.NONE;
+
+        private Builder() {
+        }
+
+        /** The version; default 0: the service gives the config one when it becomes active. */
+        public Builder version(long version) {
+            this.version = version;
+            return this;
+        }
+
+        /** How callers are identified; default {@link Identity#DEFAULT}. */
+        public Builder identity(Identity identity) {
+            this.identity = Objects.requireNonNull(identity, "identity");
+            return this;
+        }
+
+        /** Adds (or replaces, by name) a plan. */
+        public Builder plan(Plan plan) {
+            plans.put(plan.name(), plan);
+            return this;
+        }
+
+        /** Adds (or replaces, by name) a rule. */
+        public Builder rule(Rule rule) {
+            rules.put(rule.name(), rule);
+            return this;
+        }
+
+        /** Adds (or replaces, by name) amount limits. */
+        public Builder amounts(AmountLimits limits) {
+            amounts.put(limits.name(), limits);
+            return this;
+        }
+
+        /** Adds (or replaces, by id) a customer. */
+        public Builder customer(Customer customer) {
+            customers.put(customer.id(), customer);
+            return this;
+        }
+
+        /**
+         * Maps an API key, given as the lower-case hex SHA-256 of its UTF-8 bytes, to a customer id.
+         *
+         * @throws IllegalArgumentException if the hash is not 64 lower-case hex digits
+         */
+        public Builder apiKey(String sha256Hex, String customerId) {
+            if (!sha256Hex.matches("[0-9a-f]{64}")) {
+                throw new IllegalArgumentException("an API key hash must be 64 lower-case hex digits but was "
+                        + sha256Hex.length() + " characters");
+            }
+            apiKeys.put(sha256Hex, Objects.requireNonNull(customerId, "customerId"));
+            return this;
+        }
+
+        /** The master switch; default true. */
+        public Builder enabled(boolean enabled) {
+            this.enabled = enabled;
+            return this;
+        }
+
+        /** The global mode; default {@link Mode#ENFORCE}. */
+        public Builder mode(Mode mode) {
+            this.mode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /** Callers never limited; default {@link AllowList#NONE}. */
+        public Builder allow(AllowList allow) {
+            this.allow = Objects.requireNonNull(allow, "allow");
+            return this;
+        }
+
+        /**
+         * The config.
+         *
+         * @throws IllegalArgumentException if a customer or API key points at something missing
+         */
+        public QuotaConfig build() {
+            return new QuotaConfig(version, identity, plans, rules, amounts, customers, apiKeys, warnings, enabled,
+                    mode, allow);
+        }
     }
 }

@@ -10,27 +10,38 @@ import org.jspecify.annotations.Nullable;
  * The answer to "may this caller spend these tokens now?" A rejection is a result, not an exception.
  *
  * <p>Carries everything the HTTP layer needs for {@code Retry-After}, {@code RateLimit} and the
- * problem body without another store round trip.
+ * problem body without another store round trip, and the {@link Receipt} of what it took, for
+ * {@link QuotaService#refund(QuotaDecision)}.
  *
  * @param outcome    what happened
- * @param limits     every limit that applied, in plan, rule, shared order
+ * @param limits     every limit that applied, in plan, rule, shared, amount order
  * @param violated   the limit that rejected (or, in shadow mode, would have rejected) the request,
  *                   or null
  * @param retryAfter how long until the same request could pass; zero unless rejected or shadow-rejected
+ * @param receipt    what the decision took; {@link Receipt#NONE} when nothing
  */
 public record QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable LimitStatus violated,
-                            Duration retryAfter) {
+                            Duration retryAfter, Receipt receipt) {
 
-    private static final QuotaDecision BYPASS = new QuotaDecision(Outcome.BYPASSED, List.of(), null, Duration.ZERO);
+    private static final QuotaDecision BYPASS =
+            new QuotaDecision(Outcome.BYPASSED, List.of(), null, Duration.ZERO, Receipt.NONE);
 
-    /** @throws IllegalArgumentException if a rejection or shadow rejection names no violated limit */
+    /** @throws IllegalArgumentException if a refusal names no violated limit */
     public QuotaDecision {
         Objects.requireNonNull(outcome, "outcome");
         limits = List.copyOf(limits);
         Objects.requireNonNull(retryAfter, "retryAfter");
-        if ((outcome == Outcome.REJECTED || outcome == Outcome.SHADOW_REJECTED) && violated == null) {
+        Objects.requireNonNull(receipt, "receipt");
+        if ((outcome == Outcome.REJECTED || outcome == Outcome.SHADOW_REJECTED || outcome == Outcome.EXCEEDS_LIMIT)
+                && violated == null) {
             throw new IllegalArgumentException("a " + outcome + " decision must name the violated limit");
         }
+    }
+
+    /** A decision that took nothing. */
+    public QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable LimitStatus violated,
+                         Duration retryAfter) {
+        this(outcome, limits, violated, retryAfter, Receipt.NONE);
     }
 
     /** The decision for a caller that is not limited (config disabled, allow-listed): no limits. */
@@ -39,30 +50,46 @@ public record QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable
     }
 
     /**
-     * Whether the request may proceed: true for every outcome but {@link Outcome#REJECTED} and
-     * {@link Outcome#UNAVAILABLE}.
+     * Whether the request may proceed: true for {@link Outcome#ALLOWED}, {@link Outcome#UNENFORCED},
+     * {@link Outcome#SHADOW_REJECTED} and {@link Outcome#BYPASSED}.
      */
     public boolean allowed() {
-        return outcome != Outcome.REJECTED && outcome != Outcome.UNAVAILABLE;
+        return outcome != Outcome.REJECTED && outcome != Outcome.UNAVAILABLE && outcome != Outcome.EXCEEDS_LIMIT;
     }
 
-    /** The request-counting limit with the fewest tokens left, for the {@code X-RateLimit-*} headers. */
+    /** The advertised request limit with the fewest tokens left, for the {@code X-RateLimit-*} headers. */
     public @Nullable LimitStatus tightest() {
-        if (violated != null && violated.requests()) {
+        if (violated != null && violated.advertised()) {
             return violated;
         }
-        return limits.stream().filter(LimitStatus::requests)
-                .min(Comparator.comparingLong(LimitStatus::remaining)
-                        .thenComparing(LimitStatus::resetAfter, Comparator.reverseOrder()))
-                .orElse(null);
+        LimitStatus best = null;
+        for (LimitStatus status : limits) {
+            if (status.advertised() && (best == null || TIGHTER.compare(status, best) < 0)) {
+                best = status;
+            }
+        }
+        return best;
     }
+
+    private static final Comparator<LimitStatus> TIGHTER = Comparator.comparingLong(LimitStatus::remaining)
+            .thenComparing(LimitStatus::resetAfter, Comparator.reverseOrder());
 
     /** The kinds of decision. */
     public enum Outcome {
         /** Every limit had tokens; they were taken. */
         ALLOWED,
-        /** A limit lacked tokens; nothing was taken from any limit. */
+        /**
+         * A limit lacked tokens. Nothing was taken from the limit that refused or from the rule,
+         * shared and amount limits; a refusal by a rule, shared or amount limit still costs the plan's
+         * request limits their tokens (the request was made), when they had them.
+         */
         REJECTED,
+        /**
+         * A limit can never give this many tokens: the request needs more than the limit's capacity
+         * (an amount over the whole daily limit). Retrying does not help; there is no retry-after.
+         * The plan's request limits are charged as for {@link #REJECTED}.
+         */
+        EXCEEDS_LIMIT,
         /** The store could not answer and the failure policy admitted the request unenforced. */
         UNENFORCED,
         /** The store could not answer and the failure policy rejected the request (HTTP 503). */
@@ -70,8 +97,8 @@ public record QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable
         /**
          * A limit in {@link Mode#SHADOW} lacked tokens: the request proceeds
          * ({@link QuotaDecision#allowed()} is true); {@link QuotaDecision#violated()} and
-         * {@link QuotaDecision#retryAfter()} say what enforcing would have done. Tokens taken from
-         * other shadow buckets were given back; those of enforced buckets were kept.
+         * {@link QuotaDecision#retryAfter()} say what enforcing would have done. Nothing was taken
+         * from the shadow limits; the enforced limits took their tokens.
          */
         SHADOW_REJECTED,
         /**

@@ -1,22 +1,16 @@
 package dev.quota.core;
 
 import dev.quota.core.config.ApiKeys;
-import dev.quota.core.internal.BucketUse;
-import dev.quota.core.internal.Keys;
-import dev.quota.core.net.ClientAddresses;
+import dev.quota.core.internal.Hashes;
+import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.store.InMemoryStore;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,12 +18,14 @@ import org.slf4j.LoggerFactory;
 /**
  * Decides whether a caller may spend tokens now, against buckets in a shared store.
  *
- * <p>A request of a customer on plan {@code free} (burst 20, refill 10/s) to an endpoint with rule
- * {@code transfers} (10 per minute per customer) takes one token from the customer's plan bucket
- * and one from the customer's transfers bucket; if either is empty, the tokens already taken are
- * given back and the decision is a rejection naming the empty limit and when to retry.
+ * <p>A transfer of 125.00 EUR by a customer on plan {@code free} (burst 20, refill 10/s, 2000 per
+ * day) to an endpoint with rule {@code transfers} (10 per minute per customer, 500 per second for
+ * everyone) is one decision over five buckets, taken in one store call: all of them, or, when the
+ * transfers rule or the daily amount refuses, only the plan's request tokens (the request was
+ * made), or nothing when the plan itself refuses. The decision names the limit that refused and
+ * when to retry, and carries a {@link Receipt} so {@link #refund} can give back exactly what it took.
  *
- * <p>Operations: a disabled config ({@code enabled: false}) and allow-listed customers get
+ * <p>Operations: a disabled config ({@code enabled: false}) and allow-listed callers get
  * {@link QuotaDecision.Outcome#BYPASSED} without a store call; limits in {@link Mode#SHADOW} report
  * {@link QuotaDecision.Outcome#SHADOW_REJECTED} instead of rejecting; every decision goes to the
  * {@link QuotaListener}s, and every rejection to the sampled rejection log ({@code dev.quota.rejections}).
@@ -41,16 +37,17 @@ import org.slf4j.LoggerFactory;
 public final class QuotaService implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(QuotaService.class);
-    private static final Pattern QUALIFIER = Pattern.compile("[A-Za-z0-9_.-]{1,32}");
 
     private final QuotaStore store;
     private final QuotaStore fallback;
     private final Clock clock;
-    private final Keys keys;
+    private final BucketLayout layout;
     private final QuotaListener listener;
-    private final BucketRunner runner;
-    private final FailedKeyLimiter failedKeys;
+    private final DecisionRunner runner;
+    private final FailedKeyGuard guard;
     private final RejectionLog rejectionLog;
+    private final CustomerDirectory customers;
+    private final QuotaAdmin admin;
     private final AtomicReference<QuotaConfig> config = new AtomicReference<>();
 
     QuotaService(QuotaServiceBuilder builder) {
@@ -58,13 +55,15 @@ public final class QuotaService implements AutoCloseable {
         this.clock = builder.clock;
         this.fallback = builder.fallback != null ? builder.fallback
                 : InMemoryStore.builder().clock(clock).build();
-        this.keys = new Keys(builder.keyPrefix);
+        this.layout = new BucketLayout(builder.keyPrefix, clock);
         this.listener = new Listeners(builder.listeners);
-        this.runner = new BucketRunner(store, fallback, clock, builder.liveInstances, builder.unavailableRetryAfter,
+        this.runner = new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.unavailableRetryAfter,
                 listener);
-        this.failedKeys = new FailedKeyLimiter(keys, runner, clock);
+        this.guard = new FailedKeyGuard(layout, runner, clock);
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);
+        this.customers = builder.customers != null ? builder.customers : new ConfigCustomers(config::get);
+        this.admin = new QuotaAdmin(config::get, layout, store, customers);
         QuotaConfig initial = Objects.requireNonNull(builder.config, "config must be set");
         config.set(initial.version() > 0 ? initial : initial.withVersion(clock.millis()));
     }
@@ -77,6 +76,11 @@ public final class QuotaService implements AutoCloseable {
     /** The active config. */
     public QuotaConfig config() {
         return config.get();
+    }
+
+    /** Reads and resets for operators: standings, resets, customer lookup. */
+    public QuotaAdmin admin() {
+        return admin;
     }
 
     /**
@@ -131,263 +135,191 @@ public final class QuotaService implements AutoCloseable {
     }
 
     /**
-     * The customer an API key belongs to, or null when the key is unknown. The key is compared by
-     * its SHA-256, so the config never needs plain keys.
-     */
-    public @Nullable Customer customerForApiKey(String apiKey) {
-        return config.get().customerForKeyHash(sha256Hex(apiKey));
-    }
-
-    /**
-     * Whether the caller is on the config's allow-list ({@code allow:}) by customer id, API key or
-     * client address; such a request should not be limited. {@link #decide} already bypasses
-     * allow-listed customer ids by itself; the HTTP layer asks here for keys and addresses.
+     * Who a request comes from: its API key looked up by SHA-256 in the customer directory, its
+     * principal, or, without a credential, the anonymous plan by client address (after
+     * {@code identity.trustedProxies}) or by the end user a trusted gateway names. Key guessing is
+     * counted here: an unknown key costs its client address a token of {@code identity.failedKeys}
+     * in the shared store, and an address that ran out is {@link Caller.Kind#BLOCKED} until its
+     * retry-after, for every key it has not used successfully in the last 24 hours (or every key,
+     * with {@code identity.whileBlocked: no-keys}).
      *
-     * @param customerId   the customer's id, or null before it is known
-     * @param apiKeySha256 the SHA-256 hex of the request's API key ({@link #sha256Hex}), or null
-     * @param address      the client address after trusted-proxy resolution
-     *                     ({@link Identity#clientAddress}), or null
+     * @throws IllegalArgumentException if a request without a credential has no client address to
+     *                                  be counted by (the HTTP layer answers 503 and logs it: never a
+     *                                  bucket shared by every anonymous caller)
+     * @throws RuntimeException         whatever the customer directory throws
      */
-    public boolean isAllowListed(@Nullable String customerId, @Nullable String apiKeySha256,
-                                 @Nullable InetAddress address) {
-        return config.get().allow().matches(customerId, apiKeySha256, address);
-    }
-
-    /**
-     * Decides one request of {@code customer}, optionally on an endpoint rule: takes the rule's
-     * cost from every plan limit and one token from each of the rule's limits, or nothing.
-     * {@link QuotaDecision.Outcome#BYPASSED} without a store call when the config is disabled or
-     * the customer id is allow-listed.
-     *
-     * @param rule the rule name, or null for the plan limits only
-     * @throws IllegalArgumentException if the customer's plan or the rule is not configured
-     */
-    public QuotaDecision decide(Customer customer, @Nullable String rule) {
-        long start = System.nanoTime();
+    public Caller identify(RequestFacts facts) {
         QuotaConfig cfg = config.get();
-        QuotaDecision decision;
-        if (bypassed(cfg, customer)) {
-            decision = QuotaDecision.bypassed();
+        Identity identity = cfg.identity();
+        InetAddress address = facts.peer() == null ? null : identity.clientAddress(facts.peer(), facts.forwardedFor());
+        String group = address == null ? null : identity.group(address);
+        Credential credential = facts.credential();
+        if (credential instanceof Credential.ApiKey apiKey) {
+            return byKey(cfg, apiKey.key(), address, group);
+        }
+        if (credential instanceof Credential.Principal principal) {
+            return byPrincipal(cfg, principal.name(), address);
+        }
+        if (credential instanceof Credential.Ambiguous) {
+            return failedKey(cfg, address, group, Caller.Kind.AMBIGUOUS_CREDENTIAL);
+        }
+        if (identity.missingKey() == Identity.MissingKey.REJECT) {
+            return new Caller(Caller.Kind.MISSING_CREDENTIAL, null, address, false, null);
+        }
+        String user = identity.endUser(facts.peer(), facts.endUser());
+        Customer customer;
+        if (user != null) {
+            customer = new Customer("user:" + user, identity.anonymousPlan(), 1.0, Customer.Kind.GATEWAY_USER);
+        } else if (group != null) {
+            customer = new Customer("ip:" + group, identity.anonymousPlan(), 1.0, Customer.Kind.ADDRESS);
         } else {
-            Plan plan = planOf(cfg, customer);
-            Rule r = ruleOf(cfg, rule);
-            decision = runner.run(divisor -> requestBuckets(cfg, customer, plan, r, divisor));
+            throw new IllegalArgumentException("a request without a credential has no client address to be counted"
+                    + " by; give QuotaFeature a ClientAddress that finds the peer address on this runtime");
         }
-        report(customer, rule, decision, start);
-        return decision;
+        return new Caller(Caller.Kind.ANONYMOUS, customer, address, exempt(cfg, null, null, address), null);
     }
 
-    /** The buckets one request takes from: plan (the rule's cost), rule per customer, rule shared. */
-    private List<BucketUse> requestBuckets(QuotaConfig cfg, Customer customer, Plan plan, @Nullable Rule r,
-                                           int divisor) {
-        Instant now = clock.instant();
-        double multiplier = customer.multiplier() / divisor;
-        List<BucketUse> uses = new ArrayList<>(4);
-        long cost = r == null ? 1 : r.cost();
-        BucketUse.plan(uses, keys.plan(customer.id()), plan.name(), plan.limits(), multiplier, cost, true,
-                cfg.version(), now, plan.onStoreFailure(), cfg.modeOf(plan));
-        if (r != null) {
-            FailurePolicy policy = r.onStoreFailure() != null ? r.onStoreFailure() : plan.onStoreFailure();
-            Mode mode = cfg.modeOf(r);
-            BucketUse.plan(uses, keys.rule(r.name(), customer.id()), r.name(), r.perCustomer(), multiplier, 1,
-                    true, cfg.version(), now, policy, mode);
-            BucketUse.plan(uses, keys.shared(r.name()), r.name(), r.shared(), 1.0 / divisor, 1, true,
-                    cfg.version(), now, policy, mode);
+    private Caller byKey(QuotaConfig cfg, String key, @Nullable InetAddress address, @Nullable String group) {
+        boolean wellFormed = ApiKeys.wellFormed(key);
+        String hash = wellFormed ? Hashes.sha256Hex(key) : null;
+        if (group != null && cfg.enabled()) {
+            QuotaDecision block = guard.peek(group);
+            if (block.outcome() == QuotaDecision.Outcome.REJECTED
+                    && !(cfg.identity().whileBlocked() == Identity.WhileBlocked.KNOWN_KEYS && hash != null
+                    && guard.knownAt(group, hash))) {
+                // a blocked address may not try a key it has not used before, valid ones included
+                listener.onFailedKey(block);
+                return new Caller(Caller.Kind.BLOCKED, null, address, false, block);
+            }
         }
-        return uses;
+        Customer customer = hash == null ? null : customers.byApiKeyHash(hash);
+        if (customer == null) {
+            return failedKey(cfg, address, group, Caller.Kind.UNKNOWN_CREDENTIAL);
+        }
+        if (group != null) {
+            guard.worked(group, hash);
+        }
+        return new Caller(Caller.Kind.IDENTIFIED, customer, address, exempt(cfg, customer, hash, address), null);
     }
 
-    /**
-     * Gives back the tokens an allowed {@link #decide(Customer, String)} with the same arguments
-     * took, for a request that a later check rejected (its transfer amount was over the daily
-     * limit): a rejected request uses no quota. Best effort: a store failure is logged, not thrown.
-     * Does nothing for a bypassed customer.
-     *
-     * @throws IllegalArgumentException if the customer's plan or the rule is not configured
-     */
-    public void refund(Customer customer, @Nullable String rule) {
-        QuotaConfig cfg = config.get();
-        if (bypassed(cfg, customer)) {
-            return;
+    private Caller byPrincipal(QuotaConfig cfg, String name, @Nullable InetAddress address) {
+        Customer customer = name.isEmpty() ? null : customers.byPrincipal(name);
+        String plan = cfg.identity().principalPlan();
+        if (customer == null && plan != null && !name.isEmpty()) {
+            customer = new Customer("user:" + name, plan, 1.0, Customer.Kind.PRINCIPAL);
         }
-        Plan plan = planOf(cfg, customer);
-        Rule r = ruleOf(cfg, rule);
-        runner.giveBack(requestBuckets(cfg, customer, plan, r, 1));
+        if (customer == null) {
+            // authenticated by the runtime, so not a guess: not counted as a failed key
+            return new Caller(Caller.Kind.UNKNOWN_CREDENTIAL, null, address, false, null);
+        }
+        return new Caller(Caller.Kind.IDENTIFIED, customer, address, exempt(cfg, customer, null, address), null);
     }
 
-    /**
-     * Takes {@code amount} (for money: minor units) from the customer's amount limits of
-     * {@code amounts} for {@code qualifier} (a currency code), or nothing. Amount limits follow the
-     * global mode; {@link QuotaDecision.Outcome#BYPASSED} when the config is disabled or the
-     * customer id is allow-listed.
-     *
-     * @throws IllegalArgumentException if {@code amounts} is unknown, the qualifier is not 1-32 of
-     *                                  {@code [A-Za-z0-9_.-]}, or {@code amount < 1}
-     */
-    public QuotaDecision consumeAmount(Customer customer, String amounts, String qualifier, long amount) {
-        long start = System.nanoTime();
-        QuotaConfig cfg = config.get();
-        AmountLimits limits = amountLimits(cfg, amounts, qualifier);
-        if (amount < 1) {
-            throw new IllegalArgumentException("amount must be >= 1 but was " + amount);
+    /** Counts a failed lookup against the address; {@code kind} while it may still guess, BLOCKED after. */
+    private Caller failedKey(QuotaConfig cfg, @Nullable InetAddress address, @Nullable String group, Caller.Kind kind) {
+        if (group == null || !cfg.enabled() || (address != null && cfg.allow().matches(null, null, address))) {
+            return new Caller(kind, null, address, false, null);
         }
-        QuotaDecision decision = bypassed(cfg, customer) ? QuotaDecision.bypassed() : runner.run(divisor ->
-                amountBuckets(cfg, customer, limits, qualifier, amount, customer.multiplier() / divisor));
-        report(customer, amounts, decision, start);
-        return decision;
-    }
-
-    /**
-     * Gives back an amount taken by {@link #consumeAmount}, e.g. when the transfer failed
-     * downstream. Best effort: a store failure is logged, not thrown.
-     */
-    public void refundAmount(Customer customer, String amounts, String qualifier, long amount) {
-        QuotaConfig cfg = config.get();
-        AmountLimits limits = cfg.amounts().get(amounts);
-        if (limits == null || amount < 1 || bypassed(cfg, customer)) {
-            return;
-        }
-        runner.giveBack(amountBuckets(cfg, customer, limits, qualifier, amount, customer.multiplier()));
-    }
-
-    /** The amount limits named {@code amounts}, after checking the name and the qualifier. */
-    private static AmountLimits amountLimits(QuotaConfig cfg, String amounts, String qualifier) {
-        AmountLimits limits = cfg.amounts().get(amounts);
-        if (limits == null) {
-            throw new IllegalArgumentException("unknown amount limits \"" + amounts + "\"");
-        }
-        if (!QUALIFIER.matcher(qualifier).matches()) {
-            throw new IllegalArgumentException("qualifier must match [A-Za-z0-9_.-]{1,32} but was \"" + qualifier + "\"");
-        }
-        return limits;
-    }
-
-    private List<BucketUse> amountBuckets(QuotaConfig cfg, Customer customer, AmountLimits limits, String qualifier,
-                                          long amount, double multiplier) {
-        List<BucketUse> uses = new ArrayList<>(2);
-        BucketUse.plan(uses, keys.amount(limits.name(), customer.id(), qualifier), limits.name(), limits.limits(),
-                multiplier, amount, false, cfg.version(), clock.instant(), limits.onStoreFailure(), cfg.mode());
-        return uses;
-    }
-
-    /**
-     * Counts one failed API-key lookup (an unknown key) of {@code clientAddress}: the HTTP layer
-     * answers 401 while the decision is allowed and 429 with {@code Retry-After} once it is
-     * {@link QuotaDecision.Outcome#REJECTED}. The limit is {@code identity.failedKeys} (default 10
-     * per minute, one more every 6 seconds), counted in the shared store across every instance;
-     * IPv6 addresses are grouped by {@code identity.ipv6Prefix}. The policy name is
-     * {@code identity-failed-keys}. Allowed-listed addresses and a disabled config get
-     * {@link QuotaDecision.Outcome#BYPASSED}; in global shadow mode a guesser gets
-     * {@link QuotaDecision.Outcome#SHADOW_REJECTED}. A rejection is remembered in this JVM for
-     * {@link #peekFailedKeys}.
-     *
-     * @param clientAddress the client address after trusted-proxy resolution, as text
-     *                      ({@code 203.0.113.7}, {@code 2001:db8::1}); any other text is counted as is
-     */
-    public QuotaDecision recordFailedKey(String clientAddress) {
-        QuotaConfig cfg = config.get();
-        QuotaDecision decision;
-        String group = FailedKeyLimiter.group(cfg, clientAddress);
-        InetAddress address = ClientAddresses.parse(clientAddress);
-        if (!cfg.enabled() || (address != null && cfg.allow().matches(null, null, address))) {
-            decision = QuotaDecision.bypassed();
-        } else {
-            decision = failedKeys.record(cfg, group);
-        }
+        QuotaDecision decision = guard.record(cfg, group);
         listener.onFailedKey(decision);
         if (decision.outcome() == QuotaDecision.Outcome.REJECTED
                 || decision.outcome() == QuotaDecision.Outcome.SHADOW_REJECTED) {
             rejectionLog.failedKey(group, decision);
         }
+        // UNAVAILABLE cannot turn a 401 into anything else: only a real rejection blocks
+        return decision.outcome() == QuotaDecision.Outcome.REJECTED
+                ? new Caller(Caller.Kind.BLOCKED, null, address, false, decision)
+                : new Caller(kind, null, address, false, null);
+    }
+
+    private static boolean exempt(QuotaConfig cfg, @Nullable Customer customer, @Nullable String keyHash,
+                                  @Nullable InetAddress address) {
+        String id = customer != null && customer.kind() == Customer.Kind.ACCOUNT ? customer.id() : null;
+        return cfg.allow().matches(id, keyHash, address);
+    }
+
+    /**
+     * Decides one request of {@code customer}, optionally on an endpoint rule. Shorthand for
+     * {@code decide(Caller.of(customer), rule, null)}.
+     *
+     * @throws IllegalArgumentException if the customer's plan or the rule is not configured
+     */
+    public QuotaDecision decide(Customer customer, @Nullable String rule) {
+        return decide(Caller.of(customer), rule, null);
+    }
+
+    /**
+     * Decides one request: the rule's cost from every plan limit, one token from each of the rule's
+     * per-customer and shared limits, and {@code amount} from its amount limits, in one store call.
+     * {@link QuotaDecision.Outcome#BYPASSED} without a store call when the config is disabled or the
+     * caller is exempt (allow-listed); {@link QuotaDecision.Outcome#EXCEEDS_LIMIT} when the amount
+     * (or the cost) is more than its limit could ever hold.
+     *
+     * @param caller a counted caller ({@link Caller#counted()})
+     * @param rule   the rule name, or null for the plan limits only
+     * @param amount the amount the request moves, or null
+     * @throws IllegalArgumentException if the caller is not counted, or the customer's plan, the rule
+     *                                  or the amount limits are not configured
+     */
+    public QuotaDecision decide(Caller caller, @Nullable String rule, @Nullable Amount amount) {
+        if (!caller.counted()) {
+            throw new IllegalArgumentException("a " + caller.kind() + " caller is not counted; answer it instead");
+        }
+        long start = System.nanoTime();
+        Customer customer = caller.customer();
+        QuotaConfig cfg = config.get();
+        QuotaDecision decision;
+        if (bypassed(cfg, caller)) {
+            decision = QuotaDecision.bypassed();
+        } else {
+            Plan plan = planOf(cfg, customer);
+            Rule r = ruleOf(cfg, rule);
+            AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
+            decision = runner.run(divisor -> layout.request(cfg, customer, plan, r, amount, limits, divisor));
+        }
+        report(customer, rule != null ? rule : amount != null ? amount.limits() : null, decision, start);
         return decision;
     }
 
     /**
-     * Whether {@code clientAddress} is blocked for guessing keys, without counting anything and
-     * without a store call: {@link QuotaDecision.Outcome#REJECTED} (answer 429, with the time left
-     * as {@code Retry-After}) for an address that {@link #recordFailedKey} rejected on this instance
-     * within its retry-after, else an {@link QuotaDecision.Outcome#ALLOWED} decision with no limits.
-     * Ask before looking a key up, so a blocked address cannot test keys, valid ones included.
-     * Another instance learns of the block on the address's next failed lookup there.
+     * Takes an amount on its own from the customer's amount limits, for a resource's own check once
+     * its request was admitted; amount limits follow the global mode.
+     * {@link QuotaDecision.Outcome#BYPASSED} when the config is disabled or the customer id is
+     * allow-listed.
+     *
+     * @throws IllegalArgumentException if the amount limits are not configured
      */
-    public QuotaDecision peekFailedKeys(String clientAddress) {
+    public QuotaDecision consumeAmount(Customer customer, Amount amount) {
+        long start = System.nanoTime();
         QuotaConfig cfg = config.get();
-        if (!cfg.enabled()) {
-            return QuotaDecision.bypassed();
+        QuotaDecision decision;
+        if (bypassed(cfg, Caller.of(customer))) {
+            decision = QuotaDecision.bypassed();
+        } else {
+            AmountLimits limits = amountLimits(cfg, amount.limits());
+            decision = runner.run(divisor -> layout.amount(cfg, customer, limits, amount, divisor));
         }
-        return failedKeys.peek(FailedKeyLimiter.group(cfg, clientAddress));
+        report(customer, amount.limits(), decision, start);
+        return decision;
     }
 
     /**
-     * The customer's standing in its plan limits and in the per-customer limits of every rule,
-     * without taking anything.
-     *
-     * @throws QuotaStoreException if the store cannot answer
+     * Gives back what {@code decision} took from rule, shared and amount limits, to the very
+     * buckets and store it took it from, once (a second refund of the same decision does nothing):
+     * a transfer the bank refused does not count against the customer's transfers or amounts. The
+     * plan's request tokens are never given back: the request was made. Best effort: a store failure
+     * is logged, not thrown.
      */
-    public List<LimitStatus> standing(Customer customer) {
-        QuotaConfig cfg = config.get();
-        Plan plan = planOf(cfg, customer);
-        Instant now = clock.instant();
-        List<BucketUse> uses = new ArrayList<>();
-        BucketUse.plan(uses, keys.plan(customer.id()), plan.name(), plan.limits(), customer.multiplier(), 1, true,
-                cfg.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
-        for (Rule rule : cfg.rules().values().stream().sorted(Comparator.comparing(Rule::name)).toList()) {
-            BucketUse.plan(uses, keys.rule(rule.name(), customer.id()), rule.name(), rule.perCustomer(),
-                    customer.multiplier(), 1, true, cfg.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
-        }
-        List<LimitStatus> out = new ArrayList<>();
-        for (BucketUse use : uses) {
-            use.statuses(BucketRunner.call(() -> store.peek(use.key(), use.spec())), now, out);
-        }
-        return List.copyOf(out);
+    public void refund(QuotaDecision decision) {
+        runner.refund(decision.receipt());
     }
 
     /**
-     * The customer's standing in the amount limits {@code amounts} for {@code qualifier} (a
-     * currency), without taking anything: how much may still move today.
-     *
-     * @throws IllegalArgumentException if {@code amounts} is unknown or the qualifier is malformed
-     * @throws QuotaStoreException      if the store cannot answer
+     * The customer an API key belongs to, or null when the key is unknown or malformed: a lookup
+     * in the customer directory by the key's SHA-256, without counting anything.
      */
-    public List<LimitStatus> amountStanding(Customer customer, String amounts, String qualifier) {
-        QuotaConfig cfg = config.get();
-        AmountLimits limits = amountLimits(cfg, amounts, qualifier);
-        Instant now = clock.instant();
-        List<LimitStatus> out = new ArrayList<>();
-        for (BucketUse use : amountBuckets(cfg, customer, limits, qualifier, 1, customer.multiplier())) {
-            use.statuses(BucketRunner.call(() -> store.peek(use.key(), use.spec())), now, out);
-        }
-        return List.copyOf(out);
-    }
-
-    /**
-     * Deletes the customer's plan and rule buckets (current calendar windows included): the next
-     * request starts with full buckets.
-     *
-     * @throws QuotaStoreException if the store cannot answer
-     */
-    public void reset(Customer customer) {
-        QuotaConfig cfg = config.get();
-        Plan plan = planOf(cfg, customer);
-        Instant now = clock.instant();
-        List<BucketUse> uses = new ArrayList<>();
-        BucketUse.plan(uses, keys.plan(customer.id()), plan.name(), plan.limits(), 1, 1, true, cfg.version(), now,
-                plan.onStoreFailure(), Mode.ENFORCE);
-        for (Rule rule : cfg.rules().values()) {
-            BucketUse.plan(uses, keys.rule(rule.name(), customer.id()), rule.name(), rule.perCustomer(), 1, 1, true,
-                    cfg.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
-        }
-        for (BucketUse use : uses) {
-            BucketRunner.call(() -> {
-                store.reset(use.key());
-                return null;
-            });
-        }
-    }
-
-    /** The store's description, e.g. {@code redis standalone redis://127.0.0.1:6379}. */
-    public String describeStore() {
-        return store.describe();
+    public @Nullable Customer customerForApiKey(String apiKey) {
+        return ApiKeys.wellFormed(apiKey) ? customers.byApiKeyHash(Hashes.sha256Hex(apiKey)) : null;
     }
 
     /**
@@ -401,16 +333,13 @@ public final class QuotaService implements AutoCloseable {
         fallback.close();
     }
 
-    /** The lower-case hex SHA-256 of an API key, as stored in the config ({@link ApiKeys#sha256Hex}). */
-    public static String sha256Hex(String apiKey) {
-        return ApiKeys.sha256Hex(apiKey);
+    private static boolean bypassed(QuotaConfig cfg, Caller caller) {
+        Customer customer = caller.customer();
+        return !cfg.enabled() || caller.exempt() || (customer != null && customer.kind() == Customer.Kind.ACCOUNT
+                && cfg.allow().customers().contains(customer.id()));
     }
 
-    private static boolean bypassed(QuotaConfig cfg, Customer customer) {
-        return !cfg.enabled() || cfg.allow().customers().contains(customer.id());
-    }
-
-    private static Plan planOf(QuotaConfig cfg, Customer customer) {
+    static Plan planOf(QuotaConfig cfg, Customer customer) {
         return cfg.plan(customer.plan()).orElseThrow(() -> new IllegalArgumentException(
                 "customer " + customer.id() + " is on unknown plan \"" + customer.plan() + "\""));
     }
@@ -420,10 +349,19 @@ public final class QuotaService implements AutoCloseable {
                 () -> new IllegalArgumentException("unknown rule \"" + rule + "\""));
     }
 
+    static AmountLimits amountLimits(QuotaConfig cfg, String amounts) {
+        AmountLimits limits = cfg.amounts().get(amounts);
+        if (limits == null) {
+            throw new IllegalArgumentException("unknown amount limits \"" + amounts + "\"");
+        }
+        return limits;
+    }
+
     private void report(Customer customer, @Nullable String rule, QuotaDecision decision, long startNanos) {
         listener.onDecision(customer, rule, decision, Duration.ofNanos(System.nanoTime() - startNanos));
         if (decision.outcome() == QuotaDecision.Outcome.REJECTED
-                || decision.outcome() == QuotaDecision.Outcome.SHADOW_REJECTED) {
+                || decision.outcome() == QuotaDecision.Outcome.SHADOW_REJECTED
+                || decision.outcome() == QuotaDecision.Outcome.EXCEEDS_LIMIT) {
             rejectionLog.rejected(customer, rule, decision);
         }
     }

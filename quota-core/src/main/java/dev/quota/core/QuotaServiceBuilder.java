@@ -1,6 +1,6 @@
 package dev.quota.core;
 
-import dev.quota.core.internal.Keys;
+import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.core.spi.QuotaStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,6 +16,7 @@ public final class QuotaServiceBuilder {
     @Nullable QuotaStore store;
     @Nullable QuotaStore fallback;
     @Nullable QuotaConfig config;
+    @Nullable CustomerDirectory customers;
     Clock clock = Clock.systemUTC();
     String keyPrefix = "quota";
     IntSupplier liveInstances = () -> 1;
@@ -24,6 +25,7 @@ public final class QuotaServiceBuilder {
     int rejectionLogRate = 20;
     /** For tests: a rejection log writing somewhere else than SLF4J. */
     @Nullable RejectionLog rejectionLog;
+    byte @Nullable [] rejectionLogKey;
 
     QuotaServiceBuilder() {
     }
@@ -47,6 +49,16 @@ public final class QuotaServiceBuilder {
     }
 
     /**
+     * Where customers come from: API key hashes, principals and ids to customers. Default: the
+     * active config's {@code customers} and {@code apiKeys}. An application that keeps customers in
+     * its own database passes its directory here, wrapped in {@link CustomerDirectory#cached}.
+     */
+    public QuotaServiceBuilder customers(CustomerDirectory customers) {
+        this.customers = Objects.requireNonNull(customers, "customers");
+        return this;
+    }
+
+    /**
      * The clock for calendar windows, config versions and the rejection log's sampling; default
      * {@link Clock#systemUTC()}.
      */
@@ -61,7 +73,7 @@ public final class QuotaServiceBuilder {
      * @throws IllegalArgumentException if not 1-32 of {@code [A-Za-z0-9_.-]}
      */
     public QuotaServiceBuilder keyPrefix(String keyPrefix) {
-        new Keys(keyPrefix);
+        new BucketLayout(keyPrefix, clock);
         this.keyPrefix = keyPrefix;
         return this;
     }
@@ -114,6 +126,28 @@ public final class QuotaServiceBuilder {
         return this;
     }
 
+    /**
+     * The key of the rejection log's fingerprints ({@code customer=2bd806c97f0e}), an
+     * HMAC-SHA256 key. Default: 32 random bytes made when the service is built, so a caller's
+     * fingerprint stays the same while the process runs and differs in every other process.
+     *
+     * <p>Give every instance the same key (from a secret store, not the config file) when the
+     * rejection lines of several instances, or of one instance across restarts, must be matched
+     * up. The price: whoever holds the key can again test guesses (all 2^32 IPv4 addresses take
+     * minutes), so keep it as secret as the logs are sensitive, and rotate it when it leaks. The
+     * array is copied.
+     *
+     * @throws IllegalArgumentException if shorter than 32 bytes (the length is echoed, never the key)
+     */
+    public QuotaServiceBuilder rejectionLogKey(byte[] key) {
+        if (key.length < RejectionLog.KEY_BYTES) {
+            throw new IllegalArgumentException("rejectionLogKey must be at least " + RejectionLog.KEY_BYTES
+                    + " bytes but was " + key.length + " bytes");
+        }
+        this.rejectionLogKey = key.clone();
+        return this;
+    }
+
     /** Package-private: a rejection log with its own sink, for tests. */
     QuotaServiceBuilder rejectionLog(RejectionLog rejectionLog) {
         this.rejectionLog = rejectionLog;
@@ -126,6 +160,17 @@ public final class QuotaServiceBuilder {
      * @throws NullPointerException if store or config is not set
      */
     public QuotaService build() {
-        return new QuotaService(this);
+        byte[] key = rejectionLogKey;
+        RejectionLog custom = rejectionLog;
+        if (custom != null || key == null) {
+            return new QuotaService(this);
+        }
+        // the service takes a rejection log from here when one is set; for this build only
+        rejectionLog = RejectionLog.toSlf4j(clock, rejectionLogRate, key);
+        try {
+            return new QuotaService(this);
+        } finally {
+            rejectionLog = null;
+        }
     }
 }

@@ -1,13 +1,19 @@
 package dev.quota.core;
 
-import dev.quota.core.config.ApiKeys;
+import dev.quota.core.internal.LogThrottle;
+import java.nio.charset.StandardCharsets;
+import java.security.InvalidKeyException;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.HexFormat;
 import java.util.Objects;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,11 +23,17 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * quota.rejected customer=2bd806c97f0e plan=free rule=- policy=free-burst retry_after_ms=100 outcome=REJECTED
  * </pre>
- * The customer is the first 12 hex digits of the SHA-256 of its id, so the log holds neither an id,
- * an API key nor a client address; amount rejections name the policy, never an amount.
+ * The customer (or the client address of a failed-key block) is a fingerprint: the first 12 hex
+ * digits of an HMAC-SHA256 of its id under a key of this log. The key is 32 random bytes made when
+ * the log is created, so the same caller has the same fingerprint for as long as the process runs
+ * and a different one in every other process; without the key, the fingerprint of an IPv4 address
+ * cannot be found by hashing all 2^32 addresses, as an unkeyed hash could. A key configured with
+ * {@link QuotaServiceBuilder#rejectionLogKey} makes fingerprints agree across instances and
+ * restarts, and anyone who holds it can test guesses again. The log holds neither an id, an API
+ * key nor a client address; amount rejections name the policy, never an amount.
  *
- * <p>Sampled so a flood cannot flood the log: at most {@code perSecond} lines per second (a token
- * bucket in the JVM, burst {@code perSecond}); lines beyond that are counted and reported as
+ * <p>Sampled so a flood cannot flood the log: at most {@code perSecond} lines per second (a
+ * {@link LogThrottle}, burst {@code perSecond}); lines beyond that are counted and reported as
  * {@code quota.rejected.suppressed count=980 since=2026-11-29T10:00:00Z} with the next rejection
  * at least {@code summaryEvery} after the first suppressed one, and on close.
  */
@@ -29,23 +41,26 @@ final class RejectionLog {
 
     /** The logger name. */
     static final String LOGGER = "dev.quota.rejections";
+    /** Bytes of the random key made for each log: 32, as many as HMAC-SHA256's output. */
+    static final int KEY_BYTES = 32;
+    private static final String HMAC = "HmacSHA256";
+    private static final SecureRandom RANDOM = new SecureRandom();
 
-    private final Clock clock;
     private final int perSecond;
-    private final Duration summaryEvery;
     private final Consumer<String> sink;
     private final BooleanSupplier enabled;
+    private final SecretKeySpec key;
+    private final @Nullable LogThrottle throttle;
 
-    // guarded by this
-    private double tokens;
-    private Instant refilledAt;
-    private long suppressed;
-    private @Nullable Instant suppressedSince;
-
-    /** Logs to {@value #LOGGER} at INFO. */
+    /** Logs to {@value #LOGGER} at INFO, fingerprints under a random key. */
     static RejectionLog toSlf4j(Clock clock, int perSecond) {
+        return toSlf4j(clock, perSecond, randomKey());
+    }
+
+    /** Logs to {@value #LOGGER} at INFO, fingerprints under {@code key}. */
+    static RejectionLog toSlf4j(Clock clock, int perSecond, byte[] key) {
         Logger logger = LoggerFactory.getLogger(LOGGER);
-        return new RejectionLog(clock, perSecond, Duration.ofSeconds(10), logger::info, logger::isInfoEnabled);
+        return new RejectionLog(clock, perSecond, Duration.ofSeconds(10), logger::info, logger::isInfoEnabled, key);
     }
 
     /**
@@ -53,13 +68,17 @@ final class RejectionLog {
      * @param summaryEvery the least time between a first suppressed line and its summary
      */
     RejectionLog(Clock clock, int perSecond, Duration summaryEvery, Consumer<String> sink, BooleanSupplier enabled) {
-        this.clock = clock;
+        this(clock, perSecond, summaryEvery, sink, enabled, randomKey());
+    }
+
+    /** As above, with fingerprints under {@code key} (at least one byte). */
+    RejectionLog(Clock clock, int perSecond, Duration summaryEvery, Consumer<String> sink, BooleanSupplier enabled,
+                 byte[] key) {
         this.perSecond = perSecond;
-        this.summaryEvery = summaryEvery;
         this.sink = sink;
         this.enabled = enabled;
-        this.tokens = perSecond;
-        this.refilledAt = clock.instant();
+        this.key = new SecretKeySpec(key.clone(), HMAC);
+        this.throttle = perSecond == 0 ? null : new LogThrottle(clock, perSecond, perSecond, summaryEvery);
     }
 
     /** A request or amount decision that was rejected or shadow-rejected. */
@@ -83,57 +102,25 @@ final class RejectionLog {
 
     /** Writes the summary of lines suppressed so far, if any. */
     void flush() {
-        String summary;
-        synchronized (this) {
-            summary = takeSummary();
-        }
-        if (summary != null) {
-            sink.accept(summary);
+        if (throttle != null) {
+            writeSummary(throttle.flush());
         }
     }
 
     private void offer(Supplier<String> line) {
-        String summary = null;
-        boolean write;
-        synchronized (this) {
-            Instant now = clock.instant();
-            refill(now);
-            if (suppressedSince != null && !now.isBefore(suppressedSince.plus(summaryEvery))) {
-                summary = takeSummary();
-            }
-            write = tokens >= 1;
-            if (write) {
-                tokens -= 1;
-            } else {
-                if (suppressed == 0) {
-                    suppressedSince = now;
-                }
-                suppressed++;
-            }
+        if (throttle == null) {
+            return;
         }
-        if (summary != null) {
-            sink.accept(summary);
-        }
-        if (write) {
+        LogThrottle.Permit permit = throttle.offer();
+        writeSummary(permit.summary());
+        if (permit.write()) {
             sink.accept(line.get());
         }
     }
 
-    private @Nullable String takeSummary() {
-        if (suppressed == 0) {
-            return null;
-        }
-        String summary = "quota.rejected.suppressed count=" + suppressed + " since=" + suppressedSince;
-        suppressed = 0;
-        suppressedSince = null;
-        return summary;
-    }
-
-    private void refill(Instant now) {
-        long nanos = Duration.between(refilledAt, now).toNanos();
-        if (nanos > 0) {
-            tokens = Math.min(perSecond, tokens + nanos * (double) perSecond / 1e9);
-            refilledAt = now;
+    private void writeSummary(LogThrottle.@Nullable Summary summary) {
+        if (summary != null) {
+            sink.accept("quota.rejected.suppressed count=" + summary.count() + " since=" + summary.since());
         }
     }
 
@@ -146,8 +133,27 @@ final class RejectionLog {
         return Duration.ofMillis(millis).equals(duration) ? millis : millis + 1;
     }
 
-    /** The first 12 hex digits of the SHA-256 of {@code id}: enough to follow one caller, not to recover it. */
-    static String fingerprint(String id) {
-        return ApiKeys.sha256Hex(Objects.requireNonNull(id, "id")).substring(0, 12);
+    /**
+     * The first 12 hex digits of the HMAC-SHA256 of {@code id} under this log's key: enough to
+     * follow one caller through the log, not to recover it.
+     */
+    String fingerprint(String id) {
+        Objects.requireNonNull(id, "id");
+        byte[] mac;
+        try {
+            // a Mac per line: lines are rate-limited, and a Mac is not thread-safe
+            Mac hmac = Mac.getInstance(HMAC);
+            hmac.init(key);
+            mac = hmac.doFinal(id.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException | InvalidKeyException e) {
+            throw new IllegalStateException("HmacSHA256 is required by every Java runtime", e);
+        }
+        return HexFormat.of().formatHex(mac, 0, 6);
+    }
+
+    private static byte[] randomKey() {
+        byte[] key = new byte[KEY_BYTES];
+        RANDOM.nextBytes(key);
+        return key;
     }
 }

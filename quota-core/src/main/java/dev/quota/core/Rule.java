@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  * bucket all have tokens.
  *
  * @param name           the rule name, referenced by {@code @Quota("name")} and in policy names
- * @param matches        {@code "METHOD /path/{template}"} patterns this rule applies to (may be empty
- *                       when the rule is bound by annotation only)
+ * @param matches        the {@code "METHOD /path/{template}"} entries this rule applies to (may be
+ *                       empty when the rule is bound by annotation only)
  * @param cost           tokens taken from each plan limit per request, {@code >= 1}; the rule's own
  *                       limits count one per request
  * @param perCustomer    limits each customer gets on this endpoint
@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  *                       (the default) to follow the config's global {@link QuotaConfig#mode()}; the
  *                       rule's cost taken from the plan limits follows the plan's mode
  */
-public record Rule(String name, List<String> matches, long cost, List<Limit> perCustomer, List<Limit> shared,
+public record Rule(String name, List<RouteMatch> matches, long cost, List<Limit> perCustomer, List<Limit> shared,
                    @Nullable FailurePolicy onStoreFailure, @Nullable Mode mode) {
 
     /** @throws IllegalArgumentException if the name is malformed, {@code cost < 1} or limit names repeat
@@ -40,11 +40,20 @@ public record Rule(String name, List<String> matches, long cost, List<Limit> per
         var all = new java.util.ArrayList<Limit>(perCustomer);
         all.addAll(shared);
         Plan.requireUniqueNames(all, "rule " + name);
-        Objects.requireNonNull(matches, "matches");
+    }
+
+    /** Whether one of this rule's entries names {@code method} and a template of shape {@code shape}. */
+    public boolean matches(String method, String shape) {
+        for (RouteMatch match : matches) {
+            if (match.matches(method, shape)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A rule that follows the global mode. */
-    public Rule(String name, List<String> matches, long cost, List<Limit> perCustomer, List<Limit> shared,
+    public Rule(String name, List<RouteMatch> matches, long cost, List<Limit> perCustomer, List<Limit> shared,
                 @Nullable FailurePolicy onStoreFailure) {
         this(name, matches, cost, perCustomer, shared, onStoreFailure, null);
     }

@@ -6,110 +6,169 @@ import static dev.quota.core.Configs.operated;
 import static dev.quota.core.Configs.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.core.Caller.Kind;
 import dev.quota.core.QuotaDecision.Outcome;
+import dev.quota.core.config.ApiKeys;
 import dev.quota.core.net.Cidr;
+import dev.quota.core.net.ClientAddresses;
 import dev.quota.core.store.InMemoryStore;
 import dev.quota.testkit.MutableClock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
+/** Key guessing: counted per client address group, blocking new keys while known ones keep working. */
 class FailedKeysTest {
 
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
-    private final QuotaConfig base = config(plan("free", greedy("burst", 5, 1, Duration.ofHours(1))));
+    private final QuotaConfig base = config(plan("free", greedy("burst", 5, 1, Duration.ofHours(1))),
+            plan("anonymous", greedy("burst", 5, 1, Duration.ofHours(1))))
+            .toBuilder()
+            .customer(Customer.of("acme", "free")).customer(Customer.of("globex", "free"))
+            .apiKey(ApiKeys.sha256Hex("acme-key"), "acme")
+            .apiKey(ApiKeys.sha256Hex("globex-key"), "globex")
+            .build();
 
     private QuotaService service(QuotaConfig config) {
         return QuotaService.builder().store(InMemoryStore.builder().clock(clock).build()).config(config).clock(clock)
                 .build();
     }
 
-    private static QuotaConfig withIdentity(QuotaConfig base, Identity identity) {
-        return new QuotaConfig(0, identity, base.plans(), base.rules(), base.amounts(), base.customers(),
-                base.apiKeys(), base.warnings(), base.enabled(), base.mode(), base.allow());
+    private static Caller call(QuotaService service, String key, String address) {
+        return service.identify(RequestFacts.of(Credential.apiKey(key), ClientAddresses.parse(address)));
+    }
+
+    private static QuotaConfig withIdentity(QuotaConfig config, Identity identity) {
+        return config.toBuilder().identity(identity).build();
     }
 
     @Test
-    void recordFailedKey_allowsTenPerMinuteThenRejectsWithRetryAfter() {
+    void unknownKeys_tenPerMinuteAre401_theEleventhBlocksTheAddressWithRetryAfter() {
         QuotaService service = service(base);
         for (int i = 0; i < 10; i++) {
-            assertThat(service.recordFailedKey("203.0.113.7").outcome()).as("failure %d answers 401", i + 1)
-                    .isEqualTo(Outcome.ALLOWED);
+            assertThat(call(service, "guess-" + i, "203.0.113.7").kind()).as("guess %d", i + 1)
+                    .isEqualTo(Kind.UNKNOWN_CREDENTIAL);
         }
 
-        QuotaDecision eleventh = service.recordFailedKey("203.0.113.7");
+        Caller eleventh = call(service, "guess-10", "203.0.113.7");
 
-        assertThat(eleventh.outcome()).isEqualTo(Outcome.REJECTED);
-        assertThat(eleventh.violated().policy()).isEqualTo("identity-failed-keys");
-        assertThat(eleventh.retryAfter()).isEqualTo(Duration.ofSeconds(6));
-        assertThat(service.recordFailedKey("198.51.100.1").outcome()).isEqualTo(Outcome.ALLOWED);
+        assertThat(eleventh.kind()).isEqualTo(Kind.BLOCKED);
+        assertThat(eleventh.refusal().violated().policy()).isEqualTo("identity-failed-keys");
+        assertThat(eleventh.refusal().retryAfter()).isEqualTo(Duration.ofSeconds(6));
+        assertThat(call(service, "guess-0", "198.51.100.1").kind()).isEqualTo(Kind.UNKNOWN_CREDENTIAL);
     }
 
     @Test
-    void peekFailedKeys_blocksARejectedAddressUntilItsRetryAfterWithoutCounting() {
+    void blockedAddress_keepsServingKeysThatWorkedFromIt_butNoNewKey_regressionForNatLockout() {
         QuotaService service = service(base);
-        assertThat(service.peekFailedKeys("203.0.113.7").outcome()).isEqualTo(Outcome.ALLOWED);
+        // a customer behind a shared NAT works normally, then a guesser behind the same NAT appears
+        assertThat(call(service, "acme-key", "203.0.113.7").kind()).isEqualTo(Kind.IDENTIFIED);
         for (int i = 0; i < 11; i++) {
-            service.recordFailedKey("203.0.113.7");
+            call(service, "guess-" + i, "203.0.113.7");
+        }
+
+        assertThat(call(service, "acme-key", "203.0.113.7").kind()).as("known key").isEqualTo(Kind.IDENTIFIED);
+        assertThat(call(service, "globex-key", "203.0.113.7").kind()).as("valid key new to this address")
+                .isEqualTo(Kind.BLOCKED);
+        assertThat(call(service, "guess-99", "203.0.113.7").kind()).isEqualTo(Kind.BLOCKED);
+        assertThat(call(service, "globex-key", "198.51.100.1").kind()).as("another address").isEqualTo(Kind.IDENTIFIED);
+    }
+
+    @Test
+    void blockedAddress_withNoKeys_refusesEveryKeyUntilTheBlockEnds() {
+        Identity identity = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 64, null,
+                Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.NO_KEYS, null);
+        QuotaService service = service(withIdentity(base, identity));
+        call(service, "acme-key", "203.0.113.7");
+        for (int i = 0; i < 11; i++) {
+            call(service, "guess-" + i, "203.0.113.7");
         }
 
         clock.advance(Duration.ofSeconds(2));
-        QuotaDecision blocked = service.peekFailedKeys("203.0.113.7");
+        Caller blocked = call(service, "acme-key", "203.0.113.7");
 
-        assertThat(blocked.outcome()).isEqualTo(Outcome.REJECTED);
-        assertThat(blocked.retryAfter()).isEqualTo(Duration.ofSeconds(4));
-        assertThat(blocked.violated().policy()).isEqualTo("identity-failed-keys");
-        assertThat(service.peekFailedKeys("198.51.100.1").outcome()).isEqualTo(Outcome.ALLOWED);
-
+        assertThat(blocked.kind()).isEqualTo(Kind.BLOCKED);
+        assertThat(blocked.refusal().retryAfter()).isEqualTo(Duration.ofSeconds(4));
         clock.advance(Duration.ofSeconds(4));
-        assertThat(service.peekFailedKeys("203.0.113.7").outcome()).isEqualTo(Outcome.ALLOWED);
-        // one token came back in 6 s: one more failure is a 401, the next a 429 again
-        assertThat(service.recordFailedKey("203.0.113.7").outcome()).isEqualTo(Outcome.ALLOWED);
-        assertThat(service.recordFailedKey("203.0.113.7").outcome()).isEqualTo(Outcome.REJECTED);
+        assertThat(call(service, "acme-key", "203.0.113.7").kind()).isEqualTo(Kind.IDENTIFIED);
+        // one token came back in 6 s: one more guess is a 401, the next blocks again
+        assertThat(call(service, "guess-x", "203.0.113.7").kind()).isEqualTo(Kind.UNKNOWN_CREDENTIAL);
+        assertThat(call(service, "guess-y", "203.0.113.7").kind()).isEqualTo(Kind.BLOCKED);
     }
 
     @Test
-    void recordFailedKey_groupsIpv6ByConfiguredPrefix() {
-        Identity identity = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "free", List.of(), 48, null,
-                new Limit("failed-keys", 2, Refill.greedy(2, Duration.ofMinutes(1))));
+    void ipv6_isGroupedByTheConfiguredPrefix() {
+        Identity identity = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 48, null,
+                new Limit("failed-keys", 2, Refill.greedy(2, Duration.ofMinutes(1))), Identity.WhileBlocked.KNOWN_KEYS,
+                null);
         QuotaService service = service(withIdentity(base, identity));
-        service.recordFailedKey("2001:db8:1:1::1");
-        service.recordFailedKey("2001:db8:1:2::99");
+        call(service, "g1", "2001:db8:1:1::1");
+        call(service, "g2", "2001:db8:1:2::99");
 
         // same /48, another /64: still the same bucket
-        assertThat(service.recordFailedKey("2001:db8:1:ffff::5").outcome()).isEqualTo(Outcome.REJECTED);
-        assertThat(service.peekFailedKeys("2001:db8:1:abcd::1").outcome()).isEqualTo(Outcome.REJECTED);
-        assertThat(service.recordFailedKey("2001:db8:2::1").outcome()).isEqualTo(Outcome.ALLOWED);
+        assertThat(call(service, "g3", "2001:db8:1:ffff::5").kind()).isEqualTo(Kind.BLOCKED);
+        assertThat(call(service, "g4", "2001:db8:1:abcd::1").kind()).isEqualTo(Kind.BLOCKED);
+        assertThat(call(service, "g5", "2001:db8:2::1").kind()).isEqualTo(Kind.UNKNOWN_CREDENTIAL);
     }
 
     @Test
-    void recordFailedKey_forAllowListedAddressOrDisabledConfig_isBypassed() {
-        AllowList allow = new AllowList(Set.of(), Set.of(), List.of(Cidr.parse("10.0.0.0/8")));
+    void nat64Clients_areCountedByTheirIpv4Address_notAsOneIpv6Network() {
+        QuotaService service = service(base);
+        for (int i = 0; i < 11; i++) {
+            call(service, "guess-" + i, "64:ff9b::203.0.113.7");
+        }
+
+        assertThat(call(service, "guess-x", "64:ff9b::cb00:7107").kind()).as("the same client, hex form")
+                .isEqualTo(Kind.BLOCKED);
+        assertThat(call(service, "guess-x", "203.0.113.7").kind()).as("the same client over IPv4")
+                .isEqualTo(Kind.BLOCKED);
+        assertThat(call(service, "guess-x", "64:ff9b::198.51.100.1").kind()).as("another client of the gateway")
+                .isEqualTo(Kind.UNKNOWN_CREDENTIAL);
+    }
+
+    @Test
+    void allowListedAddressOrDisabledConfig_isNeverBlocked() {
+        AllowList allow = new AllowList(java.util.Set.of(), java.util.Set.of(), List.of(Cidr.parse("10.0.0.0/8")));
         QuotaService service = service(operated(base, true, Mode.ENFORCE, allow));
         for (int i = 0; i < 20; i++) {
-            assertThat(service.recordFailedKey("10.1.2.3").outcome()).isEqualTo(Outcome.BYPASSED);
+            assertThat(call(service, "guess-" + i, "10.1.2.3").kind()).isEqualTo(Kind.UNKNOWN_CREDENTIAL);
         }
 
         service.reload(operated(base, false, Mode.ENFORCE, AllowList.NONE));
 
         for (int i = 0; i < 20; i++) {
-            assertThat(service.recordFailedKey("203.0.113.7").outcome()).isEqualTo(Outcome.BYPASSED);
+            assertThat(call(service, "guess-" + i, "203.0.113.7").kind()).isEqualTo(Kind.UNKNOWN_CREDENTIAL);
         }
-        assertThat(service.peekFailedKeys("203.0.113.7").outcome()).isEqualTo(Outcome.BYPASSED);
     }
 
     @Test
-    void recordFailedKey_inGlobalShadow_isShadowRejectedAndNotBlocked() {
+    void inGlobalShadow_guessingIsLoggedNotBlocked() {
         QuotaService service = service(operated(base, true, Mode.SHADOW, AllowList.NONE));
-        for (int i = 0; i < 10; i++) {
-            service.recordFailedKey("203.0.113.7");
+        for (int i = 0; i < 30; i++) {
+            assertThat(call(service, "guess-" + i, "203.0.113.7").kind()).isEqualTo(Kind.UNKNOWN_CREDENTIAL);
+        }
+    }
+
+    @Test
+    void fullBlockTable_evictsSomeBlocks_neverClearsThemAll_regressionForWholesaleUnblock() {
+        FailedKeyGuard guard = new FailedKeyGuard(
+                new BucketLayout("quota", clock), null, clock, 100);
+        for (int i = 0; i < 150; i++) {
+            guard.block("198.51." + (i / 250) + "." + (i % 250), new QuotaDecision(Outcome.REJECTED,
+                    List.of(), blockedStatus(), Duration.ofMinutes(1)));
         }
 
-        QuotaDecision shadow = service.recordFailedKey("203.0.113.7");
+        int stillBlocked = 0;
+        for (int i = 0; i < 150; i++) {
+            if (guard.peek("198.51." + (i / 250) + "." + (i % 250)).outcome() == Outcome.REJECTED) {
+                stillBlocked++;
+            }
+        }
+        assertThat(stillBlocked).isBetween(90, 100);
+    }
 
-        assertThat(shadow.outcome()).isEqualTo(Outcome.SHADOW_REJECTED);
-        assertThat(shadow.allowed()).isTrue();
-        assertThat(service.peekFailedKeys("203.0.113.7").outcome()).isEqualTo(Outcome.ALLOWED);
+    private static LimitStatus blockedStatus() {
+        return new LimitStatus("identity-failed-keys", Identity.DEFAULT_FAILED_KEYS, 0, Duration.ofMinutes(1),
+                Duration.ofMinutes(1), true);
     }
 }

@@ -1,60 +1,132 @@
 package dev.quota.core;
 
+import static dev.quota.core.Configs.config;
+import static dev.quota.core.Configs.greedy;
+import static dev.quota.core.Configs.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quota.core.config.ApiKeys;
 import dev.quota.core.net.Cidr;
 import dev.quota.core.net.ClientAddresses;
+import dev.quota.core.store.InMemoryStore;
+import dev.quota.testkit.MutableClock;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+/** Who a request is counted as: anonymous callers by address or gateway user, namespaces kept apart. */
 class IdentityTest {
 
+    private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
     private final Identity behindGateway = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous",
-            List.of(Cidr.parse("10.0.0.0/8")), 64, "X-User-Id", Identity.DEFAULT_FAILED_KEYS);
+            List.of(Cidr.parse("10.0.0.0/8")), 64, "X-User-Id", Identity.DEFAULT_FAILED_KEYS,
+            Identity.WhileBlocked.KNOWN_KEYS, null);
+    private final QuotaConfig base = config(plan("anonymous", greedy("burst", 5, 1, Duration.ofHours(1))),
+            plan("enterprise", greedy("burst", 5, 1, Duration.ofHours(1))));
+
+    private QuotaService service(QuotaConfig config) {
+        return QuotaService.builder().store(InMemoryStore.builder().clock(clock).build()).config(config).clock(clock)
+                .build();
+    }
 
     private static InetAddress ip(String text) {
         return ClientAddresses.parse(text);
     }
 
+    private static Customer anonymous(QuotaService service, String peer, List<String> forwardedFor,
+                                      String endUser) {
+        return service.identify(new RequestFacts(Credential.none(), ip(peer), forwardedFor, endUser)).customer();
+    }
+
     @Test
     void defaults_trustNoProxyAndGroupIpv6By64() {
-        Identity defaults = Identity.DEFAULT;
+        QuotaService service = service(base);
 
-        assertThat(defaults.trustedProxies()).isEmpty();
-        assertThat(defaults.ipv6Prefix()).isEqualTo(64);
-        assertThat(defaults.userHeader()).isNull();
-        assertThat(defaults.failedKeys().capacity()).isEqualTo(10);
-        assertThat(defaults.anonymousCustomer(ip("10.0.0.5"), List.of("203.0.113.7"), "u-1"))
-                .isEqualTo(Customer.of("ip:10.0.0.5", "anonymous"));
-        assertThat(defaults.anonymousCustomer(ip("2001:db8:1:2::77"), List.of(), null))
-                .isEqualTo(Customer.of("ip:2001:db8:1:2::/64", "anonymous"));
+        assertThat(Identity.DEFAULT.trustedProxies()).isEmpty();
+        assertThat(Identity.DEFAULT.failedKeys().capacity()).isEqualTo(10);
+        assertThat(anonymous(service, "10.0.0.5", List.of("203.0.113.7"), "u-1"))
+                .isEqualTo(new Customer("ip:10.0.0.5", "anonymous", 1.0, Customer.Kind.ADDRESS));
+        assertThat(anonymous(service, "2001:db8:1:2::77", List.of(), null))
+                .isEqualTo(new Customer("ip:2001:db8:1:2::/64", "anonymous", 1.0, Customer.Kind.ADDRESS));
     }
 
     @Test
-    void anonymousCustomer_behindTrustedProxy_isTheForwardedClient() {
-        assertThat(behindGateway.anonymousCustomer(ip("10.0.0.5"), List.of("203.0.113.7"), null))
-                .isEqualTo(Customer.of("ip:203.0.113.7", "anonymous"));
+    void anonymousCaller_behindTrustedProxy_isTheForwardedClient() {
+        QuotaService service = service(base.toBuilder().identity(behindGateway).build());
+
+        assertThat(anonymous(service, "10.0.0.5", List.of("203.0.113.7"), null).id()).isEqualTo("ip:203.0.113.7");
     }
 
     @Test
-    void anonymousCustomer_userHeader_isBelievedOnlyFromATrustedProxy() {
-        assertThat(behindGateway.anonymousCustomer(ip("10.0.0.5"), List.of("203.0.113.7"), "u-42"))
-                .isEqualTo(Customer.of("user:u-42", "anonymous"));
-        assertThat(behindGateway.anonymousCustomer(ip("203.0.113.7"), List.of(), "u-42"))
-                .isEqualTo(Customer.of("ip:203.0.113.7", "anonymous"));
-        assertThat(behindGateway.anonymousCustomer(ip("10.0.0.5"), List.of("203.0.113.7"), "bad\nid"))
-                .isEqualTo(Customer.of("ip:203.0.113.7", "anonymous"));
-        assertThat(behindGateway.anonymousCustomer(ip("10.0.0.5"), List.of("203.0.113.7"), "x".repeat(129)))
-                .isEqualTo(Customer.of("ip:203.0.113.7", "anonymous"));
+    void endUserHeader_isBelievedOnlyFromATrustedProxy() {
+        QuotaService service = service(base.toBuilder().identity(behindGateway).build());
+
+        assertThat(anonymous(service, "10.0.0.5", List.of("203.0.113.7"), "u-42"))
+                .isEqualTo(new Customer("user:u-42", "anonymous", 1.0, Customer.Kind.GATEWAY_USER));
+        assertThat(anonymous(service, "203.0.113.7", List.of(), "u-42").id()).isEqualTo("ip:203.0.113.7");
+        assertThat(anonymous(service, "10.0.0.5", List.of("203.0.113.7"), "bad\nid").id()).isEqualTo("ip:203.0.113.7");
+        assertThat(anonymous(service, "10.0.0.5", List.of("203.0.113.7"), "x".repeat(129)).id())
+                .isEqualTo("ip:203.0.113.7");
+    }
+
+    @Test
+    void anonymousCaller_withoutAnAddress_isRefused_neverASharedBucket() {
+        QuotaService service = service(base);
+
+        assertThatThrownBy(() -> service.identify(RequestFacts.of(Credential.none(), null)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no client address");
+    }
+
+    @Test
+    void configuredCustomerNamedLikeAnAddress_doesNotShareTheAnonymousBucket_regressionForNamespaceCollision() {
+        QuotaConfig config = base.toBuilder()
+                .customer(Customer.of("ip:198.51.100.7", "enterprise"))
+                .apiKey(ApiKeys.sha256Hex("enterprise-key"), "ip:198.51.100.7")
+                .build();
+        QuotaService service = service(config);
+        Caller passerBy = service.identify(RequestFacts.of(Credential.none(), ip("198.51.100.7")));
+        for (int i = 0; i < 5; i++) {
+            assertThat(service.decide(passerBy, null, null).allowed()).isTrue();
+        }
+
+        Caller enterprise = service.identify(RequestFacts.of(Credential.apiKey("enterprise-key"), ip("192.0.2.1")));
+
+        assertThat(enterprise.customer().id()).isEqualTo(passerBy.customer().id());
+        assertThat(service.admin().standing(enterprise.customer())).extracting(LimitStatus::remaining).containsExactly(5L);
+        assertThat(service.decide(enterprise, null, null).allowed()).isTrue();
+    }
+
+    @Test
+    void principalUnknownToTheDirectory_isCountedOnThePrincipalPlan_apartFromAConfiguredUserId() {
+        Identity principals = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 64,
+                null, Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, "enterprise");
+        QuotaConfig config = base.toBuilder().identity(principals)
+                .customer(Customer.of("user:alice", "enterprise"))
+                .apiKey(ApiKeys.sha256Hex("alice-key"), "user:alice").build();
+        QuotaService service = service(config);
+
+        Caller principal = service.identify(RequestFacts.of(Credential.principal("alice"), ip("192.0.2.1")));
+        Caller keyHolder = service.identify(RequestFacts.of(Credential.apiKey("alice-key"), ip("192.0.2.1")));
+        for (int i = 0; i < 5; i++) {
+            service.decide(principal, null, null);
+        }
+
+        assertThat(principal.customer()).isEqualTo(new Customer("user:alice", "enterprise", 1.0,
+                Customer.Kind.PRINCIPAL));
+        assertThat(service.decide(principal, null, null).allowed()).isFalse();
+        assertThat(service.decide(keyHolder, null, null).allowed()).isTrue();
     }
 
     @Test
     void constructor_refusesBadSettings() {
         assertThatThrownBy(() -> new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 0,
-                null, Identity.DEFAULT_FAILED_KEYS)).hasMessage("ipv6Prefix must be 1 to 128 but was 0");
+                null, Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, null))
+                .hasMessage("ipv6Prefix must be 1 to 128 but was 0");
         assertThatThrownBy(() -> new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 64,
-                " ", Identity.DEFAULT_FAILED_KEYS)).hasMessage("identity userHeader must not be blank");
+                " ", Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, null))
+                .hasMessage("identity userHeader must not be blank");
     }
 }

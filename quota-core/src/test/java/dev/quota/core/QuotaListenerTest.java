@@ -110,10 +110,11 @@ class QuotaListenerTest {
     }
 
     @Test
-    void recordFailedKey_tellsTheListener() {
+    void failedKey_tellsTheListener() {
         QuotaService service = service(config(plan("free", greedy("burst", 10, 1, Duration.ofHours(1)))), recorder);
 
-        service.recordFailedKey("203.0.113.7");
+        service.identify(RequestFacts.of(Credential.apiKey("no-such-key"),
+                dev.quota.core.net.ClientAddresses.parse("203.0.113.7")));
 
         assertThat(recorder.events).containsExactly("failedKey ALLOWED");
     }

@@ -70,7 +70,7 @@ class QuotaServiceTest {
     }
 
     @Test
-    void decide_whenRuleLimitRejects_givesPlanTokensBack() {
+    void decide_whenRuleLimitRejects_stillChargesThePlanButNotTheRule() {
         Rule transfers = new Rule("transfers", List.of(), 1,
                 List.of(greedy("per-minute", 2, 2, Duration.ofMinutes(1))), List.of(), null);
         QuotaService service = service(config(List.of(plan("free", greedy("burst", 20, 1, Duration.ofHours(1)))),
@@ -83,11 +83,12 @@ class QuotaServiceTest {
         assertThat(rejected.outcome()).isEqualTo(QuotaDecision.Outcome.REJECTED);
         assertThat(rejected.violated().policy()).isEqualTo("transfers-per-minute");
         assertThat(rejected.retryAfter()).isEqualTo(Duration.ofSeconds(30));
-        // the rejection reports the plan token it gave back
+        // the request was made: it costs the plan a token, so a flood of refused requests is limited too
         assertThat(rejected.limits().get(0).policy()).isEqualTo("free-burst");
-        assertThat(rejected.limits().get(0).remaining()).isEqualTo(18);
-        // two admitted requests used 2 plan tokens; the rejected one took and gave back its token
-        assertThat(service.decide(alice, null).limits().get(0).remaining()).isEqualTo(17);
+        assertThat(rejected.limits().get(0).remaining()).isEqualTo(17);
+        assertThat(rejected.limits().get(1).remaining()).isZero();
+        assertThat(rejected.receipt().refundable()).isFalse();
+        assertThat(service.decide(alice, null).limits().get(0).remaining()).isEqualTo(16);
     }
 
     @Test
@@ -178,26 +179,26 @@ class QuotaServiceTest {
         QuotaService service = service(config(List.of(plan("free", greedy("burst", 20, 1, Duration.ofHours(1)))),
                 List.of(), List.of(amounts)));
 
-        assertThat(service.consumeAmount(alice, "transfer-amount", "EUR", 90_000).allowed()).isTrue();
-        QuotaDecision tooMuch = service.consumeAmount(alice, "transfer-amount", "EUR", 20_000);
-        QuotaDecision otherCurrency = service.consumeAmount(alice, "transfer-amount", "USD", 20_000);
+        assertThat(service.consumeAmount(alice, new Amount("transfer-amount", "EUR", 90_000)).allowed()).isTrue();
+        QuotaDecision tooMuch = service.consumeAmount(alice, new Amount("transfer-amount", "EUR", 20_000));
+        QuotaDecision otherCurrency = service.consumeAmount(alice, new Amount("transfer-amount", "USD", 20_000));
 
         assertThat(tooMuch.allowed()).isFalse();
         assertThat(tooMuch.violated().policy()).isEqualTo("transfer-amount-daily");
         assertThat(tooMuch.violated().remaining()).isEqualTo(10_000);
         assertThat(tooMuch.violated().requests()).isFalse();
         assertThat(otherCurrency.allowed()).isTrue();
-        assertThat(service.amountStanding(alice, "transfer-amount", "EUR"))
+        assertThat(service.admin().amountStanding(alice, "transfer-amount", "EUR"))
                 .extracting(LimitStatus::policy, LimitStatus::remaining)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("transfer-amount-daily", 10_000L));
-        assertThat(service.amountStanding(alice, "transfer-amount", "EUR").get(0).remaining()).isEqualTo(10_000);
+        assertThat(service.admin().amountStanding(alice, "transfer-amount", "EUR").get(0).remaining()).isEqualTo(10_000);
     }
 
     @Test
     void consumeAmount_rejectsBadArguments() {
         QuotaService service = service(config(plan("free", greedy("burst", 20, 1, Duration.ofHours(1)))));
 
-        assertThatThrownBy(() -> service.consumeAmount(alice, "nope", "EUR", 1))
+        assertThatThrownBy(() -> service.consumeAmount(alice, new Amount("nope", "EUR", 1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown amount limits \"nope\"");
     }
 
@@ -254,7 +255,7 @@ class QuotaServiceTest {
         service.decide(alice, null);
         service.decide(alice, null);
 
-        service.reset(alice);
+        service.admin().reset(alice);
 
         assertThat(service.decide(alice, null).limits().get(0).remaining()).isEqualTo(1);
     }
@@ -264,15 +265,15 @@ class QuotaServiceTest {
         QuotaService service = service(config(plan("free", greedy("burst", 5, 1, Duration.ofHours(1)))));
         service.decide(alice, null);
 
-        assertThat(service.standing(alice)).extracting(LimitStatus::remaining).containsExactly(4L);
-        assertThat(service.standing(alice)).extracting(LimitStatus::remaining).containsExactly(4L);
+        assertThat(service.admin().standing(alice)).extracting(LimitStatus::remaining).containsExactly(4L);
+        assertThat(service.admin().standing(alice)).extracting(LimitStatus::remaining).containsExactly(4L);
     }
 
     @Test
     void customerForApiKey_matchesBySha256() {
         QuotaConfig base = config(plan("free", greedy("burst", 5, 1, Duration.ofHours(1))));
         QuotaConfig withKey = new QuotaConfig(0, Identity.DEFAULT, base.plans(), Map.of(), Map.of(),
-                Map.of("ACME", Customer.of("ACME", "free")), Map.of(QuotaService.sha256Hex("secret-key"), "ACME"), List.of());
+                Map.of("ACME", Customer.of("ACME", "free")), Map.of(dev.quota.core.config.ApiKeys.sha256Hex("secret-key"), "ACME"), List.of());
         QuotaService service = service(withKey);
 
         assertThat(service.customerForApiKey("secret-key")).isEqualTo(Customer.of("ACME", "free"));

@@ -4,7 +4,9 @@ import static dev.quota.core.Configs.config;
 import static dev.quota.core.Configs.greedy;
 import static dev.quota.core.Configs.plan;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quota.core.config.ApiKeys;
 import dev.quota.core.store.InMemoryStore;
 import dev.quota.testkit.MutableClock;
 import java.time.Duration;
@@ -31,9 +33,9 @@ class RejectionLogTest {
 
         service.decide(alice, null);
 
-        assertThat(lines).containsExactly("quota.rejected customer=" + RejectionLog.fingerprint("alice")
+        assertThat(lines).containsExactly("quota.rejected customer=" + log.fingerprint("alice")
                 + " plan=free rule=- policy=free-burst retry_after_ms=100 outcome=REJECTED");
-        assertThat(RejectionLog.fingerprint("alice")).hasSize(12).matches("[0-9a-f]{12}").isNotEqualTo("alice");
+        assertThat(log.fingerprint("alice")).hasSize(12).matches("[0-9a-f]{12}").isNotEqualTo("alice");
     }
 
     @Test
@@ -42,9 +44,9 @@ class RejectionLogTest {
                 List.of(greedy("daily", 100_000, 100_000, Duration.ofDays(1))), FailurePolicy.CLOSED);
         QuotaService service = service(config(List.of(plan("free", greedy("burst", 1, 1, Duration.ofHours(1)))),
                 List.of(), List.of(amounts)));
-        service.consumeAmount(alice, "transfer-amount", "EUR", 98_765);
+        service.consumeAmount(alice, new Amount("transfer-amount", "EUR", 98_765));
 
-        service.consumeAmount(alice, "transfer-amount", "EUR", 54_321);
+        service.consumeAmount(alice, new Amount("transfer-amount", "EUR", 54_321));
 
         assertThat(lines).hasSize(1);
         assertThat(lines.get(0)).contains("policy=transfer-amount-daily", "rule=transfer-amount", "outcome=REJECTED")
@@ -55,10 +57,11 @@ class RejectionLogTest {
     void failedKeyRejection_logsAFingerprintOfTheAddress() {
         QuotaService service = service(config(plan("free", greedy("burst", 1, 1, Duration.ofHours(1)))));
         for (int i = 0; i < 11; i++) {
-            service.recordFailedKey("203.0.113.7");
+            service.identify(RequestFacts.of(Credential.apiKey("guess-" + i),
+                    dev.quota.core.net.ClientAddresses.parse("203.0.113.7")));
         }
 
-        assertThat(lines).containsExactly("quota.rejected client=" + RejectionLog.fingerprint("203.0.113.7")
+        assertThat(lines).containsExactly("quota.rejected client=" + log.fingerprint("203.0.113.7")
                 + " policy=identity-failed-keys retry_after_ms=6000 outcome=REJECTED");
     }
 
@@ -108,6 +111,81 @@ class RejectionLogTest {
         off.flush();
 
         assertThat(lines).isEmpty();
+    }
+
+    @Test
+    void fingerprint_isStableWithinALog() {
+        assertThat(log.fingerprint("203.0.113.7")).isEqualTo(log.fingerprint("203.0.113.7"))
+                .isNotEqualTo(log.fingerprint("203.0.113.8"));
+    }
+
+    @Test
+    void fingerprint_differsBetweenLogsWithDifferentKeys() {
+        RejectionLog other = new RejectionLog(clock, 20, Duration.ofSeconds(10), lines::add, () -> true);
+        RejectionLog keyedA = new RejectionLog(clock, 20, Duration.ofSeconds(10), lines::add, () -> true, key(1));
+        RejectionLog keyedB = new RejectionLog(clock, 20, Duration.ofSeconds(10), lines::add, () -> true, key(2));
+
+        assertThat(other.fingerprint("203.0.113.7")).isNotEqualTo(log.fingerprint("203.0.113.7"));
+        assertThat(keyedA.fingerprint("203.0.113.7")).isNotEqualTo(keyedB.fingerprint("203.0.113.7"));
+    }
+
+    @Test
+    void fingerprint_withTheSameConfiguredKey_agreesAcrossLogs() {
+        RejectionLog instance1 = new RejectionLog(clock, 20, Duration.ofSeconds(10), lines::add, () -> true, key(7));
+        RejectionLog instance2 = new RejectionLog(clock, 20, Duration.ofSeconds(10), lines::add, () -> true, key(7));
+
+        assertThat(instance1.fingerprint("alice")).isEqualTo(instance2.fingerprint("alice"));
+    }
+
+    /** What broke: an unkeyed SHA-256 prefix let anyone recover an IPv4 address by hashing all 2^32. */
+    @Test
+    void fingerprintOfAnAddress_isNotThePlainSha256Prefix() {
+        String address = "203.0.113.7";
+
+        assertThat(log.fingerprint(address)).hasSize(12).matches("[0-9a-f]{12}")
+                .isNotEqualTo(ApiKeys.sha256Hex(address).substring(0, 12));
+    }
+
+    @Test
+    void builder_withRejectionLogKey_fingerprintsUnderThatKey() {
+        QuotaService service = QuotaService.builder().store(InMemoryStore.builder().clock(clock).build())
+                .config(config(plan("free", greedy("burst", 1, 1, Duration.ofHours(1))))).clock(clock)
+                .rejectionLogKey(key(9)).build();
+
+        String log = capturingStderr(() -> {
+            service.decide(alice, null);
+            service.decide(alice, null);
+        });
+
+        String expected = new RejectionLog(clock, 20, Duration.ofSeconds(10), line -> { }, () -> true, key(9))
+                .fingerprint("alice");
+        assertThat(log).contains("quota.rejected customer=" + expected + " plan=free rule=- policy=free-burst");
+    }
+
+    @Test
+    void builder_rejectionLogKey_shorterThan32Bytes_isRefusedWithItsLengthOnly() {
+        assertThatThrownBy(() -> QuotaService.builder().rejectionLogKey(new byte[16]))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("rejectionLogKey must be at least 32 bytes but was 16 bytes");
+    }
+
+    /** Runs {@code action} with System.err captured; slf4j-simple looks System.err up per line. */
+    private static String capturingStderr(Runnable action) {
+        java.io.PrintStream original = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            action.run();
+        } finally {
+            System.setErr(original);
+        }
+        return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static byte[] key(int seed) {
+        byte[] key = new byte[RejectionLog.KEY_BYTES];
+        java.util.Arrays.fill(key, (byte) seed);
+        return key;
     }
 
     private static QuotaDecision rejection() {

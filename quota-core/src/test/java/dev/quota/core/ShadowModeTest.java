@@ -136,12 +136,12 @@ class ShadowModeTest {
                 List.of(greedy("daily", 1000, 1000, Duration.ofDays(1))), FailurePolicy.CLOSED);
         QuotaService service = service(operated(config(List.of(free(null, greedy("burst", 5, 1, Duration.ofHours(1)))),
                 List.of(), List.of(amounts)), true, Mode.SHADOW, AllowList.NONE));
-        service.consumeAmount(alice, "transfer-amount", "EUR", 900);
+        service.consumeAmount(alice, new Amount("transfer-amount", "EUR", 900));
 
-        QuotaDecision shadow = service.consumeAmount(alice, "transfer-amount", "EUR", 200);
+        QuotaDecision shadow = service.consumeAmount(alice, new Amount("transfer-amount", "EUR", 200));
 
         assertThat(shadow.outcome()).isEqualTo(Outcome.SHADOW_REJECTED);
         assertThat(shadow.violated().policy()).isEqualTo("transfer-amount-daily");
-        assertThat(service.consumeAmount(alice, "transfer-amount", "EUR", 100).outcome()).isEqualTo(Outcome.ALLOWED);
+        assertThat(service.consumeAmount(alice, new Amount("transfer-amount", "EUR", 100)).outcome()).isEqualTo(Outcome.ALLOWED);
     }
 }

@@ -22,7 +22,8 @@ final class Accounts {
             "ACC-1002", new Account("ACC-1002", "ACME-FREE", 50_000, "USD"),
             "ACC-2001", new Account("ACC-2001", "GLOBEX-PRO", 98_765_432, "USD"),
             "ACC-3001", new Account("ACC-3001", "SAV2001", 4_200_000, "GBP"),
-            "ACC-4001", new Account("ACC-4001", "INITECH-ENT", 1_000_000_000, "EUR")));
+            "ACC-4001", new Account("ACC-4001", "INITECH-ENT", 1_000_000_000, "EUR"),
+            "ACC-4002", new Account("ACC-4002", "INITECH-ENT", 250_000_000, "USD")));
 
     private static final String[] COUNTERPARTIES = {
         "Stadtwerke Berlin", "Café Kranzler", "Deutsche Bahn", "Initech Payroll", "Globex Supplies",
@@ -36,7 +37,7 @@ final class Accounts {
         this.byId = Map.copyOf(byId);
     }
 
-    /** The five demo accounts ({@code ACC-1001} ... {@code ACC-4001}). */
+    /** The six demo accounts ({@code ACC-1001} ... {@code ACC-4002}). */
     static Accounts demo() {
         return DEMO;
     }

@@ -3,11 +3,11 @@ package dev.quota.demo;
 import dev.quota.jaxrs.Quota;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * {@code GET /api/v1/accounts/{id}}: one request of the caller's plan. {@code GET .../export}:
- * bound to rule {@code export} by {@link Quota @Quota}, so it costs 10 requests of the plan.
+ * bound to rule {@code export} by {@link Quota @Quota}, so it costs 10 requests of the plan. Only
+ * the customer who holds the account may read it (403 otherwise, 401 for anonymous callers).
  */
 @Path("/api/v1/accounts/{id}")
 public final class AccountsResource {
@@ -32,11 +33,12 @@ public final class AccountsResource {
         this.accounts = accounts;
     }
 
-    /** The account as JSON; 404 problem when there is none. */
+    /** The account as JSON; 401 for an anonymous caller, 403 for an account the caller does not hold. */
     @GET
     @Produces(MediaType.APPLICATION_JSON)
-    public Account get(@PathParam("id") String id) {
-        return account(id);
+    public Account get(@PathParam("id") String id, @Context ContainerRequestContext request,
+                       @Context UriInfo uriInfo) {
+        return account(id, request, uriInfo);
     }
 
     /**
@@ -48,7 +50,8 @@ public final class AccountsResource {
     @Quota("export")
     @Produces({MediaType.APPLICATION_JSON, CSV})
     public Response export(@PathParam("id") String id, @QueryParam("format") @Nullable String format,
-                           @Context HttpHeaders headers, @Context UriInfo uriInfo) {
+                           @Context HttpHeaders headers, @Context UriInfo uriInfo,
+                           @Context ContainerRequestContext request) {
         boolean csv;
         if (format == null) {
             csv = prefersCsv(headers.getAcceptableMediaTypes());
@@ -56,9 +59,9 @@ public final class AccountsResource {
             csv = format.equals("csv");
         } else {
             return Problem.invalid(List.of(new Problem.FieldError("format", "must be csv or json")),
-                    Problems.path(uriInfo)).toResponse();
+                    RequestPaths.path(uriInfo)).toResponse();
         }
-        Account account = account(id);
+        Account account = account(id, request, uriInfo);
         List<Transaction> transactions = accounts.transactions(account);
         if (csv) {
             return Response.ok(TransactionsCsv.write(transactions), CSV + ";charset=UTF-8")
@@ -68,12 +71,9 @@ public final class AccountsResource {
         return Response.ok(transactions, MediaType.APPLICATION_JSON).build();
     }
 
-    private Account account(String id) {
-        Account account = Accounts.ID.matcher(id).matches() ? accounts.find(id) : null;
-        if (account == null) {
-            throw new NotFoundException("no account " + id);
-        }
-        return account;
+    private Account account(String id, ContainerRequestContext request, UriInfo uriInfo) {
+        String instance = RequestPaths.path(uriInfo);
+        return Owners.owned(accounts, id, Owners.customer(request, instance), instance);
     }
 
     /** Whether the first acceptable type is CSV rather than JSON (curl's {@code *}{@code /*} gets JSON). */

@@ -30,8 +30,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Each instance also shows the library's operational side: its Redis store sits behind a
  * {@link CircuitBreakerStore} (a Redis outage is answered by each limit's failure policy at once,
  * not after a timeout per request), counts the live instances in Redis ({@link InstanceRegistry})
- * for the {@code local} policy, publishes metrics at {@code /metrics}, reloads an edited config
- * file ({@link ConfigReloader}) and, given a token, serves the admin API at {@code /admin}.
+ * for the {@code local} policy, publishes metrics at {@code /metrics} on a management listener
+ * bound to 127.0.0.1 (not on the API port), reloads an edited config file ({@link ConfigReloader})
+ * and, given a token, serves the admin API at {@code /admin}.
  */
 public final class DemoApp implements AutoCloseable {
 
@@ -63,12 +64,14 @@ public final class DemoApp implements AutoCloseable {
      *                  breaker keeps real time, so that it closes again under a frozen clock
      * @param configFile the file {@code config} was loaded from, watched for edits (every 500 ms), or
      *                  null when there is none to watch (the bundled classpath config)
-     * @param adminToken the admin API's bearer token (16 to 256 visible ASCII characters), or null
-     *                  to leave it off
+     * @param adminToken the admin API's bearer token (strong: see {@code AdminTokens}), or null to
+     *                  leave it off
+     * @param managementPort the first instance's metrics port on 127.0.0.1, the others follow; 0:
+     *                  a free port for each
      */
     public record Settings(QuotaConfig config, @Nullable String redisUri, String host, int port, int instances,
                            Duration redisTimeout, Clock clock, @Nullable Path configFile,
-                           @Nullable String adminToken) {
+                           @Nullable String adminToken, int managementPort) {
 
         /** @throws IllegalArgumentException if instances < 1 or the port is out of range */
         public Settings {
@@ -82,12 +85,16 @@ public final class DemoApp implements AutoCloseable {
             if (port < 0 || port > 65_535) {
                 throw new IllegalArgumentException("port must be between 0 and 65535 but was " + port);
             }
+            if (managementPort < 0 || managementPort > 65_535) {
+                throw new IllegalArgumentException("managementPort must be between 0 and 65535 but was "
+                        + managementPort);
+            }
         }
 
-        /** Without a config file to watch and without the admin API. */
+        /** Without a config file to watch and without the admin API; metrics on free ports. */
         public Settings(QuotaConfig config, @Nullable String redisUri, String host, int port, int instances,
                         Duration redisTimeout, Clock clock) {
-            this(config, redisUri, host, port, instances, redisTimeout, clock, null, null);
+            this(config, redisUri, host, port, instances, redisTimeout, clock, null, null, 0);
         }
     }
 
@@ -109,7 +116,8 @@ public final class DemoApp implements AutoCloseable {
         try {
             for (int i = 0; i < settings.instances(); i++) {
                 int port = settings.port() == 0 ? 0 : settings.port() + i;
-                servers.add(startInstance(settings, config, uri, casBudget, port));
+                int managementPort = settings.managementPort() == 0 ? 0 : settings.managementPort() + i;
+                servers.add(startInstance(settings, config, uri, casBudget, port, managementPort));
             }
         } catch (RuntimeException e) {
             new DemoApp(privateRedis, uri, servers).close();
@@ -120,9 +128,9 @@ public final class DemoApp implements AutoCloseable {
 
     /** One instance: its own Redis client, breaker, registry, metrics and quota service. */
     private static ApiServer startInstance(Settings settings, QuotaConfig config, String uri, Duration casBudget,
-                                           int port) {
+                                           int port, int managementPort) {
         RedisStore redis = RedisStore.builder().uri(uri).clock(settings.clock()).timeout(settings.redisTimeout())
-                .retryBackoff(Duration.ofMillis(1), Duration.ofMillis(50), casBudget)
+                .retryBudget(casBudget)
                 .build();
         QuotaStore store = redis;
         QuotaService service = null;
@@ -146,8 +154,8 @@ public final class DemoApp implements AutoCloseable {
             if (file != null) {
                 companions.add(ConfigReloader.watch(file, service));
             }
-            return ApiServer.start(new ApiServer.Parts(service, metrics, settings.adminToken(), redis.describe(),
-                    companions), settings.host(), port);
+            return ApiServer.start(new ApiServer.Parts(service, metrics, settings.adminToken(), settings.clock(),
+                    redis.describe(), companions), settings.host(), port, managementPort);
         } catch (RuntimeException e) {
             ApiServer.closeAll(companions);
             if (service != null) {
@@ -166,6 +174,14 @@ public final class DemoApp implements AutoCloseable {
     /** The base URI of each instance, e.g. {@code http://127.0.0.1:8080/}. */
     public List<URI> baseUris() {
         return servers.stream().map(ApiServer::baseUri).toList();
+    }
+
+    /**
+     * The management listener of each instance, e.g. {@code http://127.0.0.1:9080/}, where
+     * {@code /metrics} is; in the order of {@link #baseUris()}.
+     */
+    public List<URI> managementUris() {
+        return servers.stream().map(ApiServer::managementUri).toList();
     }
 
     /** The quota service of each instance, in the order of {@link #baseUris()}. */

@@ -27,6 +27,6 @@ final class JsonExceptionMapper implements ExceptionMapper<JsonProcessingExcepti
         String what = original != null && original.startsWith("Duplicate field")
                 ? "is not valid JSON: a field appears twice" : "is not valid JSON";
         var error = new Problem.FieldError("body", what + where);
-        return Problem.invalid(List.of(error), Problems.path(uriInfo)).toResponse();
+        return Problem.invalid(List.of(error), RequestPaths.path(uriInfo)).toResponse();
     }
 }

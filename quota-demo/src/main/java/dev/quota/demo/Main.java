@@ -7,23 +7,27 @@ import dev.quota.core.QuotaStoreException;
 import dev.quota.core.config.ConfigError;
 import dev.quota.core.config.InvalidConfigException;
 import dev.quota.core.config.QuotaConfigLoader;
+import dev.quota.jaxrs.AdminTokens;
 import jakarta.ws.rs.ProcessingException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.logging.Level;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs the demo bank API: {@code java -jar quota-demo.jar [--port 8080] [--instances 3]
- * [--redis redis://host:6379] [--config plans.yaml] [--admin-token T]}. Without a Redis it starts
- * a private redis-server and stops it on exit (Ctrl-C, SIGTERM). A {@code --config} file is
- * reloaded when it changes.
+ * [--redis redis://host:6379] [--config plans.yaml] [--admin] [--admin-token-file FILE]}. Without a
+ * Redis it starts a private redis-server and stops it on exit (Ctrl-C, SIGTERM). A {@code --config}
+ * file is reloaded when it changes. The admin token never comes from the command line: from
+ * {@code QUOTA_ADMIN_TOKEN}, a file, or generated into a new owner-only file.
  */
 public final class Main {
 
@@ -110,11 +114,24 @@ public final class Main {
         for (String warning : config.warnings()) {
             err.println(PREFIX + "config warning: " + warning);
         }
+        Options.AdminToken adminToken = options.adminToken();
+        String adminNote = adminToken == null ? null : "token from " + adminToken.source();
+        if (options.admin() && adminToken == null) {
+            try {
+                String token = AdminTokens.generate();
+                Path file = AdminTokenFile.create(token);
+                adminToken = new Options.AdminToken(token, file.toString());
+                adminNote = "generated token in " + file + ", readable by you only, deleted on exit";
+            } catch (UncheckedIOException e) {
+                err.println(PREFIX + "cannot write the generated admin token: " + describe(e.getCause()));
+                return Launch.exit(FAILED);
+            }
+        }
         DemoApp app;
         try {
             app = DemoApp.start(new DemoApp.Settings(config, options.redis(), options.host(), options.port(),
                     options.instances(), Duration.ofMillis(options.redisTimeoutMillis()), Clock.systemUTC(),
-                    options.config(), options.adminToken()));
+                    options.config(), adminToken == null ? null : adminToken.value(), options.managementPort()));
         } catch (QuotaStoreException e) {
             err.println(PREFIX + "cannot reach Redis at " + (options.redis() == null ? "the private server"
                     : options.redis()) + " (" + rootMessage(e) + ")");
@@ -129,7 +146,7 @@ public final class Main {
             err.println(PREFIX + "cannot start a private redis-server: " + e.getMessage());
             return Launch.exit(FAILED);
         }
-        banner(app, config, source, options.config() != null, out);
+        banner(app, config, source, options.config() != null, adminNote, out);
         return new Launch(app, OK);
     }
 
@@ -147,7 +164,8 @@ public final class Main {
         }
     }
 
-    private static void banner(DemoApp app, QuotaConfig config, String source, boolean watched, PrintStream out) {
+    private static void banner(DemoApp app, QuotaConfig config, String source, boolean watched,
+                               @Nullable String adminNote, PrintStream out) {
         out.println(PREFIX + "config = " + source + " (plans " + String.join(", ", config.plans().keySet().stream()
                 .sorted().toList()) + ")");
         out.println(PREFIX + (watched ? "config reload = on: the file is checked every 500 ms; an edit applies"
@@ -161,11 +179,15 @@ public final class Main {
         for (int i = 0; i < uris.size(); i++) {
             out.println(PREFIX + "instance " + (i + 1) + " of " + uris.size() + " at " + uris.get(i) + "api/v1");
         }
-        out.println(PREFIX + "metrics = " + uris.get(0) + "metrics on each instance (Prometheus text, not limited)");
+        List<URI> management = app.managementUris();
+        out.println(PREFIX + "metrics = " + String.join(", ", management.stream().map(u -> u + "metrics").toList())
+                + (management.size() == 1 ? " (" : " (one per instance; ")
+                + "127.0.0.1 only, not on the API port; Prometheus text, not limited)");
         out.println(PREFIX + (app.adminEnabled()
-                ? "admin = on at " + uris.get(0) + "admin on each instance (header Authorization: Bearer <token>)"
-                : "admin = off (set " + Options.ADMIN_TOKEN_ENV + " or --admin-token, at least "
-                        + Options.MIN_ADMIN_TOKEN_LENGTH + " characters, to turn it on)"));
+                ? "admin = on at " + uris.get(0) + "admin on each instance (header Authorization: Bearer <token>; "
+                        + adminNote + ")"
+                : "admin = off (--admin turns it on with a generated token; or set " + Options.ADMIN_TOKEN_ENV
+                        + ", or --admin-token-file FILE)"));
         QuotaService service = app.services().get(0);
         String header = config.identity().header();
         boolean any = false;
@@ -211,7 +233,7 @@ public final class Main {
      * @param app      the running app, or null when the process should exit
      * @param exitCode the exit code when {@code app} is null
      */
-    record Launch(@org.jspecify.annotations.Nullable DemoApp app, int exitCode) {
+    record Launch(@Nullable DemoApp app, int exitCode) {
         static Launch exit(int code) {
             return new Launch(null, code);
         }

@@ -1,6 +1,8 @@
 package dev.quota.demo;
 
+import dev.quota.core.net.ClientAddresses;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import org.glassfish.grizzly.http.Method;
 import org.glassfish.grizzly.http.server.HttpHandler;
@@ -8,16 +10,16 @@ import org.glassfish.grizzly.http.server.Request;
 import org.glassfish.grizzly.http.server.Response;
 
 /**
- * The server's one Grizzly handler: {@code GET /metrics} is answered here with the instance's
- * meters in the Prometheus text format ({@code quota_decisions_total},
- * {@code quota_decision_latency_seconds}, {@code quota_store_errors_total}, ...); every other
- * request goes to the Jersey application.
+ * The management listener's one handler: {@code GET /metrics} with the instance's meters in the
+ * Prometheus text format ({@code quota_decisions_total}, {@code quota_decision_latency_seconds},
+ * {@code quota_store_errors_total}, ...); 404 for any other path.
  *
- * <p>Outside Jersey on purpose: the quota feature binds its filter to every resource method of
- * the application, and a scraper must neither spend an anonymous caller's quota nor be refused
- * with 429 (anonymous callers get 10, then 5 a minute). One handler rather than a second
- * registration beside Jersey's, because with two Grizzly decodes the URI to choose between them
- * and answers a malformed one ({@code /%zz}) with a bare 500 before any error page is asked for.
+ * <p>Not on the API port: the metrics count decisions per plan, and a plan with one customer shows
+ * that customer's traffic to whoever can read them. The listener is bound to 127.0.0.1 only
+ * ({@link ApiServer}), and it answers only requests addressed to a loopback host
+ * ({@code 127.0.0.1}, {@code localhost}, {@code [::1]}), so that a web page cannot read it from a
+ * browser on the same machine through a name of its own that resolves to 127.0.0.1 (DNS rebinding).
+ * Outside Jersey, so no quota filter ever sees a scrape.
  */
 final class MetricsHandler extends HttpHandler {
 
@@ -27,25 +29,30 @@ final class MetricsHandler extends HttpHandler {
     static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
     private final PrometheusMeterRegistry registry;
-    private final HttpHandler api;
 
-    MetricsHandler(PrometheusMeterRegistry registry, HttpHandler api) {
-        super("metrics-and-api");
+    MetricsHandler(PrometheusMeterRegistry registry) {
+        super("metrics");
         this.registry = registry;
-        this.api = api;
     }
 
     @Override
     public void service(Request request, Response response) throws Exception {
-        // the raw URI: decoding is Jersey's business, and /metrics has nothing to decode
+        if (!loopbackHost(request)) {
+            GrizzlyProblems.send(response, Problem.http(403, "The management listener answers only requests"
+                    + " addressed to 127.0.0.1, localhost or [::1].", null));
+            return;
+        }
+        // the raw URI: /metrics has nothing to decode
         if (!PATH.equals(request.getRequestURI())) {
-            api.service(request, response);
+            GrizzlyProblems.send(response, Problem.http(404, "The management listener serves " + PATH
+                    + " only.", null));
             return;
         }
         Method method = request.getMethod();
         if (method != Method.GET && method != Method.HEAD) {
             response.setHeader("Allow", "GET, HEAD");
-            response.sendError(405);
+            GrizzlyProblems.send(response, Problem.http(405, "The method is not allowed here; allowed: GET, HEAD.",
+                    null));
             return;
         }
         byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
@@ -58,15 +65,23 @@ final class MetricsHandler extends HttpHandler {
         }
     }
 
-    /** Starts the Jersey application with the server. */
-    @Override
-    public void start() {
-        api.start();
-    }
-
-    /** Stops the Jersey application with the server. */
-    @Override
-    public void destroy() {
-        api.destroy();
+    /** Exactly one Host header naming a loopback host (any port), or none at all (HTTP/1.0). */
+    static boolean loopbackHost(Request request) {
+        String value = null;
+        int count = 0;
+        for (String header : request.getHeaders("Host")) {
+            value = header;
+            count++;
+        }
+        if (count == 0) {
+            return true;
+        }
+        String host = count == 1 ? HostHeader.host(value) : null;
+        if (host == null) {
+            return false;
+        }
+        // a literal, never a name: 127.example.net can be made to resolve to 127.0.0.1 as well
+        InetAddress literal = ClientAddresses.parse(host);
+        return host.equals("localhost") || host.equals("localhost.") || literal != null && literal.isLoopbackAddress();
     }
 }

@@ -20,7 +20,7 @@ final class StoreExceptionMapper implements ExceptionMapper<QuotaStoreException>
     @Override
     public Response toResponse(QuotaStoreException exception) {
         log.warn("quota store unavailable: {}", exception.getMessage());
-        Problem problem = Problem.http(503, "Quotas cannot be read right now; retry in 1 s.", Problems.path(uriInfo));
+        Problem problem = Problem.http(503, "Quotas cannot be read right now; retry in 1 s.", RequestPaths.path(uriInfo));
         return Response.fromResponse(problem.toResponse()).header("Retry-After", "1").build();
     }
 }

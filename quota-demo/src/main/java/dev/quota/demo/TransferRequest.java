@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.quota.jaxrs.QuotaAmount;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigDecimal;
@@ -17,18 +18,31 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A transfer as the client asked for it, checked field by field:
- * {@code {"from":"ACC-1001","to":"ACC-2001","amount":"125.00","currency":"EUR"}}.
+ * {@code {"from":"ACC-1001","to":"ACC-2001","amount":"125.00","currency":"EUR"}}. It carries its
+ * amount for the quota module ({@link QuotaAmount}): 125.00 EUR counts 12500 against the customer's
+ * daily EUR limit.
  *
  * @param from        the debited account
  * @param to          the credited account, not {@code from}
  * @param amountMinor the amount in minor units, {@code > 0}: "125.00" is 12500
- * @param currency    EUR, GBP or USD
+ * @param currency    the debited account's currency: EUR, GBP or USD
  */
-record TransferRequest(String from, String to, long amountMinor, String currency) {
+record TransferRequest(String from, String to, long amountMinor, String currency) implements QuotaAmount {
+
+    @Override
+    public String quotaQualifier() {
+        return currency;
+    }
+
+    @Override
+    public long quotaAmount() {
+        return amountMinor;
+    }
 
     /** The largest body read: 16 KB. A transfer needs about 80 bytes. */
     static final int MAX_BODY_BYTES = 16 * 1024;
-    static final Set<String> CURRENCIES = Set.of("EUR", "GBP", "USD");
+    /** The currencies a transfer may be made in, each with its own amount limits. */
+    static final List<String> CURRENCIES = List.of("EUR", "USD", "GBP");
     /** 1,000,000,000.00: far above any limit, far below overflow. */
     static final BigDecimal MAX_AMOUNT = new BigDecimal("1000000000.00");
 
@@ -72,6 +86,13 @@ record TransferRequest(String from, String to, long amountMinor, String currency
         }
         Long amount = amount(root, errors);
         String currency = currency(root, errors);
+        if (from != null && currency != null && !accounts.find(from).currency().equals(currency)) {
+            // the daily cap is per currency: a transfer in another currency than the account's would
+            // let a customer multiply it by switching currencies
+            errors.add(new Problem.FieldError("currency", "must be the debited account's currency, "
+                    + accounts.find(from).currency()));
+            currency = null;
+        }
         for (Iterator<String> names = root.fieldNames(); names.hasNext(); ) {
             String name = names.next();
             if (!FIELDS.contains(name)) {

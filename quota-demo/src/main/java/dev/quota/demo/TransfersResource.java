@@ -1,10 +1,7 @@
 package dev.quota.demo;
 
 import dev.quota.core.Customer;
-import dev.quota.core.QuotaDecision;
-import dev.quota.core.QuotaService;
-import dev.quota.jaxrs.QuotaExceededException;
-import dev.quota.jaxrs.QuotaFeature;
+import dev.quota.jaxrs.AmountLimit;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -18,14 +15,14 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
-import java.io.IOException;
-import java.io.InputStream;
 
 /**
  * {@code POST /api/v1/transfers}: rule {@code transfers} applies through its {@code match} in the
- * config (10 per minute per customer, 500 per second in total). Once the body is valid, the
- * amount is taken from the customer's daily {@code transfer-amount} for its currency; a transfer
- * that would exceed it is answered 429 naming that limit.
+ * config (10 per minute per customer, 500 per second in total), and the amount counts against the
+ * customer's daily {@code transfer-amount} in the transfer's currency ({@link AmountLimit}): the
+ * request limits and the amount are decided together, once the body is read. The debited account
+ * must be the caller's (403 otherwise), and the transfer is in its currency; a transfer refused here
+ * gets its transfer count and amount back, not its request token.
  */
 @Path("/api/v1/transfers")
 public final class TransfersResource {
@@ -33,33 +30,25 @@ public final class TransfersResource {
     /** The amount limits of the config that transfers draw on. */
     static final String AMOUNTS = "transfer-amount";
 
-    private final QuotaService service;
     private final Accounts accounts;
     private final Transfers transfers;
 
     @Inject
-    TransfersResource(QuotaService service, Accounts accounts, Transfers transfers) {
-        this.service = service;
+    TransfersResource(Accounts accounts, Transfers transfers) {
         this.accounts = accounts;
         this.transfers = transfers;
     }
 
-    /** 201 with the accepted transfer; 400 listing every bad field; 429 over the amount limit. */
+    /** 201 with the accepted transfer; 400 listing every bad field; 403 for another's account; 429 over a limit. */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
-    public Response create(InputStream body, @Context ContainerRequestContext request, @Context UriInfo uriInfo)
-            throws IOException {
-        Customer customer = customer(request);
-        TransferRequest.Checked checked = TransferRequest.read(body, accounts);
-        TransferRequest transfer = checked.request();
-        if (transfer == null) {
-            return Problem.invalid(checked.errors(), Problems.path(uriInfo)).toResponse();
-        }
-        QuotaDecision decision = service.consumeAmount(customer, AMOUNTS, transfer.currency(), transfer.amountMinor());
-        if (!decision.allowed()) {
-            throw new QuotaExceededException(decision);
-        }
+    @AmountLimit(AMOUNTS)
+    public Response create(TransferRequest transfer, @Context ContainerRequestContext request,
+                           @Context UriInfo uriInfo) {
+        String instance = RequestPaths.path(uriInfo);
+        Customer customer = Owners.customer(request, instance);
+        Owners.owned(accounts, transfer.from(), customer, instance);
         Transfer accepted = transfers.accept(customer.id(), transfer);
         return Response.created(uriInfo.getAbsolutePathBuilder().path(accepted.id()).build())
                 .entity(accepted)
@@ -70,19 +59,12 @@ public final class TransfersResource {
     @GET
     @Path("{id}")
     @Produces(MediaType.APPLICATION_JSON)
-    public Transfer get(@PathParam("id") String id, @Context ContainerRequestContext request) {
-        Transfer transfer = transfers.find(customer(request).id(), id);
+    public Transfer get(@PathParam("id") String id, @Context ContainerRequestContext request,
+                        @Context UriInfo uriInfo) {
+        Transfer transfer = transfers.find(Owners.customer(request, RequestPaths.path(uriInfo)).id(), id);
         if (transfer == null) {
             throw new NotFoundException("no transfer " + id);
         }
         return transfer;
-    }
-
-    private static Customer customer(ContainerRequestContext request) {
-        Customer customer = QuotaFeature.customer(request);
-        if (customer == null) {
-            throw new IllegalStateException("the quota filter did not run for this request");
-        }
-        return customer;
     }
 }

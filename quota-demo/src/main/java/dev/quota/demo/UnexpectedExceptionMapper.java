@@ -23,7 +23,7 @@ final class UnexpectedExceptionMapper implements ExceptionMapper<Throwable> {
     @Override
     public Response toResponse(Throwable exception) {
         String reference = UUID.randomUUID().toString();
-        String path = Problems.path(uriInfo);
+        String path = RequestPaths.path(uriInfo);
         log.error("unexpected error on {} (reference {})", path, reference, exception);
         return Problem.http(500, "The server failed to answer this request (reference " + reference + ").", path)
                 .toResponse();

@@ -30,7 +30,7 @@ final class WebApplicationExceptionMapper implements ExceptionMapper<WebApplicat
             return original;
         }
         int status = original.getStatus();
-        Response problem = Problem.http(status, detail(exception, original), Problems.path(uriInfo)).toResponse();
+        Response problem = Problem.http(status, detail(exception, original), RequestPaths.path(uriInfo)).toResponse();
         Response.ResponseBuilder out = Response.fromResponse(problem);
         original.getHeaders().forEach((name, values) -> {
             boolean entityHeader = name.equalsIgnoreCase(HttpHeaders.CONTENT_TYPE)

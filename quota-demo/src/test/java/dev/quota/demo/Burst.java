@@ -73,6 +73,6 @@ final class Burst {
     }
 
     private static URI account(URI instance) {
-        return instance.resolve("api/v1/accounts/ACC-1001");
+        return instance.resolve("api/v1/rates"); // open to every caller, counted like any request
     }
 }

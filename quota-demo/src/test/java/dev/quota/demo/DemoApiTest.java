@@ -173,12 +173,12 @@ class DemoApiTest {
 
     @Test
     void export_asJson_isTheSameTransactions() {
-        HttpResponse<String> export = Http.get(api.resolve("accounts/ACC-2001/export"), KEY, FREE);
+        HttpResponse<String> export = Http.get(api.resolve("accounts/ACC-1002/export"), KEY, FREE);
 
         assertThat(export.statusCode()).isEqualTo(200);
         JsonNode transactions = Http.json(export);
         assertThat(transactions.size()).isEqualTo(25);
-        assertThat(transactions.get(0).get("id").asText()).isEqualTo("ACC-2001-001");
+        assertThat(transactions.get(0).get("id").asText()).isEqualTo("ACC-1002-001");
         assertThat(transactions.get(0).get("currency").asText()).isEqualTo("USD");
     }
 
@@ -232,7 +232,8 @@ class DemoApiTest {
     }
 
     private static HttpResponse<String> transfer(String amount, String currency) {
-        return Http.postJson(api.resolve("transfers"), "{\"from\":\"ACC-4001\",\"to\":\"ACC-2001\",\"amount\":\""
+        String from = currency.equals("USD") ? "ACC-4002" : "ACC-4001"; // a transfer is in its account's currency
+        return Http.postJson(api.resolve("transfers"), "{\"from\":\"" + from + "\",\"to\":\"ACC-2001\",\"amount\":\""
                 + amount + "\",\"currency\":\"" + currency + "\"}", KEY, ENTERPRISE);
     }
 

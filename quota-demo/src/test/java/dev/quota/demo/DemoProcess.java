@@ -32,7 +32,10 @@ final class DemoProcess implements AutoCloseable {
         this.baseUri = baseUri;
     }
 
-    /** Starts {@code java -jar quota-demo.jar --port <free port> <args>} and waits until it answers HTTP. */
+    /**
+     * Starts {@code java -jar quota-demo.jar --port <free port> --management-port 0 <args>} and waits
+     * until it answers HTTP.
+     */
     static DemoProcess start(String name, String... args) throws IOException, InterruptedException {
         Path jar = Path.of(System.getProperty("demo.jar", "target/quota-demo.jar"));
         if (!Files.isRegularFile(jar)) {
@@ -42,7 +45,7 @@ final class DemoProcess implements AutoCloseable {
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         int port = freePort();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar",
-                jar.toString(), "--port", Integer.toString(port)));
+                jar.toString(), "--port", Integer.toString(port), "--management-port", "0"));
         command.addAll(List.of(args));
         Path log = Files.createDirectories(Path.of("target", "it-logs")).resolve(name + ".log");
         Process process = new ProcessBuilder(command)

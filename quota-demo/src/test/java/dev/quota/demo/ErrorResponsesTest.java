@@ -65,10 +65,10 @@ class ErrorResponsesTest {
     }
 
     @Test
-    void unknownAccount_gets404Problem() {
+    void unknownAccount_gets403LikeAnotherCustomersAccount_soIdsCannotBeProbed() {
         HttpResponse<String> response = Http.get(api.resolve("accounts/ACC-9999"), KEY, FREE);
 
-        assertThat(response.statusCode()).isEqualTo(404);
+        assertThat(response.statusCode()).isEqualTo(403);
         assertThat(Http.header(response, "Content-Type")).startsWith("application/problem+json");
         assertThat(Http.json(response).get("instance").asText()).isEqualTo("/api/v1/accounts/ACC-9999");
     }

@@ -1,7 +1,9 @@
 package dev.quota.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
+import dev.quota.jaxrs.AdminTokens;
 import dev.quota.testkit.RedisServer;
 import dev.quota.testkit.RespClient;
 import java.io.ByteArrayOutputStream;
@@ -10,12 +12,20 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** What the command line does, through {@link Main#launch}, which returns instead of exiting. */
 class MainTest {
+
+    private static final String BANNER_TOKEN = "banner-token-0123456789abcdef-GHIJKL";
 
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -42,13 +52,11 @@ class MainTest {
         assertThat(launch.app()).isNull();
         assertThat(launch.exitCode()).isEqualTo(2);
         assertThat(err().lines()).containsExactly(
-                "quota-demo: invalid config " + file + " (6 errors):",
+                "quota-demo: invalid config " + file + " (5 errors):",
                 "  plans.free.limits[0].capacity: must be >= 1 but was 0",
                 "  plans.free.limits[1].window: must be one of hour, day, week, month but was \"fortnight\"",
                 "  plans.pro: unknown key \"limts\" (did you mean \"limits\"?)",
                 "  plans.pro: missing required key \"limits\"",
-                "  identity.anonymousPlan: unknown plan \"anonymous\" (known: free, pro); add that plan or set"
-                        + " identity.missingKey to reject",
                 "  customers.ACME.plan: unknown plan \"gold\" (known: free, pro)");
         assertThat(out()).isEmpty();
     }
@@ -122,7 +130,7 @@ class MainTest {
                     .contains("quota-demo: instance 2 of 2 at " + app.baseUris().get(1) + "api/v1\n")
                     .contains("  demo-free-key        customer ACME-FREE    plan free\n")
                     .contains("  demo-sav2001-key     customer SAV2001      plan pro x2\n");
-            HttpResponse<String> response = Http.get(app.baseUris().get(1).resolve("api/v1/accounts/ACC-1001"),
+            HttpResponse<String> response = Http.get(app.baseUris().get(1).resolve("api/v1/accounts/ACC-2001"),
                     "X-API-Key", "demo-pro-key");
             assertThat(response.statusCode()).isEqualTo(200);
         }
@@ -134,15 +142,20 @@ class MainTest {
     void banner_withAdminTokenAndConfigFile_saysAdminAndReloadAreOn() {
         try (RedisServer redis = RedisServer.start()) {
             Main.Launch launch = launch(Map.of("QUOTA_REDIS_URL", redis.uri(), "QUOTA_ADMIN_TOKEN",
-                    "banner-token-0123456789"), "--port", "0", "--config", Configs.file("shared-30.yaml").toString());
+                    BANNER_TOKEN), "--port", "0", "--config", Configs.file("shared-30.yaml").toString());
             try (DemoApp app = launch.app()) {
                 assertThat(app).isNotNull();
                 URI base = app.baseUris().get(0);
+                URI management = app.managementUris().get(0);
+                assertThat(management.getHost()).isEqualTo("127.0.0.1");
+                assertThat(management.getPort()).isNotEqualTo(base.getPort());
                 assertThat(out()).contains("quota-demo: config reload = on: the file is checked every 500 ms;")
                         .contains("quota-demo: store outage = a circuit breaker opens after 5 failed calls")
-                        .contains("quota-demo: metrics = " + base + "metrics on each instance")
-                        .contains("quota-demo: admin = on at " + base + "admin on each instance")
-                        .doesNotContain("banner-token");
+                        .contains("quota-demo: metrics = " + management + "metrics (127.0.0.1 only, not on the API"
+                                + " port; Prometheus text, not limited)\n")
+                        .contains("quota-demo: admin = on at " + base + "admin on each instance (header Authorization:"
+                                + " Bearer <token>; token from QUOTA_ADMIN_TOKEN)\n")
+                        .doesNotContain(BANNER_TOKEN);
             }
         }
     }
@@ -155,12 +168,43 @@ class MainTest {
                 assertThat(app).isNotNull();
                 assertThat(out()).contains("quota-demo: config reload = off: the bundled classpath config has no"
                                 + " file to watch (use --config FILE)\n")
-                        .contains("quota-demo: admin = off (set QUOTA_ADMIN_TOKEN or --admin-token, at least 16"
-                                + " characters, to turn it on)\n");
+                        .contains("quota-demo: admin = off (--admin turns it on with a generated token; or set"
+                                + " QUOTA_ADMIN_TOKEN, or --admin-token-file FILE)\n");
                 assertThat(Http.get(app.baseUris().get(0).resolve("admin/config")).statusCode())
                         .as("no admin API without a token").isEqualTo(404);
             }
         }
+    }
+
+    @Test
+    void admin_withoutAToken_generatesOneIntoAnOwnerOnlyFile_andPrintsItsPathNeverTheToken() throws Exception {
+        try (RedisServer redis = RedisServer.start()) {
+            Main.Launch launch = launch(Map.of("QUOTA_REDIS_URL", redis.uri()), "--port", "0", "--admin");
+            try (DemoApp app = launch.app()) {
+                assertThat(app).isNotNull();
+                Matcher banner = Pattern.compile("admin = on at \\S+ on each instance \\(header Authorization: Bearer"
+                        + " <token>; generated token in (\\S+), readable by you only, deleted on exit\\)").matcher(out());
+                assertThat(banner.find()).as(out()).isTrue();
+                Path file = Path.of(banner.group(1));
+                String token = Files.readString(file).strip();
+
+                assertThatCode(() -> AdminTokens.requireStrong(token)).doesNotThrowAnyException();
+                assertThat(out()).doesNotContain(token);
+                if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+                    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+                }
+                assertThat(Http.get(app.baseUris().get(0).resolve("admin/config"), "Authorization", "Bearer " + token)
+                        .statusCode()).isEqualTo(200);
+            }
+        }
+    }
+
+    @Test
+    void adminTokenOnTheCommandLine_exits2() {
+        Main.Launch launch = launch(Map.of(), "--admin-token", BANNER_TOKEN);
+
+        assertThat(launch.exitCode()).isEqualTo(2);
+        assertThat(err()).startsWith("quota-demo: --admin-token is not accepted").doesNotContain(BANNER_TOKEN);
     }
 
     private static boolean canConnect(int port) {

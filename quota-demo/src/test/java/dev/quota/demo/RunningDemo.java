@@ -20,12 +20,15 @@ final class RunningDemo implements AutoCloseable {
     final DemoApp app;
     /** {@code http://127.0.0.1:<port>/api/v1/} */
     final URI api;
+    /** {@code http://127.0.0.1:<management port>/}, where {@code /metrics} is */
+    final URI management;
 
     private RunningDemo(RedisServer redis, MutableClock clock, DemoApp app) {
         this.redis = redis;
         this.clock = clock;
         this.app = app;
         this.api = app.baseUris().get(0).resolve("api/v1/");
+        this.management = app.managementUris().get(0);
     }
 
     static RunningDemo start() {
@@ -42,7 +45,7 @@ final class RunningDemo implements AutoCloseable {
         try {
             MutableClock clock = MutableClock.at("2026-01-12T09:00:00Z");
             DemoApp app = DemoApp.start(new DemoApp.Settings(config, redis.uri(), "127.0.0.1", 0, 1,
-                    redisTimeout, clock, configFile, adminToken));
+                    redisTimeout, clock, configFile, adminToken, 0));
             return new RunningDemo(redis, clock, app);
         } catch (RuntimeException e) {
             redis.close();

@@ -11,6 +11,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -46,8 +47,6 @@ class TransferValidationTest {
         return Stream.of(
                 Arguments.of("not JSON", "from=ACC-1001&amount=5",
                         List.of("body: is not valid JSON (line 1, column 6)")),
-                Arguments.of("empty", "", List.of("body: must be a JSON object such as "
-                        + "{\"from\":\"ACC-1001\",\"to\":\"ACC-2001\",\"amount\":\"125.00\",\"currency\":\"EUR\"}")),
                 Arguments.of("array", "[1,2]", List.of("body: must be a JSON object such as "
                         + "{\"from\":\"ACC-1001\",\"to\":\"ACC-2001\",\"amount\":\"125.00\",\"currency\":\"EUR\"}")),
                 Arguments.of("trailing garbage", "{" + ok + "\"amount\":\"1.00\",\"currency\":\"EUR\"} x",
@@ -68,6 +67,8 @@ class TransferValidationTest {
                         List.of("amount: must be at most 1000000000.00")),
                 Arguments.of("unknown currency", "{" + ok + "\"amount\":\"1.00\",\"currency\":\"JPY\"}",
                         List.of("currency: must be one of EUR, GBP, USD")),
+                Arguments.of("another currency than the account's", "{" + ok + "\"amount\":\"1.00\",\"currency\":\"USD\"}",
+                        List.of("currency: must be the debited account's currency, EUR")),
                 Arguments.of("lower-case currency", "{" + ok + "\"amount\":\"1.00\",\"currency\":\"eur\"}",
                         List.of("currency: must be one of EUR, GBP, USD")),
                 Arguments.of("same account", "{\"from\":\"ACC-1001\",\"to\":\"ACC-1001\"," + oneEuro,
@@ -98,5 +99,15 @@ class TransferValidationTest {
         List<String> errors = new ArrayList<>();
         problem.get("errors").forEach(e -> errors.add(e.get("field").asText() + ": " + e.get("message").asText()));
         assertThat(errors).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void transfer_withoutABody_gets400FromTheAmountCheck_beforeAnyAmountIsTaken() {
+        HttpResponse<String> response = Http.postJson(transfers, "", "X-API-Key", "demo-pro-key");
+
+        assertThat(response.statusCode()).isEqualTo(400);
+        JsonNode problem = Http.json(response);
+        assertThat(problem.get("type").asText()).isEqualTo("urn:quota:problem:invalid-amount");
+        assertThat(problem.get("detail").asText()).isEqualTo("The request's amount cannot be checked: the body is missing.");
     }
 }

@@ -8,6 +8,7 @@ import dev.quota.core.LimitStatus;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.Refill;
+import dev.quota.core.RouteMatch;
 import dev.quota.core.Rule;
 import dev.quota.core.net.Cidr;
 import java.util.Comparator;
@@ -43,7 +44,7 @@ final class AdminDocuments {
                     .name("refill");
             refill(json, status.limit().refill());
             json.member("remaining", status.remaining())
-                    .member("resetSeconds", RateLimitHeaders.ceilSeconds(status.resetAfter()))
+                    .member("resetSeconds", status.resetSeconds())
                     .name("requests").value(status.requests())
                     .endObject();
         }
@@ -68,8 +69,8 @@ final class AdminDocuments {
         json.endArray().name("rules").beginArray();
         for (Rule rule : sorted(config.rules().values(), Rule::name)) {
             json.beginObject().member("name", rule.name()).name("matches").beginArray();
-            for (String match : rule.matches()) {
-                json.value(match);
+            for (RouteMatch match : rule.matches()) {
+                json.value(match.toString());
             }
             json.endArray().member("cost", rule.cost()).member("mode", lower(config.modeOf(rule)));
             if (rule.onStoreFailure() != null) {

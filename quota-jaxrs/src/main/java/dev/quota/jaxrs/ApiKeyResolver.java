@@ -1,54 +1,29 @@
 package dev.quota.jaxrs;
 
-import dev.quota.core.Customer;
-import dev.quota.core.QuotaService;
+import dev.quota.core.Credential;
+import dev.quota.core.Identity;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import java.util.List;
 
-/** {@link CallerResolver#apiKey()}: the key header, checked for shape before it is hashed. */
+/** {@link CallerResolver#apiKey()}: the key header, exactly once. */
 final class ApiKeyResolver implements CallerResolver {
 
     static final ApiKeyResolver INSTANCE = new ApiKeyResolver();
-
-    /** Longer keys are not looked up: nobody issues them, and hashing them costs the server. */
-    static final int MAX_KEY_LENGTH = 256;
 
     private ApiKeyResolver() {
     }
 
     @Override
-    public Caller resolve(ContainerRequestContext request, QuotaService service, ClientAddress clientAddress) {
-        String header = service.config().identity().header();
-        List<String> values = request.getHeaders().get(header);
+    public Credential resolve(ContainerRequestContext request, Identity identity) {
+        List<String> values = request.getHeaders().get(identity.header());
         if (values == null || values.isEmpty()) {
-            return Anonymous.caller(request, service, clientAddress);
+            return Credential.none();
         }
         if (values.size() > 1) {
-            // Two keys: which one to count is ambiguous, and picking either invites confusion attacks.
-            return Caller.badKey();
+            // two keys: which one to count is ambiguous, and picking either invites confusion attacks
+            return Credential.ambiguous();
         }
         String key = values.get(0);
-        if (key == null || key.isEmpty()) {
-            return Anonymous.caller(request, service, clientAddress);
-        }
-        if (!wellFormed(key)) {
-            return Caller.unknownKey();
-        }
-        Customer customer = service.customerForApiKey(key);
-        return customer == null ? Caller.unknownKey() : Caller.identified(customer);
-    }
-
-    /** At most 256 characters, all visible ASCII (0x21-0x7E): no spaces, controls or non-ASCII. */
-    static boolean wellFormed(String key) {
-        if (key.length() > MAX_KEY_LENGTH) {
-            return false;
-        }
-        for (int i = 0; i < key.length(); i++) {
-            char c = key.charAt(i);
-            if (c < 0x21 || c > 0x7E) {
-                return false;
-            }
-        }
-        return true;
+        return key == null || key.isEmpty() ? Credential.none() : Credential.apiKey(key);
     }
 }

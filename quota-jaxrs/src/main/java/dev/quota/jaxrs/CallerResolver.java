@@ -1,59 +1,50 @@
 package dev.quota.jaxrs;
 
-import dev.quota.core.QuotaService;
+import dev.quota.core.Credential;
+import dev.quota.core.Identity;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import java.util.List;
-import java.util.function.Function;
 
 /**
- * Finds out who a request comes from. Runs in the quota filter, after authentication filters.
- *
- * <p>Callers without a credential are handled as the config's {@code identity} says: with
- * {@code missingKey: anonymous} they are counted as {@code ip:<client address>} on the
- * {@code anonymousPlan}; with {@code missingKey: reject} they get 401.
+ * Reads what a request presents to say who it is: an API key, an authenticated principal, or
+ * nothing. Only reads: judging the credential (looking the key up, counting guesses, the anonymous
+ * plan, allow-lists) is the service's {@link dev.quota.core.QuotaService#identify}. Runs in the quota
+ * filter, after authentication filters.
  */
 @FunctionalInterface
 public interface CallerResolver {
 
     /**
-     * The caller of {@code request}.
+     * The credential of {@code request}.
      *
-     * @param service       to look up API keys and the active config
-     * @param clientAddress the client's address, for anonymous callers
-     * @throws RuntimeException any failure, logged and answered 503 {@code quota check failed}
+     * @param identity the active config's identity settings (the key header's name)
+     * @throws RuntimeException any failure, logged and answered 503 {@code quota-check-failed}
      */
-    Caller resolve(ContainerRequestContext request, QuotaService service, ClientAddress clientAddress);
+    Credential resolve(ContainerRequestContext request, Identity identity);
 
     /**
      * The API key in the header the config's {@code identity.header} names ({@code X-API-Key} by
-     * default), looked up by {@link QuotaService#customerForApiKey}. The default resolver.
-     *
-     * <p>An unknown key, a key longer than 256 characters or one with characters outside visible
-     * ASCII ({@code 0x21-0x7E}) is {@link Caller.Kind#UNKNOWN_KEY}; the header sent more than once
-     * is {@link Caller.Kind#BAD_KEY}; an absent or empty header is a caller without a credential.
+     * default). The default resolver. The header sent more than once is
+     * {@link Credential#ambiguous()}; an absent or empty header is {@link Credential#none()}.
      */
     static CallerResolver apiKey() {
         return ApiKeyResolver.INSTANCE;
     }
 
     /**
-     * The authenticated principal of the request's {@code SecurityContext}, counted as customer
-     * {@code user:<name>} on the plan {@code planForPrincipal} gives for the name. A null plan
-     * makes the principal {@link Caller.Kind#UNKNOWN_KEY}; no principal is a caller without a
-     * credential.
-     *
-     * <p>{@code principal(name -> name.endsWith("@bank.example") ? "internal" : "free")}
+     * The authenticated principal of the request's {@code SecurityContext}; none when there is no
+     * principal. The service maps it to a customer through its customer directory, or, when the
+     * directory does not know it, to {@code user:<name>} on the config's {@code identity.principalPlan}.
      */
-    static CallerResolver principal(Function<String, String> planForPrincipal) {
-        return new PrincipalResolver(planForPrincipal);
+    static CallerResolver principal() {
+        return PrincipalResolver.INSTANCE;
     }
 
     /**
-     * Asks {@code resolvers} in order and takes the first answer for a request that presented a
-     * credential to it ({@link Caller#presentedCredential()}), good or bad; when none did, the
-     * first resolver's answer (anonymous or missing).
+     * Asks {@code resolvers} in order and takes the first credential one of them finds
+     * ({@link Credential#none()} when none does).
      *
-     * <p>{@code firstOf(principal(plans), apiKey())}: logged-in users by name, others by key.
+     * <p>{@code firstOf(principal(), apiKey())}: logged-in users by name, others by key.
      *
      * @throws IllegalArgumentException if {@code resolvers} is empty
      */

@@ -1,19 +1,18 @@
 package dev.quota.jaxrs;
 
-import dev.quota.core.Identity;
 import jakarta.ws.rs.container.ContainerRequestContext;
-import java.util.Objects;
-import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The client's network address, which keys anonymous callers ({@code ip:203.0.113.7}) and failed
- * API-key lookups.
+ * The address of the peer that opened the connection: anonymous callers are counted by it
+ * ({@code ip:203.0.113.7}), and guessed API keys are counted per address.
  *
- * <p>The Jakarta REST API does not expose the remote address, so the runtime's own is plugged in;
- * on Grizzly: {@code request -> grizzlyRequestProvider.get().getRemoteAddr()}. Behind proxies, wrap
- * it with {@link #trustedProxies}: {@code X-Forwarded-For} is spoofable by any client and is only
- * read when the direct peer is a trusted proxy. IPv6 addresses are grouped by the config's
- * {@code identity.ipv6Prefix} where anonymous callers are counted, whatever this returns.
+ * <p>The default of {@link QuotaFeature} needs no code: {@link #peer()}, read from the runtime
+ * (Jersey on Grizzly, Jetty or a servlet container; RESTEasy standalone or in a servlet container).
+ * On another runtime the feature refuses to start and says how to supply the address:
+ * {@code QuotaFeature.builder(service).clientAddress(request -> ...)}. Behind proxies, list them in
+ * the config's {@code identity.trustedProxies}: the service reads {@code X-Forwarded-For}, and
+ * believes it only when this peer is a trusted proxy (any client can write the header).
  */
 @FunctionalInterface
 public interface ClientAddress {
@@ -22,40 +21,25 @@ public interface ClientAddress {
     String X_FORWARDED_FOR = "X-Forwarded-For";
 
     /**
-     * The address of the client that sent {@code request}; never null.
+     * The peer address of the connection {@code request} came on, as an address literal
+     * ({@code 203.0.113.7}, {@code 2001:db8::1}), or null when the runtime gave none (a request
+     * without a credential is then answered 503 and logged: never counted in a bucket shared by
+     * every anonymous caller).
      *
      * @throws RuntimeException any failure, answered 503 like every failed quota check
      */
-    String of(ContainerRequestContext request);
+    @Nullable String of(ContainerRequestContext request);
 
     /**
-     * Always {@code "unknown"}: the default. All anonymous callers then share one bucket, which
-     * limits them together rather than not at all.
+     * The TCP peer of the request, as the runtime reports it: {@link QuotaFeature} registers a small
+     * runtime-specific filter that finds it: on Jersey, the Grizzly request's {@code getRemoteAddr()},
+     * the Jetty request's remote socket address, or the servlet request's {@code getRemoteAddr()};
+     * on RESTEasy, {@code org.jboss.resteasy.spi.HttpRequest#getRemoteAddress()}. A container
+     * without connections (Jersey's in-memory test container) has none: tests there name an address
+     * themselves, {@code clientAddress(request -> "192.0.2.1")}. The feature's default; works only
+     * in an application where a {@link QuotaFeature} is registered.
      */
-    static ClientAddress unknown() {
-        return request -> "unknown";
-    }
-
-    /**
-     * The client behind the trusted proxies of the active config's {@code identity.trustedProxies}.
-     * {@code peer} gives the address that opened the connection. When it is not a trusted proxy,
-     * that address is the client and {@code X-Forwarded-For} is ignored (any client can write it).
-     * When it is, {@code X-Forwarded-For} is walked from the right, skipping trusted proxies, and the
-     * first untrusted address is the client; a malformed entry stops the walk at the last trusted
-     * hop. With trusted proxies {@code 10.0.0.0/8}, peer {@code 10.0.0.5} and
-     * {@code X-Forwarded-For: 198.51.100.9, 203.0.113.7, 10.0.0.9}, the client is {@code 203.0.113.7}.
-     * A peer that is not an address literal is returned as it is. Never resolves host names.
-     *
-     * <pre>{@code
-     * ClientAddress.trustedProxies(request -> grizzly.get().getRemoteAddr(), () -> service.config().identity())
-     * }</pre>
-     *
-     * @param peer     the connection's remote address, as text
-     * @param identity the identity settings to apply, read per request so a reload takes effect
-     * @throws NullPointerException if an argument is null
-     */
-    static ClientAddress trustedProxies(ClientAddress peer, Supplier<Identity> identity) {
-        return new ForwardedClientAddress(Objects.requireNonNull(peer, "peer"),
-                Objects.requireNonNull(identity, "identity"));
+    static ClientAddress peer() {
+        return PeerAddress.INSTANCE;
     }
 }

@@ -1,6 +1,7 @@
 package dev.quota.jaxrs;
 
 import dev.quota.core.QuotaConfig;
+import dev.quota.core.RouteMatch;
 import dev.quota.core.Rule;
 import java.lang.reflect.Method;
 import java.util.Objects;
@@ -10,7 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The rule of one resource method: its {@link Quota @Quota} rule if annotated, else the rule whose
- * {@code matches} name the method's HTTP method and path template, else none (plan limits only).
+ * {@code match} names the method's HTTP method and path template, else none (plan limits only); and
+ * its {@link AmountLimit}, if any.
  *
  * <p>Built once per resource method at start-up. The config match is computed on the first request
  * and again only after a config reload, so a request costs one reference comparison.
@@ -20,6 +22,7 @@ final class EndpointRule {
     private static final Logger log = LoggerFactory.getLogger(EndpointRule.class);
 
     private final @Nullable String annotated;
+    private final @Nullable String amountLimits;
     private final @Nullable String httpMethod;
     private final String template;
     private final String shape;
@@ -28,11 +31,13 @@ final class EndpointRule {
     private record Cached(QuotaConfig config, String method, @Nullable String rule) {
     }
 
-    EndpointRule(@Nullable String annotated, @Nullable String httpMethod, String template) {
+    EndpointRule(@Nullable String annotated, @Nullable String amountLimits, @Nullable String httpMethod,
+                 String template) {
         this.annotated = annotated;
+        this.amountLimits = amountLimits;
         this.httpMethod = httpMethod;
         this.template = Objects.requireNonNull(template, "template");
-        this.shape = PathTemplates.shape(template);
+        this.shape = RouteMatch.shapeOf(template);
     }
 
     /** The rule of {@code method} of {@code resourceClass}: method annotation, class annotation, or by path. */
@@ -44,9 +49,10 @@ final class EndpointRule {
         if (quota == null && method.getDeclaringClass() != resourceClass) {
             quota = ResourceAnnotations.onClass(method.getDeclaringClass(), Quota.class);
         }
+        AmountLimit amount = ResourceAnnotations.onMethod(resourceClass, method, AmountLimit.class);
         String httpMethod = ResourceAnnotations.httpMethod(resourceClass, method);
-        return new EndpointRule(quota == null ? null : quota.value(), httpMethod,
-                PathTemplates.template(resourceClass, method));
+        return new EndpointRule(quota == null ? null : quota.value(), amount == null ? null : amount.value(),
+                httpMethod, PathTemplates.template(resourceClass, method));
     }
 
     /** {@code GET /accounts/{id}/export}, for logs. */
@@ -57,6 +63,11 @@ final class EndpointRule {
     /** The annotated rule name, or null. */
     @Nullable String annotated() {
         return annotated;
+    }
+
+    /** The amount limits of {@link AmountLimit}, or null. */
+    @Nullable String amountLimits() {
+        return amountLimits;
     }
 
     /**
@@ -82,7 +93,7 @@ final class EndpointRule {
         String found = null;
         int matching = 0;
         for (Rule rule : config.rules().values()) {
-            if (matches(rule, method)) {
+            if (rule.matches(method, shape)) {
                 matching++;
                 if (found == null || rule.name().compareTo(found) < 0) {
                     found = rule.name();
@@ -93,14 +104,5 @@ final class EndpointRule {
             log.warn("{} rules match {}; applying {}, the first by name", matching, describe(), found);
         }
         return found;
-    }
-
-    private boolean matches(Rule rule, String method) {
-        for (String entry : rule.matches()) {
-            if (PathTemplates.parseMatch(entry).matches(method, shape)) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -1,10 +1,11 @@
 package dev.quota.jaxrs;
 
-import dev.quota.core.QuotaService;
+import dev.quota.core.Credential;
+import dev.quota.core.Identity;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import java.util.List;
 
-/** {@link CallerResolver#firstOf}: the first resolver to which the request presented a credential. */
+/** {@link CallerResolver#firstOf}: the first credential any resolver finds. */
 final class FirstOfResolver implements CallerResolver {
 
     private final List<CallerResolver> resolvers;
@@ -14,17 +15,13 @@ final class FirstOfResolver implements CallerResolver {
     }
 
     @Override
-    public Caller resolve(ContainerRequestContext request, QuotaService service, ClientAddress clientAddress) {
-        Caller first = resolvers.get(0).resolve(request, service, clientAddress);
-        if (first.presentedCredential()) {
-            return first;
-        }
-        for (int i = 1; i < resolvers.size(); i++) {
-            Caller caller = resolvers.get(i).resolve(request, service, clientAddress);
-            if (caller.presentedCredential()) {
-                return caller;
+    public Credential resolve(ContainerRequestContext request, Identity identity) {
+        for (CallerResolver resolver : resolvers) {
+            Credential credential = resolver.resolve(request, identity);
+            if (!(credential instanceof Credential.None)) {
+                return credential;
             }
         }
-        return first;
+        return Credential.none();
     }
 }

@@ -1,31 +1,24 @@
 package dev.quota.jaxrs;
 
-import dev.quota.core.Customer;
-import dev.quota.core.QuotaService;
+import dev.quota.core.Credential;
+import dev.quota.core.Identity;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.SecurityContext;
 import java.security.Principal;
-import java.util.Objects;
-import java.util.function.Function;
 
-/** {@link CallerResolver#principal}: the authenticated user as customer {@code user:<name>}. */
+/** {@link CallerResolver#principal()}: the authenticated user's name. */
 final class PrincipalResolver implements CallerResolver {
 
-    private final Function<String, String> planForPrincipal;
+    static final PrincipalResolver INSTANCE = new PrincipalResolver();
 
-    PrincipalResolver(Function<String, String> planForPrincipal) {
-        this.planForPrincipal = Objects.requireNonNull(planForPrincipal, "planForPrincipal");
+    private PrincipalResolver() {
     }
 
     @Override
-    public Caller resolve(ContainerRequestContext request, QuotaService service, ClientAddress clientAddress) {
+    public Credential resolve(ContainerRequestContext request, Identity identity) {
         SecurityContext security = request.getSecurityContext();
         Principal principal = security == null ? null : security.getUserPrincipal();
         String name = principal == null ? null : principal.getName();
-        if (name == null || name.isEmpty()) {
-            return Anonymous.caller(request, service, clientAddress);
-        }
-        String plan = planForPrincipal.apply(name);
-        return plan == null ? Caller.unknownKey() : Caller.identified(Customer.of("user:" + name, plan));
+        return name == null || name.isEmpty() ? Credential.none() : Credential.principal(name);
     }
 }

@@ -15,6 +15,6 @@ final class QuotaExceededMapper implements ExceptionMapper<QuotaExceededExceptio
     @Override
     public Response toResponse(QuotaExceededException exception) {
         String instance = uriInfo == null ? null : uriInfo.getRequestUri().getRawPath();
-        return Problems.forDecision(exception.decision(), instance);
+        return ProblemResponses.forDecision(exception.decision(), instance);
     }
 }

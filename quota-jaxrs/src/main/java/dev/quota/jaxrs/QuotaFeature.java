@@ -3,12 +3,16 @@ package dev.quota.jaxrs;
 import dev.quota.core.Customer;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
+import dev.quota.jaxrs.internal.PeerAdapters;
+import dev.quota.jaxrs.internal.Peers;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Enforces quotas on every resource method of a Jakarta REST application.
@@ -24,8 +28,16 @@ import org.jspecify.annotations.Nullable;
  * Nothing the limiter does answers {@code 500}: a failing check is logged and answered {@code 503}.
  * The filter runs at {@link #PRIORITY}, after authentication, so a principal is available.
  * Requests that match no resource method (404) are not counted.
+ *
+ * <p>Anonymous callers are counted per client address, which by default is the TCP peer found on
+ * the runtime without user code ({@link ClientAddress#peer()}: Jersey on Grizzly, Jetty or a
+ * servlet container; RESTEasy), behind the config's {@code identity.trustedProxies}. On a runtime
+ * where it cannot be found, registering the feature fails with a message that says how to supply
+ * it with {@link Builder#clientAddress}.
  */
 public final class QuotaFeature implements Feature {
+
+    private static final Logger log = LoggerFactory.getLogger(QuotaFeature.class);
 
     /** The request filter's priority: {@code Priorities.AUTHENTICATION + 100}. */
     public static final int PRIORITY = Priorities.AUTHENTICATION + 100;
@@ -39,6 +51,9 @@ public final class QuotaFeature implements Feature {
     /** Request property holding the {@link Customer} a request was counted against. */
     public static final String CUSTOMER = "dev.quota.jaxrs.customer";
 
+    /** Request property of a decision that waits for the request's body ({@link AmountLimit}). */
+    static final String PENDING = "dev.quota.jaxrs.pending";
+
     private final QuotaService service;
     private final CallerResolver resolver;
     private final ClientAddress clientAddress;
@@ -46,7 +61,7 @@ public final class QuotaFeature implements Feature {
     private QuotaFeature(Builder builder) {
         this.service = builder.service;
         this.resolver = builder.resolver;
-        this.clientAddress = builder.clientAddress;
+        this.clientAddress = builder.clientAddressOrDefault();
     }
 
     /** A builder for a feature that decides with {@code service}. */
@@ -54,9 +69,27 @@ public final class QuotaFeature implements Feature {
         return new Builder(service);
     }
 
-    /** Registers the per-method request filter, the response filter and the exception mapper. */
+    /**
+     * Registers the per-method request filter, the response filter, the exception mapper and the
+     * filter that finds each request's TCP peer on this runtime.
+     *
+     * @throws IllegalStateException if the client address is the TCP peer (the default) and this
+     *                               runtime offers no known way to it; the message says how to
+     *                               supply it with {@link Builder#clientAddress}
+     */
     @Override
     public boolean configure(FeatureContext context) {
+        PeerAdapters.Selection peers = PeerAdapters.select(context);
+        if (PeerAddress.usedBy(clientAddress)) {
+            if (peers.adapters().isEmpty()) {
+                throw new IllegalStateException(peers.missingMessage());
+            }
+            log.info("quota: client addresses from {}", String.join("; ", peers.mechanisms()));
+        }
+        for (Class<?> adapter : peers.adapters()) {
+            // registered as classes, so that the runtime creates and injects them
+            context.register(adapter, Peers.PRIORITY);
+        }
         context.register(new QuotaBinding(service, resolver, clientAddress));
         context.register(new QuotaResponseFilter(service), PRIORITY);
         context.register(new QuotaExceededMapper());
@@ -64,8 +97,9 @@ public final class QuotaFeature implements Feature {
     }
 
     /**
-     * The customer the request was counted against, for the resource's own checks such as
-     * {@link QuotaService#consumeAmount}; null when the quota filter did not run or answered 401.
+     * The customer the request was counted against; null when the quota filter did not run or
+     * answered 401. Portable where the runtime injects {@code ContainerRequestContext} (Jersey);
+     * for amounts use {@link AmountLimit}, which works on every runtime.
      */
     public static @Nullable Customer customer(ContainerRequestContext request) {
         return request.getProperty(CUSTOMER) instanceof Customer customer ? customer : null;
@@ -80,7 +114,7 @@ public final class QuotaFeature implements Feature {
     public static final class Builder {
         private final QuotaService service;
         private CallerResolver resolver = CallerResolver.apiKey();
-        private ClientAddress clientAddress = ClientAddress.unknown();
+        private @Nullable ClientAddress clientAddress;
 
         private Builder(QuotaService service) {
             this.service = Objects.requireNonNull(service, "service");
@@ -97,8 +131,11 @@ public final class QuotaFeature implements Feature {
         }
 
         /**
-         * Where the client's address comes from, for anonymous callers; default
-         * {@link ClientAddress#unknown()}, under which all anonymous callers share one bucket.
+         * Where the connection's peer address comes from, for anonymous callers and failed API-key
+         * lookups; default {@link ClientAddress#peer()}: the TCP peer as the runtime reports it. The
+         * service believes {@code X-Forwarded-For} only when this peer is one of the active config's
+         * {@code identity.trustedProxies} (read per request, so a reload applies). Set it on a
+         * runtime where the peer is not found: {@code request -> ...}.
          *
          * @throws NullPointerException if {@code clientAddress} is null
          */
@@ -110,6 +147,10 @@ public final class QuotaFeature implements Feature {
         /** The feature, ready to register. */
         public QuotaFeature build() {
             return new QuotaFeature(this);
+        }
+
+        private ClientAddress clientAddressOrDefault() {
+            return clientAddress != null ? clientAddress : ClientAddress.peer();
         }
     }
 }

@@ -1,32 +1,32 @@
 package dev.quota.jaxrs;
 
-import dev.quota.core.AllowList;
-import dev.quota.core.Customer;
+import dev.quota.core.Caller;
+import dev.quota.core.Credential;
+import dev.quota.core.Identity;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
+import dev.quota.core.RequestFacts;
 import dev.quota.core.net.ClientAddresses;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
-import jakarta.ws.rs.core.Response;
 import java.net.InetAddress;
-import java.util.Objects;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides each request of one resource method: refuses addresses blocked for guessing keys,
- * resolves the caller, skips allow-listed callers, takes tokens, and aborts with 400/401 (caller),
- * 429 (rejected, or too many unknown keys) or 503 (store unavailable, or the check itself failed).
- * Registered by {@link QuotaBinding} at {@link QuotaFeature#PRIORITY}, after authentication.
+ * Decides each request of one resource method: reads the credential and the client's address,
+ * lets the service identify the caller, takes tokens, and aborts with 400/401 (caller), 429
+ * (rejected, or too many unknown keys from the address), 422 (can never fit) or 503 (store
+ * unavailable, or the check itself failed). For an {@link AmountLimit} method with a body, the
+ * decision waits for the body ({@link AmountInterceptor}). Registered by {@link QuotaBinding} at
+ * {@link QuotaFeature#PRIORITY}, after authentication.
  */
 final class QuotaRequestFilter implements ContainerRequestFilter {
 
     private static final Logger log = LoggerFactory.getLogger(QuotaRequestFilter.class);
-
-    /** What {@link ClientAddress#unknown()} answers: one address for everybody, never blocked as a whole. */
-    private static final String UNKNOWN_ADDRESS = "unknown";
 
     private final QuotaService service;
     private final CallerResolver resolver;
@@ -43,90 +43,79 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        Customer customer;
         QuotaDecision decision;
-        String rule = null;
+        String rule;
+        Caller caller;
         try {
             QuotaConfig config = service.config();
-            String header = config.identity().header();
-            String key = request.getHeaderString(header);
-            boolean presentedKey = key != null && !key.isEmpty();
-            // A blocked address may not test keys, valid ones included; the check is in memory.
-            String address = presentedKey ? address(request) : null;
-            if (address != null && !UNKNOWN_ADDRESS.equals(address)) {
-                QuotaDecision blocked = service.peekFailedKeys(address);
-                if (blocked.outcome() == QuotaDecision.Outcome.REJECTED) {
-                    request.abortWith(Problems.tooManyFailedKeys(blocked));
+            Identity identity = config.identity();
+            caller = service.identify(facts(request, identity));
+            switch (caller.kind()) {
+                case BLOCKED -> {
+                    request.abortWith(ProblemResponses.tooManyFailedKeys(caller.refusal()));
                     return;
                 }
+                case UNKNOWN_CREDENTIAL -> {
+                    request.abortWith(ProblemResponses.unknownKey(identity.header()));
+                    return;
+                }
+                case MISSING_CREDENTIAL -> {
+                    request.abortWith(ProblemResponses.missingKey(identity.header()));
+                    return;
+                }
+                case AMBIGUOUS_CREDENTIAL -> {
+                    request.abortWith(ProblemResponses.badKey(identity.header()));
+                    return;
+                }
+                default -> {
+                }
             }
-            Caller caller = Objects.requireNonNull(resolver.resolve(request, service, clientAddress),
-                    "the caller resolver returned null");
-            switch (caller.kind()) {
-                case BAD_KEY:
-                    request.abortWith(failedKey(request, address, Problems.badKey(header)));
-                    return;
-                case UNKNOWN_KEY:
-                    request.abortWith(failedKey(request, address, Problems.unknownKey(header)));
-                    return;
-                case MISSING:
-                    request.abortWith(Problems.missingKey(header));
-                    return;
-                default:
-                    break;
-            }
-            customer = Objects.requireNonNull(caller.customer(), "customer");
             rule = endpoint.rule(config, request.getMethod());
-            decision = allowListed(request, config.allow(), customer, presentedKey ? key : null, address)
-                    ? QuotaDecision.bypassed()
-                    : service.decide(customer, rule);
+            request.setProperty(QuotaFeature.CUSTOMER, caller.customer());
+            if (rule != null) {
+                request.setProperty(QuotaFeature.RULE, rule);
+            }
+            if (endpoint.amountLimits() != null && request.hasEntity()) {
+                // decided once the body is read, with its amount, in one store call
+                request.setProperty(QuotaFeature.PENDING, new AmountInterceptor.Pending(caller, rule, path(request)));
+                return;
+            }
+            decision = service.decide(caller, rule, null);
         } catch (RuntimeException e) {
-            // A bug or misconfiguration (a customer on an unknown plan, an unknown rule): the client
-            // gets a problem without details, the log gets the stack trace.
+            // a bug or misconfiguration (no client address, a customer on an unknown plan, an unknown
+            // rule): the client gets a problem without details, the log gets the stack trace
             log.error("quota check failed for {} {} ({}); answering 503", request.getMethod(), path(request),
                     endpoint.describe(), e);
-            request.abortWith(Problems.checkFailed(path(request)));
+            request.abortWith(ProblemResponses.checkFailed(path(request)));
             return;
         }
-        request.setProperty(QuotaFeature.CUSTOMER, customer);
         request.setProperty(QuotaFeature.DECISION, decision);
-        if (rule != null) {
-            request.setProperty(QuotaFeature.RULE, rule);
-        }
         if (!decision.allowed()) {
-            request.abortWith(Problems.forDecision(decision, path(request)));
+            request.abortWith(ProblemResponses.forDecision(decision, path(request)));
+        } else if (endpoint.amountLimits() != null) {
+            // an amount endpoint without a body: charged like any request, but there is no amount to check
+            request.abortWith(ProblemResponses.invalidAmount("the body is missing", path(request)));
         }
     }
 
-    /** {@code answer} while the address may still guess; 429 once it has guessed too often. */
-    private Response failedKey(ContainerRequestContext request, @Nullable String knownAddress, Response answer) {
-        String address = knownAddress != null ? knownAddress : address(request);
-        QuotaDecision decision = service.recordFailedKey(address);
-        // UNAVAILABLE cannot stop a 401 from being a 401: only a real rejection turns it into 429
-        return decision.outcome() == QuotaDecision.Outcome.REJECTED ? Problems.tooManyFailedKeys(decision) : answer;
+    /** What the request tells about its caller: credential, peer, proxy and end-user headers. */
+    private RequestFacts facts(ContainerRequestContext request, Identity identity) {
+        Credential credential = resolver.resolve(request, identity);
+        String peerText = clientAddress.of(request);
+        InetAddress peer = peerText == null || peerText.isEmpty() ? null : ClientAddresses.parse(peerText);
+        List<String> forwardedFor = request.getHeaders().get(ClientAddress.X_FORWARDED_FOR);
+        return new RequestFacts(credential, peer, forwardedFor == null ? List.of() : forwardedFor,
+                endUser(request, identity));
     }
 
-    /**
-     * Whether the allow-list names the caller's API key or address; customer ids the service checks
-     * itself in {@link QuotaService#decide}. Nothing is hashed or parsed when nothing is listed.
-     */
-    private boolean allowListed(ContainerRequestContext request, AllowList allow, Customer customer,
-                                @Nullable String key, @Nullable String knownAddress) {
-        if (allow.apiKeys().isEmpty() && allow.cidrs().isEmpty()) {
-            return false;
+    /** The end-user header when configured and sent exactly once (a repeated one is ambiguous: not believed). */
+    private static @Nullable String endUser(ContainerRequestContext request, Identity identity) {
+        String header = identity.userHeader();
+        if (header == null) {
+            return null;
         }
-        String keyHash = key != null && !allow.apiKeys().isEmpty() && ApiKeyResolver.wellFormed(key)
-                ? QuotaService.sha256Hex(key) : null;
-        InetAddress address = null;
-        if (!allow.cidrs().isEmpty()) {
-            address = ClientAddresses.parse(knownAddress != null ? knownAddress : address(request));
-        }
-        return service.isAllowListed(customer.id(), keyHash, address);
-    }
-
-    private String address(ContainerRequestContext request) {
-        String address = clientAddress.of(request);
-        return address == null || address.isEmpty() ? UNKNOWN_ADDRESS : address;
+        List<String> values = request.getHeaders().get(header);
+        return values != null && values.size() == 1 ? values.get(0) : null;
     }
 
     /** The request path as sent (percent-encoded, without the query). */

@@ -1,6 +1,5 @@
 package dev.quota.jaxrs;
 
-import dev.quota.core.Customer;
 import dev.quota.core.LimitStatus;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
@@ -18,12 +17,14 @@ import java.util.Objects;
  *   <li>{@code shadow-rejected; policy="free-burst"} when a limit in shadow mode would have rejected
  *       the request, with the usual headers.
  * </ul>
- * A 429 (from {@link QuotaExceededException} or the resource itself) keeps only its own headers:
- * {@code r>0} beside a 429 would contradict it.
+ * A 429 keeps only its own headers: {@code r>0} beside a 429 would contradict it.
  *
- * <p>A request the filter admitted but a later check rejected (its transfer amount was over the
- * daily limit, so the resource answered 429) gets the tokens the filter took back: a rejected
- * request uses no quota.
+ * <p>An admitted request that the resource then refused (any 4xx or 5xx: the bank declined the
+ * transfer) gets back what it took from the endpoint's rule, shared and amount limits, exactly as
+ * its decision's receipt says: a refused transfer does not count as a transfer. Its plan tokens stay
+ * spent: every request that reaches a resource costs its caller, so a flood of refused requests is
+ * limited like any other. A request of an {@link AmountLimit} method that was answered before its
+ * body was read (by an authorization filter) is charged here, the same way.
  */
 final class QuotaResponseFilter implements ContainerResponseFilter {
 
@@ -37,25 +38,30 @@ final class QuotaResponseFilter implements ContainerResponseFilter {
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+        if (request.getProperty(QuotaFeature.PENDING) instanceof AmountInterceptor.Pending pending) {
+            // answered before its body was read (an authorization filter refused it): still a request
+            request.removeProperty(QuotaFeature.PENDING);
+            request.setProperty(QuotaFeature.DECISION, service.decide(pending.caller(), pending.rule(), null));
+        }
         if (!(request.getProperty(QuotaFeature.DECISION) instanceof QuotaDecision decision)) {
             return;
         }
         QuotaDecision.Outcome outcome = decision.outcome();
+        int status = response.getStatus();
+        if (decision.allowed() && status >= 400 && decision.receipt().refundable()) {
+            service.refund(decision);
+        }
         if (outcome == QuotaDecision.Outcome.UNENFORCED) {
             response.getHeaders().putSingle(QUOTA_STATUS, "unenforced");
         } else if (outcome == QuotaDecision.Outcome.BYPASSED) {
             response.getHeaders().putSingle(QUOTA_STATUS, "bypassed");
-        } else if (outcome == QuotaDecision.Outcome.SHADOW_REJECTED && response.getStatus() != 429) {
+        } else if (outcome == QuotaDecision.Outcome.SHADOW_REJECTED && status != 429) {
             LimitStatus violated = Objects.requireNonNull(decision.violated(), "a shadow rejection names its limit");
             response.getHeaders().putSingle(QUOTA_STATUS,
                     "shadow-rejected; policy=" + RateLimitHeaders.quoted(violated.policy()));
             RateLimitHeaders.addAllowed(response.getHeaders(), decision);
-        } else if (outcome == QuotaDecision.Outcome.ALLOWED && response.getStatus() != 429) {
+        } else if (outcome == QuotaDecision.Outcome.ALLOWED && status != 429) {
             RateLimitHeaders.addAllowed(response.getHeaders(), decision);
-        } else if (outcome == QuotaDecision.Outcome.ALLOWED
-                && request.getProperty(QuotaFeature.CUSTOMER) instanceof Customer customer) {
-            Object rule = request.getProperty(QuotaFeature.RULE);
-            service.refund(customer, rule instanceof String name ? name : null);
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quota.core.AllowList;
 import dev.quota.core.Mode;
 import dev.quota.core.QuotaService;
+import dev.quota.core.config.ApiKeys;
 import dev.quota.core.net.Cidr;
 import java.net.http.HttpResponse;
 import java.util.List;
@@ -52,7 +53,7 @@ class AllowListAndModesTest {
     @Test
     void allowListedApiKeyHash_isNeverLimited() {
         start(TestConfig.standard()
-                .allow(new AllowList(Set.of(), Set.of(QuotaService.sha256Hex(TestConfig.ACME_KEY)), List.of())));
+                .allow(new AllowList(Set.of(), Set.of(ApiKeys.sha256Hex(TestConfig.ACME_KEY)), List.of())));
 
         for (int i = 0; i < 25; i++) {
             assertBypassed(acme());

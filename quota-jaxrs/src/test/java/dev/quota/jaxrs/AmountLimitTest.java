@@ -68,14 +68,14 @@ class AmountLimitTest {
     }
 
     @Test
-    void amountOverTheLimit_givesBackThePlanTokenTheRequestTook() {
+    void amountOverTheLimit_stillCostsThePlanItsRequestToken() {
         pay(600_000);
         pay(600_000);
 
         HttpResponse<String> next = pay(1);
 
-        // 20 burst tokens: the first payment and this one used 2; the rejected one got its token back
-        assertThat(next.headers().firstValue("RateLimit")).hasValue("\"free-burst\";r=18;t=1");
+        // 20 burst tokens: every payment, refused or not, was a request
+        assertThat(next.headers().firstValue("RateLimit")).hasValue("\"free-burst\";r=17;t=1");
     }
 
     @Test
@@ -93,6 +93,6 @@ class AmountLimitTest {
 
         assertThatThrownBy(() -> new QuotaExceededException(allowed))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("decision must be REJECTED or UNAVAILABLE but was ALLOWED");
+                .hasMessage("decision must be REJECTED, EXCEEDS_LIMIT or UNAVAILABLE but was ALLOWED");
     }
 }

@@ -2,7 +2,9 @@ package dev.quota.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.core.Customer;
 import dev.quota.core.Identity;
+import dev.quota.core.spi.CustomerDirectory;
 import jakarta.ws.rs.Priorities;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -11,6 +13,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -80,16 +83,23 @@ class CallerResolutionTest {
     void emptyKeyHeader_isTreatedAsMissing() {
         start(TestConfig.standard());
 
-        HttpResponse<String> response = fixture.server.get("/api/v1/whoami", "X-API-Key", "", "X-Test-Address", "a");
+        HttpResponse<String> response = fixture.server.get("/api/v1/whoami", "X-API-Key", "", "X-Test-Address",
+                "192.0.2.44");
 
-        assertThat(response.body()).isEqualTo("ip:a on anonymous");
+        assertThat(response.body()).isEqualTo("ip:192.0.2.44 on anonymous");
     }
 
     @Test
-    void defaultClientAddress_putsAllAnonymousCallersInOneBucket() {
-        fixture = Fixture.start(TestConfig.standard());
+    void withoutAClientAddress_anonymousCallersAre503_neverOneSharedBucket() {
+        fixture = Fixture.with(TestConfig.standard()).feature(f -> f.clientAddress(request -> null)).start();
 
-        assertThat(fixture.server.get("/api/v1/whoami").body()).isEqualTo("ip:unknown on anonymous");
+        HttpResponse<String> anonymous = fixture.server.get("/api/v1/whoami");
+
+        assertThat(anonymous.statusCode()).isEqualTo(503);
+        assertThat(anonymous.body()).contains("quota-check-failed");
+        // callers with a key are still served: they are not counted by address
+        assertThat(fixture.server.get("/api/v1/whoami", "X-API-Key", TestConfig.ACME_KEY).body())
+                .isEqualTo("acme on free");
     }
 
     @Test
@@ -160,24 +170,48 @@ class CallerResolutionTest {
     }
 
     @Test
-    void principal_isCountedAsUserOnThePlanTheFunctionGives() {
-        fixture = Fixture.with(TestConfig.standard())
-                .feature(f -> f.clientAddress(TEST_ADDRESS)
-                        .callerResolver(CallerResolver.principal(name -> name.equals("mallory") ? null : "free")))
+    void principal_isTheCustomerTheDirectoryNames_andUnknownPrincipalsAre401() {
+        CustomerDirectory directory = new CustomerDirectory() {
+            @Override
+            public Customer byApiKeyHash(String sha256Hex) {
+                return null;
+            }
+
+            @Override
+            public Customer byPrincipal(String name) {
+                return name.equals("alice") ? Customer.of("ACME-ALICE", "free") : null;
+            }
+        };
+        fixture = Fixture.with(TestConfig.standard()).customers(directory)
+                .feature(f -> f.clientAddress(TEST_ADDRESS).callerResolver(CallerResolver.principal()))
                 .application(app -> app.register(new TestAuthentication(), Priorities.AUTHENTICATION))
                 .start();
 
-        assertThat(fixture.server.get("/api/v1/whoami", "X-Test-User", "alice").body()).isEqualTo("user:alice on free");
+        assertThat(fixture.server.get("/api/v1/whoami", "X-Test-User", "alice").body()).isEqualTo("ACME-ALICE on free");
         assertThat(fixture.server.get("/api/v1/whoami", "X-Test-Address", "192.0.2.9").body())
                 .isEqualTo("ip:192.0.2.9 on anonymous");
         assertThat(fixture.server.get("/api/v1/whoami", "X-Test-User", "mallory").statusCode()).isEqualTo(401);
     }
 
     @Test
+    void principalUnknownToTheDirectory_isCountedAsUserOnThePrincipalPlan() {
+        Identity principals = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 64,
+                null, Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, "free");
+        fixture = Fixture.with(TestConfig.standard().identity(principals))
+                .feature(f -> f.clientAddress(TEST_ADDRESS).callerResolver(CallerResolver.principal()))
+                .application(app -> app.register(new TestAuthentication(), Priorities.AUTHENTICATION))
+                .start();
+
+        assertThat(fixture.server.get("/api/v1/whoami", "X-Test-User", "alice").body()).isEqualTo("user:alice on free");
+    }
+
+    @Test
     void firstOf_takesTheFirstResolverThatSawACredential() {
-        fixture = Fixture.with(TestConfig.standard())
+        Identity principals = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 64,
+                null, Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, "free");
+        fixture = Fixture.with(TestConfig.standard().identity(principals))
                 .feature(f -> f.clientAddress(TEST_ADDRESS).callerResolver(
-                        CallerResolver.firstOf(CallerResolver.principal(name -> "free"), CallerResolver.apiKey())))
+                        CallerResolver.firstOf(CallerResolver.principal(), CallerResolver.apiKey())))
                 .application(app -> app.register(new TestAuthentication(), Priorities.AUTHENTICATION))
                 .start();
 

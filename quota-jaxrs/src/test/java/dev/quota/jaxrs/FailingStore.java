@@ -1,40 +1,18 @@
 package dev.quota.jaxrs;
 
 import dev.quota.core.QuotaStoreException;
-import dev.quota.core.spi.BucketKey;
-import dev.quota.core.spi.BucketSpec;
-import dev.quota.core.spi.ConsumeResult;
-import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.store.ForwardingStore;
+import dev.quota.core.store.InMemoryStore;
 
 /** A store that is always down, like Redis during a failover. */
-final class FailingStore implements QuotaStore {
+final class FailingStore extends ForwardingStore {
+
+    FailingStore() {
+        super(InMemoryStore.builder().build());
+    }
 
     @Override
-    public ConsumeResult tryConsume(BucketKey key, BucketSpec spec, long tokens) {
+    protected void before(String operation) {
         throw new QuotaStoreException("connection refused");
-    }
-
-    @Override
-    public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
-        throw new QuotaStoreException("connection refused");
-    }
-
-    @Override
-    public ConsumeResult peek(BucketKey key, BucketSpec spec) {
-        throw new QuotaStoreException("connection refused");
-    }
-
-    @Override
-    public void reset(BucketKey key) {
-        throw new QuotaStoreException("connection refused");
-    }
-
-    @Override
-    public String describe() {
-        return "always failing";
-    }
-
-    @Override
-    public void close() {
     }
 }

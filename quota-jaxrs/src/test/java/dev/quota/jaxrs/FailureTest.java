@@ -3,6 +3,7 @@ package dev.quota.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.FailurePolicy;
+import dev.quota.core.Identity;
 import dev.quota.core.Plan;
 import jakarta.ws.rs.Priorities;
 import java.net.http.HttpResponse;
@@ -18,7 +19,7 @@ class FailureTest {
 
     @Test
     void throwingResolver_is503ProblemWithoutStackTrace() {
-        CallerResolver broken = (request, service, address) -> {
+        CallerResolver broken = (request, identity) -> {
             throw new IllegalStateException("secret internals");
         };
         try (Fixture fixture = Fixture.with(TestConfig.standard()).feature(f -> f.callerResolver(broken)).start()) {
@@ -42,9 +43,11 @@ class FailureTest {
 
     @Test
     void customerOnUnknownPlan_is503() {
-        CallerResolver gold = CallerResolver.principal(name -> "gold");
-        try (Fixture fixture = Fixture.with(TestConfig.standard())
-                .feature(f -> f.callerResolver(CallerResolver.firstOf(gold, CallerResolver.apiKey())))
+        Identity gold = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 64, null,
+                Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, "gold");
+        try (Fixture fixture = Fixture.with(TestConfig.standard().identity(gold))
+                .feature(f -> f.callerResolver(CallerResolver.firstOf(CallerResolver.principal(),
+                        CallerResolver.apiKey())))
                 .application(app -> app.register(new TestAuthentication(), Priorities.AUTHENTICATION))
                 .start()) {
             HttpResponse<String> response = fixture.server.get("/api/v1/accounts/1", "X-Test-User", "alice");
@@ -57,7 +60,7 @@ class FailureTest {
     @Test
     void resolverReturningNull_is503() {
         try (Fixture fixture = Fixture.with(TestConfig.standard())
-                .feature(f -> f.callerResolver((request, service, address) -> null)).start()) {
+                .feature(f -> f.callerResolver((request, identity) -> null)).start()) {
             assertThat(fixture.server.get("/api/v1/accounts/1").body()).isEqualTo(CHECK_FAILED);
         }
     }

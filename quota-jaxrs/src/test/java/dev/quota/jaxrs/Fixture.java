@@ -1,6 +1,8 @@
 package dev.quota.jaxrs;
 
 import dev.quota.core.QuotaService;
+import dev.quota.core.QuotaServiceBuilder;
+import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.store.InMemoryStore;
 import dev.quota.testkit.MutableClock;
@@ -13,18 +15,39 @@ import org.glassfish.jersey.server.ResourceConfig;
 /** A frozen clock, a service on it, and a server with the quota feature: everything a test talks to. */
 final class Fixture implements AutoCloseable {
 
+    /**
+     * The peer address tests pretend to connect from: header {@code X-Test-Peer}, else 127.0.0.1.
+     * (The real peer is always 127.0.0.1 here.)
+     */
+    static final ClientAddress PEER = request -> {
+        String peer = request.getHeaderString("X-Test-Peer");
+        return peer != null ? peer : "127.0.0.1";
+    };
+
+    /** Every test request comes from loopback; the admin API takes its client address from this header. */
+    static final String PEER_HEADER = "X-Test-Peer";
+
     final MutableClock clock = MutableClock.at(TestConfig.NOON);
     final QuotaService service;
     final TestServer server;
 
     private Fixture(Builder builder) {
-        this.service = QuotaService.builder().store(builder.store.apply(clock)).config(builder.config.build())
-                .clock(clock).build();
+        QuotaServiceBuilder services = QuotaService.builder().store(builder.store.apply(clock))
+                .config(builder.config.build()).clock(clock);
+        if (builder.customers != null) {
+            services.customers(builder.customers);
+        }
+        this.service = services.build();
         try {
             this.server = TestServer.start(builder.feature.apply(QuotaFeature.builder(service)).build(), app -> {
                 app.register(TestResources.Payments.class).property(TestResources.Payments.SERVICE, service);
                 if (builder.adminToken != null) {
-                    app.register(new QuotaAdminResource(service, builder.adminToken));
+                    app.register(QuotaAdminResource.builder(service, builder.adminToken)
+                            .clientAddress(request -> {
+                                String peer = request.getHeaderString(PEER_HEADER);
+                                return peer == null ? "198.51.100.1" : peer;
+                            })
+                            .clock(clock).build());
                 }
                 builder.application.accept(app);
             });
@@ -53,9 +76,10 @@ final class Fixture implements AutoCloseable {
     static final class Builder {
         private final TestConfig config;
         private Function<Clock, QuotaStore> store = clock -> InMemoryStore.builder().clock(clock).build();
-        private UnaryOperator<QuotaFeature.Builder> feature = f -> f;
+        private UnaryOperator<QuotaFeature.Builder> feature = f -> f.clientAddress(PEER);
         private Consumer<ResourceConfig> application = app -> { };
         private String adminToken;
+        private CustomerDirectory customers;
 
         private Builder(TestConfig config) {
             this.config = config;
@@ -63,6 +87,12 @@ final class Fixture implements AutoCloseable {
 
         Builder store(Function<Clock, QuotaStore> store) {
             this.store = store;
+            return this;
+        }
+
+        /** Customers from this directory instead of the config's. */
+        Builder customers(CustomerDirectory customers) {
+            this.customers = customers;
             return this;
         }
 
@@ -76,7 +106,10 @@ final class Fixture implements AutoCloseable {
             return this;
         }
 
-        /** Mounts {@link QuotaAdminResource} at {@code /admin}, open to {@code token}. */
+        /**
+         * Mounts {@link QuotaAdminResource} at {@code /admin}, open to {@code token}, on the fixture's
+         * clock, with the client address from {@link #PEER_HEADER} (default {@code 198.51.100.1}).
+         */
         Builder admin(String token) {
             this.adminToken = token;
             return this;

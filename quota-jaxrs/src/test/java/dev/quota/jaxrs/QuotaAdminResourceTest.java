@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /** The admin API: standing, reset with an audit line, config summary, all behind a bearer token. */
 class QuotaAdminResourceTest {
 
-    private static final String TOKEN = "admin-token-0123456789abcdef";
+    private static final String TOKEN = "admin-token-0123456789abcdef-GHIJKL";
     private static final String BEARER = "Bearer " + TOKEN;
 
     private Fixture fixture;
@@ -83,7 +83,7 @@ class QuotaAdminResourceTest {
 
         assertThat(acme().headers().firstValue("RateLimit")).hasValue("\"free-burst\";r=19;t=1");
         assertThat(log).contains("dev.quota.audit").contains("action=reset-buckets customer=acme plan=free"
-                + " configVersion=1 outcome=ok");
+                + " configVersion=1 outcome=ok client=198.51.100.1");
         assertThat(log).doesNotContain(TOKEN).doesNotContain(TestConfig.ACME_KEY);
     }
 
@@ -113,7 +113,7 @@ class QuotaAdminResourceTest {
                 .endsWith("\"warnings\":[]}")
                 .doesNotContain("secret-partner")
                 .doesNotContain("abab")
-                .doesNotContain(dev.quota.core.QuotaService.sha256Hex(TestConfig.ACME_KEY));
+                .doesNotContain(dev.quota.core.config.ApiKeys.sha256Hex(TestConfig.ACME_KEY));
     }
 
     @Test
@@ -124,6 +124,7 @@ class QuotaAdminResourceTest {
         String wrongLength = "Bearer x";
         String wrongSameLength = "Bearer " + TOKEN.substring(0, TOKEN.length() - 1) + "X";
 
+        // five refusals: as many as one address gets before it is throttled
         for (String[] headers : new String[][] {{"Accept", "*/*"}, {"Authorization", wrongLength},
                 {"Authorization", wrongSameLength}, {"Authorization", TOKEN}, {"Authorization", "Basic " + TOKEN}}) {
             HttpResponse<String> response = fixture.server.send(fixture.server.request("/admin/customers/acme/buckets")
@@ -132,9 +133,10 @@ class QuotaAdminResourceTest {
             assertThat(response.headers().firstValue("WWW-Authenticate")).hasValue("Bearer realm=\"quota-admin\"");
             assertThat(response.body()).contains("\"type\":\"urn:quota:problem:admin-token-required\"");
         }
-        assertThat(fixture.server.get("/admin/config").statusCode()).isEqualTo(401);
-        assertThat(fixture.server.get("/admin/customers/acme", "Authorization", wrongSameLength).statusCode())
+        assertThat(fixture.server.get("/admin/config", Fixture.PEER_HEADER, "198.51.100.2").statusCode())
                 .isEqualTo(401);
+        assertThat(fixture.server.get("/admin/customers/acme", "Authorization", wrongSameLength,
+                Fixture.PEER_HEADER, "198.51.100.3").statusCode()).isEqualTo(401);
 
         assertThat(acme().statusCode()).isEqualTo(429);
     }
@@ -156,15 +158,26 @@ class QuotaAdminResourceTest {
 
     @Test
     void shortToken_isRefused_withItsLengthNotItsValue() {
-        assertThatThrownBy(() -> new QuotaAdminResource(fixture.service, "secret"))
+        assertThatThrownBy(() -> QuotaAdminResource.builder(fixture.service, "secret"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("admin token must be 16 to 256 visible ASCII characters but was 6 characters long");
+                .hasMessage("admin token must be 32 to 256 characters but was 6 characters long");
+    }
+
+    /** What broke: any 16 visible characters were a token, so "aaaaaaaaaaaaaaaa" opened the admin API. */
+    @Test
+    void weakTokenOfSixteenCharacters_isRefused() {
+        assertThatThrownBy(() -> QuotaAdminResource.builder(fixture.service, "aaaaaaaaaaaaaaaa"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageNotContaining("aaaa");
+        assertThatThrownBy(() -> QuotaAdminResource.builder(fixture.service, "a".repeat(40)))
+                .hasMessage("admin token must have at least 10 different characters but has 1 (it is 40 characters"
+                        + " long)");
     }
 
     @Test
     void auditValue_quotesAndEscapesWhatIsNotPlain() {
-        assertThat(QuotaAdminResource.AuditValue.of("acme")).isEqualTo("acme");
-        assertThat(QuotaAdminResource.AuditValue.of("a b=\"c\"\n")).isEqualTo("\"a b=\\\"c\\\"\\x0a\"");
+        assertThat(AdminAudit.value("acme")).isEqualTo("acme");
+        assertThat(AdminAudit.value("a b=\"c\"\n")).isEqualTo("\"a b=\\\"c\\\"\\x0a\"");
     }
 
     /** Runs {@code action} with System.err captured; slf4j-simple writes there, looked up per line. */

@@ -9,18 +9,16 @@ import dev.quota.core.Limit;
 import dev.quota.core.Mode;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
-import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
 import dev.quota.core.Rule;
+import dev.quota.core.config.ApiKeys;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
-/** Builds a {@link QuotaConfig} in code, with the plans most tests share. */
+/** The plans most tests share, on {@link QuotaConfig.Builder}, with API keys given in plain text. */
 final class TestConfig {
 
     /** Noon UTC, so a calendar day has 43,200 s left. */
@@ -35,15 +33,7 @@ final class TestConfig {
     /** 1,000 per calendar day in UTC. */
     static final Limit DAILY = new Limit("daily", 1000, Refill.calendar(ChronoUnit.DAYS, ZoneOffset.UTC));
 
-    private Identity identity = Identity.DEFAULT;
-    private boolean enabled = true;
-    private Mode mode = Mode.ENFORCE;
-    private AllowList allow = AllowList.NONE;
-    private final Map<String, Plan> plans = new HashMap<>();
-    private final Map<String, Rule> rules = new HashMap<>();
-    private final Map<String, AmountLimits> amounts = new HashMap<>();
-    private final Map<String, Customer> customers = new HashMap<>();
-    private final Map<String, String> apiKeys = new HashMap<>();
+    private final QuotaConfig.Builder builder = QuotaConfig.builder().version(1);
 
     /** Plan {@code free} (burst 20 at 10/s), plan {@code anonymous} (5 per minute), customer acme on free. */
     static TestConfig standard() {
@@ -53,60 +43,56 @@ final class TestConfig {
                 .customer("acme", "free", ACME_KEY);
     }
 
+    /** A plan that answers 503 while the store is down. */
     TestConfig plan(String name, Limit... limits) {
-        plans.put(name, new Plan(name, List.of(limits), FailurePolicy.CLOSED));
-        return this;
+        return plan(new Plan(name, List.of(limits), FailurePolicy.CLOSED));
     }
 
     TestConfig plan(Plan plan) {
-        plans.put(plan.name(), plan);
+        builder.plan(plan);
         return this;
     }
 
     TestConfig rule(Rule rule) {
-        rules.put(rule.name(), rule);
+        builder.rule(rule);
         return this;
     }
 
     TestConfig amounts(AmountLimits limits) {
-        amounts.put(limits.name(), limits);
+        builder.amounts(limits);
         return this;
     }
 
     TestConfig customer(String id, String plan, String apiKey) {
-        customers.put(id, Customer.of(id, plan));
-        apiKeys.put(QuotaService.sha256Hex(apiKey), id);
-        return this;
+        return customer(Customer.of(id, plan), apiKey);
     }
 
     TestConfig customer(Customer customer, String apiKey) {
-        customers.put(customer.id(), customer);
-        apiKeys.put(QuotaService.sha256Hex(apiKey), customer.id());
+        builder.customer(customer).apiKey(ApiKeys.sha256Hex(apiKey), customer.id());
         return this;
     }
 
     TestConfig identity(Identity identity) {
-        this.identity = identity;
+        builder.identity(identity);
         return this;
     }
 
     TestConfig enabled(boolean enabled) {
-        this.enabled = enabled;
+        builder.enabled(enabled);
         return this;
     }
 
     TestConfig mode(Mode mode) {
-        this.mode = mode;
+        builder.mode(mode);
         return this;
     }
 
     TestConfig allow(AllowList allow) {
-        this.allow = allow;
+        builder.allow(allow);
         return this;
     }
 
     QuotaConfig build() {
-        return new QuotaConfig(1, identity, plans, rules, amounts, customers, apiKeys, List.of(), enabled, mode,
-                allow);
+        return builder.build();
     }
 }

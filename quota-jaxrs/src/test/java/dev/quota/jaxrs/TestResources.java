@@ -1,5 +1,6 @@
 package dev.quota.jaxrs;
 
+import dev.quota.core.Amount;
 import dev.quota.core.Customer;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
@@ -94,7 +95,7 @@ final class TestResources {
                           @Context Configuration configuration) {
             QuotaService service = (QuotaService) configuration.getProperty(SERVICE);
             Customer customer = Objects.requireNonNull(QuotaFeature.customer(request), "customer");
-            QuotaDecision d = service.consumeAmount(customer, "transfer-amount", "EUR", cents);
+            QuotaDecision d = service.consumeAmount(customer, new Amount("transfer-amount", "EUR", cents));
             if (!d.allowed()) {
                 throw new QuotaExceededException(d);
             }

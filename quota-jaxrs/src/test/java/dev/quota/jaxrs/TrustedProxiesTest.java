@@ -17,7 +17,7 @@ class TrustedProxiesTest {
 
     private static final Identity BEHIND_PROXIES = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS,
             "anonymous", List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("fd00::/8")), 64, null,
-            Identity.DEFAULT_FAILED_KEYS);
+            Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, null);
 
     private Fixture fixture;
 
@@ -28,7 +28,7 @@ class TrustedProxiesTest {
 
     private void start(Identity identity) {
         fixture = Fixture.with(TestConfig.standard().identity(identity))
-                .feature(f -> f.clientAddress(ClientAddress.trustedProxies(PEER, () -> identity)))
+                .feature(f -> f.clientAddress(PEER))
                 .start();
     }
 
@@ -95,7 +95,7 @@ class TrustedProxiesTest {
     @Test
     void ipv6Prefix_fromTheConfig_setsTheGroupSize() {
         start(new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 48, null,
-                Identity.DEFAULT_FAILED_KEYS));
+                Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, null));
 
         assertThat(whoami("2001:db8:1:2::a")).isEqualTo("ip:2001:db8:1::/48 on anonymous");
     }
@@ -110,7 +110,7 @@ class TrustedProxiesTest {
     @Test
     void userHeader_isBelievedOnlyFromATrustedProxy_andOnlyWhenConfigured() {
         Identity withUserHeader = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous",
-                List.of(Cidr.parse("10.0.0.0/8")), 64, "X-User-Id", Identity.DEFAULT_FAILED_KEYS);
+                List.of(Cidr.parse("10.0.0.0/8")), 64, "X-User-Id", Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, null);
         start(withUserHeader);
 
         assertThat(fixture.server.get("/api/v1/whoami", "X-Test-Peer", "10.0.0.5", "X-User-Id", "alice").body())

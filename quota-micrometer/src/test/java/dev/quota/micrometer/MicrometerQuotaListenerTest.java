@@ -3,6 +3,7 @@ package dev.quota.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.AllowList;
+import dev.quota.core.Credential;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.Identity;
@@ -14,7 +15,9 @@ import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
+import dev.quota.core.RequestFacts;
 import dev.quota.core.Rule;
+import dev.quota.core.net.ClientAddresses;
 import dev.quota.core.store.InMemoryStore;
 import dev.quota.testkit.MutableClock;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -57,18 +60,20 @@ class MicrometerQuotaListenerTest {
         var registry = new SimpleMeterRegistry();
         QuotaService service = service(registry, config(Mode.ENFORCE, new AllowList(Set.of("batch"), Set.of(), List.of())));
 
-        service.decide(alice, "transfers");
-        service.decide(alice, "transfers");
+        Customer bob = Customer.of("bob", "free");
+        service.decide(bob, "transfers");
+        service.decide(bob, "transfers");
+        service.decide(alice, null);
         service.decide(alice, null);
         service.decide(alice, null);
         service.decide(Customer.of("batch", "free"), null);
 
         assertThat(decisions(registry, "free", "transfers", "none", "allowed")).isEqualTo(1);
         assertThat(decisions(registry, "free", "transfers", "transfers-per-minute", "rejected")).isEqualTo(1);
-        assertThat(decisions(registry, "free", "none", "none", "allowed")).isEqualTo(1);
+        assertThat(decisions(registry, "free", "none", "none", "allowed")).isEqualTo(2);
         assertThat(decisions(registry, "free", "none", "free-burst", "rejected")).isEqualTo(1);
         assertThat(decisions(registry, "free", "none", "none", "bypassed")).isEqualTo(1);
-        assertThat(registry.get("quota.decision.latency").timer().count()).isEqualTo(5);
+        assertThat(registry.get("quota.decision.latency").timer().count()).isEqualTo(6);
         assertThat(registry.find("quota.decisions").tagKeys("plan", "rule", "policy", "outcome").counters())
                 .allSatisfy(c -> assertThat(c.getId().getTags()).noneMatch(t -> t.getValue().contains("alice")));
     }
@@ -113,7 +118,7 @@ class MicrometerQuotaListenerTest {
         QuotaService service = service(registry, config(Mode.ENFORCE, AllowList.NONE));
 
         for (int i = 0; i < 12; i++) {
-            service.recordFailedKey("203.0.113.7");
+            service.identify(RequestFacts.of(Credential.apiKey("guess-" + i), ClientAddresses.parse("203.0.113.7")));
         }
 
         assertThat(registry.get("quota.failed.keys").tag("outcome", "allowed").counter().count()).isEqualTo(10);

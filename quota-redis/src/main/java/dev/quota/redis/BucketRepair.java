@@ -1,17 +1,11 @@
 package dev.quota.redis;
 
 import dev.quota.core.spi.BucketKey;
-import io.github.bucket4j.distributed.serialization.InternalSerializationHelper;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.api.RType;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.RedisConnectionException;
-import org.redisson.client.RedisNodeNotFoundException;
-import org.redisson.client.RedisReadonlyException;
-import org.redisson.client.RedisRetryException;
-import org.redisson.client.RedisTimeoutException;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,10 +15,9 @@ import org.slf4j.LoggerFactory;
  * do not deserialize) back into no key, so the bucket starts full instead of failing every
  * request of that customer until the key expires (which a key without TTL never does).
  *
- * <p>Called only after an operation failed while Redis answered. It looks at the key: a key of
- * the wrong type is deleted; a string is deleted only if it does not deserialize and still holds
- * the same bytes (a compare-and-delete script), so a bucket another instance has just repaired and
- * used is left alone. A failure with a readable bucket state is not corruption: nothing is touched.
+ * <p>A key of the wrong type is deleted; a string is deleted only if it still holds the same
+ * unreadable bytes (a compare-and-delete script), so a bucket another instance has just repaired and
+ * used is left alone. Every deletion is logged at WARN.
  */
 final class BucketRepair {
 
@@ -41,67 +34,54 @@ final class BucketRepair {
         this.client = client;
     }
 
-    /**
-     * Whether {@code key} held something that is not a bucket state and is now gone (or was gone
-     * already), after {@code failure}: worth one more try. False when Redis could not be reached or
-     * the key holds a valid bucket.
-     */
-    boolean removedCorrupt(BucketKey key, RuntimeException failure) {
-        if (isUnreachable(failure)) {
-            return false;
-        }
+    /** Deletes {@code key} if it still holds {@code bytes}, which are not a bucket state. */
+    void deleteCorrupt(BucketKey key, byte[] bytes, RuntimeException cause) {
         try {
-            RType type = client.getKeys().getType(key.value());
-            if (type == null) {
-                return true;
-            }
-            if (type != RType.OBJECT) {
-                long result = deleteIfUnchanged(key, null);
-                log.warn("bucket key {} held a Redis {} instead of a bucket state ({}); deleted it, the bucket"
-                        + " starts full", key, type, failure.toString());
-                return result != 0;
-            }
-            byte[] bytes = client.<byte[]>getBucket(key.value(), ByteArrayCodec.INSTANCE).get();
-            if (bytes == null) {
-                return true;
-            }
-            if (deserializes(bytes)) {
-                return false;
-            }
-            long result = deleteIfUnchanged(key, bytes);
+            deleteIfUnchanged(key.value(), bytes);
             log.warn("bucket key {} held {} bytes that are not a bucket state ({}); deleted it, the bucket starts"
-                    + " full", key, bytes.length, failure.toString());
-            return result != 0;
+                    + " full", key, bytes.length, cause.toString());
         } catch (RuntimeException e) {
-            log.debug("could not inspect bucket key {}: {}", key, e.toString());
-            return false;
+            log.debug("could not delete corrupt bucket key {}: {}", key, e.toString());
         }
     }
 
-    private long deleteIfUnchanged(BucketKey key, byte @Nullable [] expected) {
+    /**
+     * After a command failed with Redis' WRONGTYPE reply, deletes every key of {@code keys} that
+     * holds a type other than a string. True when one was deleted: worth computing again.
+     */
+    boolean removedCorrupt(List<String> keys, RuntimeException failure) {
+        if (!isWrongType(failure)) {
+            return false; // only Redis' WRONGTYPE reply means a key holds another type: anything else is no repair's business
+        }
+        boolean removed = false;
+        for (String key : keys) {
+            try {
+                RType type = client.getKeys().getType(key);
+                if (type != null && type != RType.OBJECT) {
+                    removed |= deleteIfUnchanged(key, null) != 0;
+                    log.warn("bucket key {} held a Redis {} instead of a bucket state ({}); deleted it, the bucket"
+                            + " starts full", key, type, failure.toString());
+                }
+            } catch (RuntimeException e) {
+                log.debug("could not inspect bucket key {}: {}", key, e.toString());
+                return false;
+            }
+        }
+        return removed;
+    }
+
+    private long deleteIfUnchanged(String key, byte @Nullable [] expected) {
         Object[] args = expected == null ? new Object[0] : new Object[] {expected};
-        Long result = client.getScript(ByteArrayCodec.INSTANCE).eval(key.value(), RScript.Mode.READ_WRITE,
-                DELETE_IF_UNCHANGED, RScript.ReturnType.LONG, List.of(key.value()), args);
+        Long result = client.getScript(ByteArrayCodec.INSTANCE).eval(key, RScript.Mode.READ_WRITE,
+                DELETE_IF_UNCHANGED, RScript.ReturnType.LONG, List.of(key), args);
         return result == null ? 0 : result;
     }
 
-    private static boolean deserializes(byte[] bytes) {
-        try {
-            InternalSerializationHelper.deserializeState(bytes);
-            return true;
-        } catch (RuntimeException e) {
-            return false;
-        }
-    }
-
-    /** Whether the failure means Redis did not answer (down, slow, failing over), not a bad value. */
-    static boolean isUnreachable(Throwable failure) {
+    /** Whether Redis answered that a key holds another type than a string (a list, a hash, ...). */
+    static boolean isWrongType(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof RedisConnectionException || t instanceof RedisTimeoutException
-                    || t instanceof RedisRetryException || t instanceof RedisNodeNotFoundException
-                    || t instanceof RedisReadonlyException || t instanceof io.github.bucket4j.TimeoutException
-                    || t instanceof java.util.concurrent.TimeoutException
-                    || t instanceof java.io.IOException) {
+            String message = t.getMessage();
+            if (message != null && message.contains("WRONGTYPE")) {
                 return true;
             }
             if (t.getCause() == t) {
@@ -110,4 +90,5 @@ final class BucketRepair {
         }
         return false;
     }
+
 }

@@ -1,5 +1,6 @@
 package dev.quota.redis;
 
+import dev.quota.core.QuotaStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -7,6 +8,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -25,16 +27,17 @@ import org.redisson.config.ReadMode;
  */
 public final class RedisStoreBuilder {
 
+    /** How often {@link #build()} pings while it waits for Redis to answer. */
+    private static final Duration CONNECT_POLL = Duration.ofMillis(50);
+
     private @Nullable Config redissonConfig;
     private @Nullable RedissonClient client;
     private String description = "";
     Clock clock = Clock.systemUTC();
     Duration timeout = Duration.ofMillis(100);
     Duration expiryMargin = Duration.ofSeconds(60);
-    Duration retryBaseDelay = Duration.ofMillis(1);
-    Duration retryMaxDelay = Duration.ofMillis(20);
     Duration retryBudget = Duration.ofMillis(500);
-    int maxCachedProxies = 100_000;
+    int maxRememberedKeys = 100_000;
     Duration rejectLocallyFor = Duration.ofSeconds(1);
     boolean reuseWrittenState = true;
     // 4 per core: on 2 cores 8 connections carry more commands per write and per Redis wake-up than
@@ -152,44 +155,38 @@ public final class RedisStoreBuilder {
     }
 
     /**
-     * Backoff for compare-and-swap conflicts on a hot key: first delay, largest delay, and the
-     * total time after which the operation fails; defaults 1 ms, 20 ms, 500 ms.
-     * Contention is not an outage: the budget is wider than the command timeout, so a burst on one
-     * key across instances is decided, not handed to the failure policy.
+     * How long a decision may keep losing compare-and-swap races (its keys written by other instances
+     * in between) before it fails and the failure policy answers; default 500 ms. A lost race is
+     * computed again at once from what Redis answered, without another read. Contention is not an
+     * outage: the budget is wider than the command timeout.
      *
-     * @throws IllegalArgumentException if a value is not positive or max is below base
+     * @throws IllegalArgumentException if not positive
      */
-    public RedisStoreBuilder retryBackoff(Duration base, Duration max, Duration budget) {
-        requirePositive(base, "retry base delay");
-        requirePositive(budget, "retry budget");
-        if (max.compareTo(base) < 0) {
-            throw new IllegalArgumentException("retry max delay " + max + " must be >= base delay " + base);
-        }
-        this.retryBaseDelay = base;
-        this.retryMaxDelay = max;
-        this.retryBudget = budget;
+    public RedisStoreBuilder retryBudget(Duration budget) {
+        this.retryBudget = requirePositive(budget, "retry budget");
         return this;
     }
 
     /**
-     * How many bucket proxies are kept for reuse; default 100,000.
+     * How many keys' states this instance remembers, to write without reading first and to answer
+     * refusals without Redis; default 100,000. Past it, the least useful are forgotten (read again
+     * on next use).
      *
      * @throws IllegalArgumentException if < 1
      */
-    public RedisStoreBuilder maxCachedProxies(int max) {
+    public RedisStoreBuilder maxRememberedKeys(int max) {
         if (max < 1) {
-            throw new IllegalArgumentException("maxCachedProxies must be >= 1 but was " + max);
+            throw new IllegalArgumentException("maxRememberedKeys must be >= 1 but was " + max);
         }
-        this.maxCachedProxies = max;
+        this.maxRememberedKeys = max;
         return this;
     }
 
     /**
-     * The longest a rejection is repeated from memory, without a Redis command, while a customer's
-     * bucket is empty and its next token is not yet due; default 1 s. Refill 100 per second: every
-     * request of the 10 ms until the next token is rejected locally. A wait longer than this (a
-     * daily quota) is re-checked in Redis once per this time, so a reset or refund made on another
-     * instance is seen within it. {@link Duration#ZERO} asks Redis for every request.
+     * How long a refusal may be answered from the states Redis last confirmed, without a command;
+     * default 1 s. A client flooding an empty bucket is refused from memory; consumption by other
+     * instances only lowers tokens, so the refusal stands; a reset or refund made on another instance
+     * is seen within this time. {@link Duration#ZERO} asks Redis for every decision.
      *
      * @throws IllegalArgumentException if negative
      */
@@ -202,11 +199,10 @@ public final class RedisStoreBuilder {
     }
 
     /**
-     * Whether a consume starts from the bucket state this instance last wrote, skipping the read;
-     * default true. A customer whose requests reach one instance then costs one round trip per
-     * request instead of two; the compare-and-swap checks the state, so answers are the same either
-     * way. A key another instance wrote in between costs one extra round trip, and is read first
-     * for the next 10 s.
+     * Whether a decision starts from the bucket states this instance last wrote or saw, skipping the
+     * read; default true. A customer whose requests reach one instance then costs one round trip
+     * per decision instead of two; the compare-and-swap checks the states, so answers are the same
+     * either way. A key another instance wrote in between costs one more round trip.
      */
     public RedisStoreBuilder reuseWrittenState(boolean reuse) {
         this.reuseWrittenState = reuse;
@@ -255,7 +251,7 @@ public final class RedisStoreBuilder {
      * The store. A client the builder creates connects now, unless {@link #connectOnBuild} is false.
      *
      * @throws IllegalStateException if no Redis was named
-     * @throws dev.quota.core.QuotaStoreException if Redis cannot be reached
+     * @throws QuotaStoreException if Redis cannot be reached
      */
     public RedisStore build() {
         if (client != null) {
@@ -286,13 +282,19 @@ public final class RedisStoreBuilder {
         try {
             created = Redisson.create(config);
         } catch (RuntimeException e) {
-            throw new dev.quota.core.QuotaStoreException("cannot connect to " + description + ": " + e.getMessage(), e);
+            throw new QuotaStoreException("cannot connect to " + description + ": " + e.getMessage(), e);
         }
-        RedisStore store = new RedisStore(this, created, true, description);
-        if (connectOnBuild) {
-            awaitConnected(store);
+        try {
+            RedisStore store = new RedisStore(this, created, true, description);
+            if (connectOnBuild) {
+                awaitConnected(store);
+            }
+            return store;
+        } catch (RuntimeException | Error e) {
+            // whatever was started is released: a failed build must not leave Redisson's threads behind
+            created.shutdown();
+            throw e;
         }
-        return store;
     }
 
     /** Pings until Redis answers or {@link #connectTimeout} passes; then closes and throws. */
@@ -302,13 +304,12 @@ public final class RedisStoreBuilder {
             try {
                 store.ping();
                 return;
-            } catch (dev.quota.core.QuotaStoreException e) {
+            } catch (QuotaStoreException e) {
                 if (System.nanoTime() - deadline >= 0) {
-                    store.close();
-                    throw new dev.quota.core.QuotaStoreException("cannot connect to " + description + " within "
+                    throw new QuotaStoreException("cannot connect to " + description + " within "
                             + connectTimeout.toMillis() + " ms: " + e.getMessage(), e);
                 }
-                java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
+                LockSupport.parkNanos(CONNECT_POLL.toNanos());
             }
         }
     }

@@ -1,7 +1,9 @@
 package dev.quota.redis;
 
-import dev.quota.core.Customer;
-import dev.quota.core.QuotaDecision;
+import dev.quota.core.Caller;
+import dev.quota.core.Credential;
+import dev.quota.core.RequestFacts;
+import dev.quota.core.net.ClientAddresses;
 import dev.quota.core.QuotaService;
 import dev.quota.core.QuotaConfig;
 import static dev.quota.core.Configs.config;
@@ -9,7 +11,6 @@ import static dev.quota.core.Configs.greedy;
 import static dev.quota.core.Configs.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.quota.core.QuotaDecision.Outcome;
 import dev.quota.redis.RedisStore;
 import dev.quota.testkit.MutableClock;
 import dev.quota.testkit.RedisServer;
@@ -42,41 +43,42 @@ class FailedKeysRedisTest {
                 .config(config).clock(clock).keyPrefix(keyPrefix).build();
     }
 
+    private static Caller guess(QuotaService service, String address) {
+        return service.identify(RequestFacts.of(Credential.apiKey("guess-" + System.nanoTime()),
+                ClientAddresses.parse(address)));
+    }
+
     @Test
-    void recordFailedKey_countsAcrossInstances_401Then429() {
+    void failedKeys_countAcrossInstances_401Then429() {
         try (QuotaService first = instance("fk1"); QuotaService second = instance("fk1")) {
             for (int i = 0; i < 5; i++) {
-                assertThat(first.recordFailedKey("203.0.113.7").outcome()).isEqualTo(Outcome.ALLOWED);
-                assertThat(second.recordFailedKey("203.0.113.7").outcome()).isEqualTo(Outcome.ALLOWED);
+                assertThat(guess(first, "203.0.113.7").kind()).isEqualTo(Caller.Kind.UNKNOWN_CREDENTIAL);
+                assertThat(guess(second, "203.0.113.7").kind()).isEqualTo(Caller.Kind.UNKNOWN_CREDENTIAL);
             }
 
-            QuotaDecision eleventh = second.recordFailedKey("203.0.113.7");
+            Caller eleventh = guess(second, "203.0.113.7");
 
-            assertThat(eleventh.outcome()).isEqualTo(Outcome.REJECTED);
-            assertThat(eleventh.violated().policy()).isEqualTo("identity-failed-keys");
-            assertThat(eleventh.retryAfter()).isEqualTo(Duration.ofSeconds(6));
-            assertThat(second.peekFailedKeys("203.0.113.7").outcome()).isEqualTo(Outcome.REJECTED);
-            // the first instance has not seen the rejection yet: its peek lets the lookup happen,
-            // and the lookup's failure is then refused by the shared bucket
-            assertThat(first.peekFailedKeys("203.0.113.7").outcome()).isEqualTo(Outcome.ALLOWED);
-            assertThat(first.recordFailedKey("203.0.113.7").outcome()).isEqualTo(Outcome.REJECTED);
-            assertThat(first.peekFailedKeys("203.0.113.7").outcome()).isEqualTo(Outcome.REJECTED);
-            assertThat(first.recordFailedKey("198.51.100.1").outcome()).isEqualTo(Outcome.ALLOWED);
+            assertThat(eleventh.kind()).isEqualTo(Caller.Kind.BLOCKED);
+            assertThat(eleventh.refusal().violated().policy()).isEqualTo("identity-failed-keys");
+            assertThat(eleventh.refusal().retryAfter()).isEqualTo(Duration.ofSeconds(6));
+            // the first instance learns of the block on the address's next failure there
+            assertThat(guess(first, "203.0.113.7").kind()).isEqualTo(Caller.Kind.BLOCKED);
+            assertThat(guess(first, "198.51.100.1").kind()).isEqualTo(Caller.Kind.UNKNOWN_CREDENTIAL);
         }
     }
 
     @Test
-    void recordFailedKey_afterRefill_allowsOneMoreFailure() {
+    void failedKeys_afterRefill_allowOneMoreFailure() {
         try (QuotaService service = instance("fk2")) {
             for (int i = 0; i < 10; i++) {
-                service.recordFailedKey("2001:db8:7:7::1");
+                guess(service, "2001:db8:7:7::1");
             }
-            assertThat(service.recordFailedKey("2001:db8:7:7::2").outcome()).isEqualTo(Outcome.REJECTED);
+            assertThat(guess(service, "2001:db8:7:7::2").kind()).isEqualTo(Caller.Kind.BLOCKED);
 
             clock.advance(Duration.ofSeconds(6));
 
-            assertThat(service.recordFailedKey("2001:db8:7:7::3").outcome()).isEqualTo(Outcome.ALLOWED);
-            assertThat(service.recordFailedKey("2001:db8:7:7::4").outcome()).isEqualTo(Outcome.REJECTED);
+            assertThat(guess(service, "2001:db8:7:7::3").kind()).isEqualTo(Caller.Kind.UNKNOWN_CREDENTIAL);
+            assertThat(guess(service, "2001:db8:7:7::4").kind()).isEqualTo(Caller.Kind.BLOCKED);
         }
     }
 }

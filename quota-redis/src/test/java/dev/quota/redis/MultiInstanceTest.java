@@ -1,5 +1,8 @@
 package dev.quota.redis;
 
+import dev.quota.core.RouteMatch;
+import dev.quota.core.Caller;
+import dev.quota.core.Amount;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.AmountLimits;
@@ -61,7 +64,7 @@ class MultiInstanceTest {
     private void startInstances(int count, QuotaConfig config) {
         for (int i = 0; i < count; i++) {
             RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock)
-                    .timeout(Duration.ofSeconds(5)).retryBackoff(Duration.ofMillis(1), Duration.ofMillis(20), Duration.ofSeconds(10))
+                    .timeout(Duration.ofSeconds(5)).retryBudget(Duration.ofSeconds(10))
                     .build();
             instances.add(QuotaService.builder().store(store).config(config).clock(clock).build());
         }
@@ -111,7 +114,7 @@ class MultiInstanceTest {
 
     @Test
     void concurrentTransfers_admittedCountsAndAmountsMatchLimits_andRejectedOnesUseNothing() throws Exception {
-        Rule transfers = new Rule("transfers", List.of("POST /api/v1/transfers"), 1,
+        Rule transfers = new Rule("transfers", List.of(RouteMatch.parse("POST /api/v1/transfers")), 1,
                 List.of(new Limit("per-minute", 40, Refill.greedy(40, Duration.ofMinutes(1)))), List.of(), FailurePolicy.CLOSED);
         AmountLimits amount = new AmountLimits("transfer-amount", List.of(
                 new Limit("daily", 1_000_00, Refill.calendar(ChronoUnit.DAYS, ZoneId.of("Europe/Berlin")))), FailurePolicy.CLOSED);
@@ -123,11 +126,9 @@ class MultiInstanceTest {
         List<Boolean> admitted = runConcurrently(200, i -> () -> {
             QuotaService instance = instances.get(i % 2);
             long minor = 50_00 + (i % 3) * 50_00;
-            if (!instance.decide(customer, "transfers").allowed()) {
-                return false;
-            }
-            if (!instance.consumeAmount(customer, "transfer-amount", "EUR", minor).allowed()) {
-                instance.refund(customer, "transfers");
+            // one decision: plan, transfers per customer and the daily amount, in one store call
+            if (!instance.decide(Caller.of(customer), "transfers", new Amount("transfer-amount", "EUR", minor))
+                    .allowed()) {
                 return false;
             }
             admittedAmount.addAndGet(minor);
@@ -135,16 +136,17 @@ class MultiInstanceTest {
         });
 
         long count = admitted.stream().filter(b -> b).count();
-        var standing = instances.get(0).standing(customer);
+        var standing = instances.get(0).admin().standing(customer);
         long planRemaining = standing.stream().filter(s -> s.policy().equals("free-burst")).findFirst().orElseThrow().remaining();
         long perMinuteRemaining = standing.stream().filter(s -> s.policy().equals("transfers-per-minute")).findFirst().orElseThrow().remaining();
-        QuotaDecision probe = instances.get(1).consumeAmount(customer, "transfer-amount", "EUR", 1);
+        QuotaDecision probe = instances.get(1).consumeAmount(customer, new Amount("transfer-amount", "EUR", 1));
         long amountRemainingBeforeProbe = probe.limits().get(0).remaining() + (probe.allowed() ? 1 : 0);
 
         assertThat(count).isBetween(1L, 40L);
         assertThat(admittedAmount.get()).isLessThanOrEqualTo(1_000_00);
-        // nothing leaked: every token or cent taken belongs to an admitted transfer
-        assertThat(planRemaining).isEqualTo(1_000 - count);
+        // nothing leaked: every transfer token or cent taken belongs to an admitted transfer, and every
+        // request, admitted or refused, cost the plan one token
+        assertThat(planRemaining).isEqualTo(1_000 - 200);
         assertThat(perMinuteRemaining).isEqualTo(40 - count);
         assertThat(amountRemainingBeforeProbe).isEqualTo(1_000_00 - admittedAmount.get());
         // the amount limit, not the count limit, stopped the run: less than 50.00 is left
@@ -165,7 +167,7 @@ class MultiInstanceTest {
         });
 
         assertThat(decisions).allMatch(QuotaDecision::allowed);
-        long remaining = instances.get(0).standing(customer).get(0).remaining();
+        long remaining = instances.get(0).admin().standing(customer).get(0).remaining();
         // 400 used; after the reload the capacity is 2000 and usage was kept
         assertThat(remaining).isEqualTo(1_600);
     }

@@ -175,7 +175,7 @@ class RedisOutageTest {
                 .allSatisfy((customer, allowed) -> assertThat(allowed).isBetween(CAPACITY / 2, CAPACITY + allowance));
         for (String customer : allowedPerCustomer(after).keySet()) {
             // the restarted Redis was empty: its bucket for this customer is spent, so Redis enforced it
-            assertThat(service.standing(Customer.of(customer, "free"))).extracting(LimitStatus::remaining)
+            assertThat(service.admin().standing(Customer.of(customer, "free"))).extracting(LimitStatus::remaining)
                     .as("tokens left in Redis for %s", customer).containsExactly(0L);
         }
         try (RespClient resp = RespClient.connect(redis.host(), redis.port())) {
@@ -231,7 +231,7 @@ class RedisOutageTest {
         redis.restart();
         assertThat(waitUntil(Duration.ofSeconds(10), () -> breaker.state() == State.CLOSED)).isTrue();
         assertThat(service.decide(alice, null).outcome()).isEqualTo(Outcome.ALLOWED);
-        assertThat(service.standing(alice)).extracting(LimitStatus::remaining).containsExactly(CAPACITY - 1);
+        assertThat(service.admin().standing(alice)).extracting(LimitStatus::remaining).containsExactly(CAPACITY - 1);
     }
 
     private static Map<String, Long> allowedPerCustomer(List<Sample> samples) {

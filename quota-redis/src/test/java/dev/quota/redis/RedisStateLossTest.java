@@ -140,7 +140,7 @@ class RedisStateLossTest {
                 .config(OnePlan.config("free", 10, Refill.greedy(1, Duration.ofHours(1)), FailurePolicy.CLOSED)).build();
         Customer alice = Customer.of("alice", "free");
         service.decide(alice, null);
-        List<?> keys = (List<?>) resp.command("KEYS", "corrupt:p:*");
+        List<?> keys = (List<?>) resp.command("KEYS", "corrupt:*:p");
         assertThat(keys).hasSize(1);
         resp.command("DEL", (String) keys.get(0));
         resp.command("SADD", (String) keys.get(0), "x");

@@ -16,6 +16,8 @@ import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.spi.Take;
+import dev.quota.core.store.ForwardingStore;
 import dev.quota.core.store.InMemoryStore;
 import dev.quota.testkit.RedisSentinelTopology;
 import dev.quota.testkit.RedisServer;
@@ -109,12 +111,11 @@ class SentinelFailoverTest {
     }
 
     /** A real in-JVM store that counts the tokens it hands out: the local policy's admissions. */
-    private static final class CountingStore implements QuotaStore {
-        private final InMemoryStore delegate;
+    private static final class CountingStore extends ForwardingStore {
         private final AtomicLong admitted = new AtomicLong();
 
         CountingStore(InMemoryStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         long admitted() {
@@ -122,38 +123,22 @@ class SentinelFailoverTest {
         }
 
         @Override
-        public ConsumeResult tryConsume(BucketKey key, BucketSpec spec, long tokens) {
-            ConsumeResult result = delegate.tryConsume(key, spec, tokens);
-            if (result.consumed()) {
+        protected void before(String operation) {
+        }
+
+        @Override
+        public List<ConsumeResult> tryConsume(List<Take> takes) {
+            List<ConsumeResult> results = delegate.tryConsume(takes);
+            if (results.get(0).consumed()) {
                 admitted.incrementAndGet();
             }
-            return result;
+            return results;
         }
 
         @Override
         public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
             admitted.decrementAndGet();
             delegate.addTokens(key, spec, tokens);
-        }
-
-        @Override
-        public ConsumeResult peek(BucketKey key, BucketSpec spec) {
-            return delegate.peek(key, spec);
-        }
-
-        @Override
-        public void reset(BucketKey key) {
-            delegate.reset(key);
-        }
-
-        @Override
-        public String describe() {
-            return "counting " + delegate.describe();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
         }
     }
 }

@@ -6,10 +6,12 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URL;
 import java.net.URLConnection;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -21,6 +23,7 @@ import org.slf4j.LoggerFactory;
  * embedded-redis jar ships for this OS and CPU (Redis 6.2 on Linux and macOS, 5.0 on Windows),
  * extracted once to {@code ${java.io.tmpdir}/quota-<resource>/}, e.g.
  * {@code /tmp/quota-redis-server-6.2.6-v5-linux-amd64/redis-server-6.2.6-v5-linux-amd64}.
+ * {@link #version()} says which Redis that is, so servers can be started with what that release needs.
  */
 public final class RedisBinary {
 
@@ -29,7 +32,9 @@ public final class RedisBinary {
 
     private static final Logger log = LoggerFactory.getLogger(RedisBinary.class);
     private static final Object LOCK = new Object();
+    private static final Duration VERSION_TIMEOUT = Duration.ofSeconds(10);
     private static volatile Path resolved;
+    private static volatile RedisVersion resolvedVersion;
 
     private RedisBinary() {
     }
@@ -54,6 +59,58 @@ public final class RedisBinary {
             }
         }
         return path;
+    }
+
+    /**
+     * The version of the {@link #resolve() resolved} binary, from {@code redis-server --version}, asked
+     * once per JVM: 6.2.11 for the binary embedded-redis ships for Linux on x86-64 (its file name says
+     * 6.2.6), 7.0.15 for Debian 12's.
+     *
+     * @throws IllegalStateException if the binary cannot be resolved, or does not print a version within
+     *     10 seconds and exit 0
+     */
+    public static RedisVersion version() {
+        RedisVersion version = resolvedVersion;
+        if (version == null) {
+            synchronized (LOCK) {
+                version = resolvedVersion;
+                if (version == null) {
+                    Path binary = resolve();
+                    version = version(binary);
+                    log.info("redis-server {} at {}", version, binary);
+                    resolvedVersion = version;
+                }
+            }
+        }
+        return version;
+    }
+
+    /** The uncached {@code <binary> --version}. */
+    static RedisVersion version(Path binary) {
+        Process process;
+        try {
+            process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + binary + " --version", e);
+        }
+        try {
+            // one short line: it fits the pipe's buffer, so waiting before reading cannot deadlock
+            if (!Await.exit(process, VERSION_TIMEOUT)) {
+                throw new IllegalStateException(binary + " --version did not exit within " + VERSION_TIMEOUT);
+            }
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (process.exitValue() != 0) {
+                throw new IllegalStateException(binary + " --version exited with " + process.exitValue()
+                        + ": " + output.strip());
+            }
+            return RedisVersion.parse(output);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the output of " + binary + " --version", e);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(binary + " is not a redis-server: " + e.getMessage(), e);
+        } finally {
+            process.destroyForcibly();
+        }
     }
 
     /** The uncached lookup, with the environment and the cache root given (for tests). */

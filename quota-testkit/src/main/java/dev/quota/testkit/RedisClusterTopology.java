@@ -139,7 +139,7 @@ public final class RedisClusterTopology implements AutoCloseable {
 
     private void awaitFormed() {
         Map<RedisServer, String> lastInfo = new LinkedHashMap<>();
-        Await.until(START_TIMEOUT, () -> {
+        Await.result(START_TIMEOUT, () -> {
             boolean allOk = true;
             for (RedisServer node : masters) {
                 try (RespClient client = RespClient.connect(node.host(), node.port())) {
@@ -152,7 +152,7 @@ public final class RedisClusterTopology implements AutoCloseable {
                 }
             }
             return allOk ? Boolean.TRUE : null;
-        }, () -> "cluster did not form within " + START_TIMEOUT + "; CLUSTER INFO per node:\n"
+        }, () -> "the cluster to form; CLUSTER INFO per node:\n"
                 + lastInfo.entrySet().stream()
                         .map(e -> "--- " + e.getKey().uri() + "\n" + e.getValue() + "log:\n" + e.getKey().logTail())
                         .collect(Collectors.joining("\n")));

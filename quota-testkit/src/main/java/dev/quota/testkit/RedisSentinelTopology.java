@@ -113,7 +113,7 @@ public final class RedisSentinelTopology implements AutoCloseable {
     public RedisServer failover() {
         RedisServer old = master();
         old.kill();
-        return Await.until(FAILOVER_TIMEOUT, () -> {
+        return Await.result(FAILOVER_TIMEOUT, () -> {
             Integer agreed = null;
             for (RedisServer sentinel : sentinels) {
                 if (!sentinel.isRunning()) {
@@ -132,8 +132,8 @@ public final class RedisSentinelTopology implements AutoCloseable {
             try (RespClient client = RespClient.connect(promoted.host(), promoted.port())) {
                 return "master".equals(RespClient.infoField(client.info("replication"), "role")) ? promoted : null;
             }
-        }, () -> "sentinels did not promote a new master within " + FAILOVER_TIMEOUT + " after killing "
-                + old.uri() + "; sentinel logs:\n" + sentinelLogs());
+        }, () -> "the sentinels to promote a new master after killing " + old.uri() + "; sentinel logs:\n"
+                + sentinelLogs());
     }
 
     /** Closes every process (sentinels first, so they do not react to the data nodes going away). */
@@ -144,7 +144,7 @@ public final class RedisSentinelTopology implements AutoCloseable {
     }
 
     private void awaitSettled(RedisServer replica) {
-        Await.until(START_TIMEOUT, () -> {
+        Await.result(START_TIMEOUT, () -> {
             try (RespClient client = RespClient.connect(replica.host(), replica.port())) {
                 if (!"up".equals(RespClient.infoField(client.info("replication"), "master_link_status"))) {
                     return null;
@@ -163,7 +163,7 @@ public final class RedisSentinelTopology implements AutoCloseable {
                 }
             }
             return Boolean.TRUE;
-        }, () -> "sentinel topology did not settle within " + START_TIMEOUT + "; replica log:\n"
+        }, () -> "the replica to sync and every sentinel to see its peers; replica log:\n"
                 + replica.logTail() + "\nsentinel logs:\n" + sentinelLogs());
     }
 

@@ -3,20 +3,22 @@ package dev.quota.testkit;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One real redis-server process on 127.0.0.1 and a free port, in its own temp working directory,
- * without persistence ({@code --save ''}, {@code --appendonly no}). Its stdout and stderr go to
- * {@code redis.log} in that directory. A JVM shutdown hook kills every server still running, so no
- * process outlives the JVM; still, close it (try-with-resources) to free the port and the directory.
+ * without persistence ({@code --save ''}, {@code --appendonly no}), with {@code DEBUG} allowed on every
+ * version (Redis 7 gets {@code --enable-debug-command local}). Its stdout and stderr go to
+ * {@code redis.log} in that directory. Faults to inject: {@link #kill()}, {@link #stop()},
+ * {@link #restart()} and {@link #pause(Duration)}. A JVM shutdown hook kills every server still running,
+ * so no process outlives the JVM; still, close it (try-with-resources) to free the port and the directory.
  */
 public final class RedisServer implements AutoCloseable {
 
@@ -24,7 +26,7 @@ public final class RedisServer implements AutoCloseable {
     public static final Duration START_TIMEOUT = Duration.ofSeconds(10);
 
     private static final Logger log = LoggerFactory.getLogger(RedisServer.class);
-    private static final String HOST = "127.0.0.1";
+    private static final String HOST = ServerArgs.HOST;
     private static final int PORT_ATTEMPTS = 5;
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
 
@@ -67,11 +69,14 @@ public final class RedisServer implements AutoCloseable {
             if (configName != null) {
                 Files.writeString(dir.resolve(configName), configText, StandardCharsets.UTF_8);
             }
-            boolean clusterBus = isClusterEnabled(extraArgs);
+            boolean clusterBus = ServerArgs.isClusterEnabled(extraArgs);
+            Path binary = RedisBinary.resolve();
+            RedisVersion version = RedisBinary.version();
             PortTaken lastConflict = null;
             for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
                 int port = FreePort.find(clusterBus);
-                RedisServer server = new RedisServer(dir, port, commandLine(dir, port, configName, extraArgs));
+                RedisServer server = new RedisServer(dir, port,
+                        ServerArgs.commandLine(binary, version, dir, port, configName, extraArgs));
                 try {
                     server.launch(false);
                     return server;
@@ -153,6 +158,30 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
+     * Stalls the server for {@code duration} with {@code DEBUG SLEEP}, as a long fork or a frozen host
+     * would: the process stays up with its data and connections, but answers nobody until the time is up.
+     * Blocks the calling thread as long (run it on another thread to keep a test going meanwhile). E.g.
+     * {@code pause(Duration.ofMillis(1500))}: every command sent in those 1.5 s is answered after them.
+     *
+     * @throws IllegalArgumentException if duration is negative
+     * @throws IllegalStateException if the server is not running
+     * @throws UncheckedIOException if the server cannot be reached
+     */
+    public void pause(Duration duration) {
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException("pause must be >= 0 but was " + duration);
+        }
+        if (!isRunning()) {
+            throw new IllegalStateException("server on port " + port + " is not running");
+        }
+        String seconds = BigDecimal.valueOf(duration.toMillis(), 3).toPlainString();
+        // the reply comes when the sleep ends: read it with time to spare
+        try (RespClient client = RespClient.connect(HOST, port, duration.plus(STOP_TIMEOUT))) {
+            client.command("DEBUG", "SLEEP", seconds);
+        }
+    }
+
+    /**
      * Starts the server again on the same port with empty data (killing it first if it runs), and waits
      * until it answers PING. Cluster nodes keep their {@code nodes.conf}, sentinels their config.
      *
@@ -217,7 +246,7 @@ public final class RedisServer implements AutoCloseable {
         process = p;
         LiveServers.register(this);
         try {
-            Await.until(START_TIMEOUT, () -> {
+            Await.result(START_TIMEOUT, () -> {
                 if (!p.isAlive()) {
                     Await.exit(p, STOP_TIMEOUT);
                     String logText = logTail();
@@ -229,8 +258,7 @@ public final class RedisServer implements AutoCloseable {
                 try (RespClient client = RespClient.connect(HOST, port, Duration.ofSeconds(1))) {
                     return "PONG".equals(client.command("PING")) ? Boolean.TRUE : null;
                 }
-            }, () -> "redis-server on port " + port + " did not answer PING within " + START_TIMEOUT
-                    + "; log:\n" + logTail());
+            }, () -> "redis-server on port " + port + " to answer PING; log:\n" + logTail());
         } catch (RuntimeException e) {
             p.destroyForcibly();
             Await.exit(p, STOP_TIMEOUT);
@@ -239,23 +267,6 @@ public final class RedisServer implements AutoCloseable {
             throw e;
         }
         log.debug("redis-server up at {} in {}", uri(), dir);
-    }
-
-    private static List<String> commandLine(Path dir, int port, String configName, List<String> extraArgs) {
-        List<String> command = new ArrayList<>();
-        command.add(RedisBinary.resolve().toString());
-        if (configName != null) {
-            command.add(dir.resolve(configName).toString());
-        }
-        command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST, "--dir", dir.toString(),
-                "--save", "", "--appendonly", "no"));
-        command.addAll(extraArgs);
-        return List.copyOf(command);
-    }
-
-    private static boolean isClusterEnabled(List<String> args) {
-        int i = args.indexOf("--cluster-enabled");
-        return i >= 0 && i + 1 < args.size() && args.get(i + 1).equalsIgnoreCase("yes");
     }
 
     /** Startup failed because the port was taken: worth another try with another port. */

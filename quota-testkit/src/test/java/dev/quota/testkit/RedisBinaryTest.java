@@ -60,6 +60,41 @@ class RedisBinaryTest {
     }
 
     @Test
+    void version_isAskedOnce_andMatchesTheResolvedBinary() {
+        RedisVersion version = RedisBinary.version();
+
+        assertThat(RedisBinary.version()).isSameAs(version);
+        assertThat(RedisBinary.version(RedisBinary.resolve())).isEqualTo(version);
+        assertThat(version.isAtLeast(5, 0)).as("%s", version).isTrue();
+    }
+
+    @Test
+    void version_runsTheBinaryWithDashDashVersion() throws IOException {
+        Path redis7 = script(temp.resolve("redis7"), "[ \"$1\" = --version ] || exit 3\n"
+                + "echo 'Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 build=ae4d7c971a948f0'");
+        Path redis62 = script(temp.resolve("redis62"),
+                "echo 'Redis server v=6.2.11 sha=00000000:0 malloc=jemalloc-5.1.0 bits=64 build=f5b1f28871c566b4'");
+
+        assertThat(RedisBinary.version(redis7)).isEqualTo(new RedisVersion(7, 0, 15));
+        assertThat(RedisBinary.version(redis62)).isEqualTo(new RedisVersion(6, 2, 11));
+    }
+
+    @Test
+    void version_ofSomethingElse_throwsNamingTheBinaryAndItsOutput() throws IOException {
+        Path notRedis = script(temp.resolve("not-redis"), "echo 'usage: not-redis FILE'");
+        Path failing = script(temp.resolve("failing"), "echo 'cannot open shared object' >&2; exit 127");
+
+        assertThatThrownBy(() -> RedisBinary.version(notRedis))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(notRedis.toString())
+                .hasMessageContaining("usage: not-redis FILE");
+        assertThatThrownBy(() -> RedisBinary.version(failing))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("exited with 127")
+                .hasMessageContaining("cannot open shared object");
+    }
+
+    @Test
     void extract_racingThreads_allGetTheSameCompleteFile() throws Exception {
         String resource = RedisBinary.resourceName(System.getProperty("os.name"), System.getProperty("os.arch"));
         int threads = 4;
@@ -97,6 +132,12 @@ class RedisBinaryTest {
         assertThatThrownBy(() -> RedisBinary.resourceName("SunOS", "sparcv9"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("os.name=SunOS, os.arch=sparcv9");
+    }
+
+    private static Path script(Path path, String body) throws IOException {
+        Files.writeString(path, "#!/bin/sh\n" + body + "\n");
+        assertThat(path.toFile().setExecutable(true)).isTrue();
+        return path;
     }
 
     private static Path executable(Path path) throws IOException {

@@ -57,6 +57,8 @@ class RedisClusterTopologyTest {
                 String info = (String) client.command("CLUSTER", "INFO");
                 assertThat(RespClient.infoField(info, "cluster_state")).isEqualTo("ok");
                 assertThat(RespClient.infoField(info, "cluster_size")).isEqualTo("3");
+                // tests stall cluster nodes with DEBUG SLEEP, which Redis 7 refuses unless enabled
+                assertThat(client.command("DEBUG", "SLEEP", "0")).isEqualTo("OK");
             }
         }
     }

@@ -54,6 +54,9 @@ class RedisSentinelTopologyTest {
 
                 assertThat(r.command("GET", "k")).isEqualTo("v");
                 assertThat(RespClient.infoField(r.info("replication"), "role")).isEqualTo("slave");
+                // tests stall data nodes with DEBUG SLEEP, which Redis 7 refuses unless enabled
+                assertThat(m.command("DEBUG", "SLEEP", "0")).isEqualTo("OK");
+                assertThat(r.command("DEBUG", "SLEEP", "0")).isEqualTo("OK");
             }
         }
     }

@@ -22,7 +22,7 @@ final class AllowListParser {
      *
      * @param apiKeys the valid {@code apiKeys} of the file, by hash: an allow-listed key must be one
      */
-    static @Nullable AllowList parse(ConfigMap section, Map<String, String> apiKeys, Problems problems) {
+    static @Nullable AllowList parse(ConfigMap section, Map<String, String> apiKeys, ConfigProblems problems) {
         int errorsBefore = problems.errorCount();
         section.allowOnly("customers", "apiKeys", "cidrs");
         Set<String> customers = new LinkedHashSet<>();
@@ -39,7 +39,7 @@ final class AllowListParser {
             String hash = item.value().toLowerCase(Locale.ROOT);
             if (!QuotaConfigParser.SHA256.matcher(hash).matches()) {
                 problems.error(item.path(), "must be 64 hex characters (the SHA-256 of the API key, see ApiKeys)"
-                        + " but was " + Problems.quote(item.value()));
+                        + " but was " + ConfigProblems.quote(item.value()));
             } else if (!apiKeys.containsKey(hash)) {
                 problems.error(item.path(), "no API key with this hash under apiKeys (allow-listed keys must"
                         + " belong to a customer)");
@@ -61,7 +61,7 @@ final class AllowListParser {
      *
      * @param whyNotZero the end of the error message for a {@code /0} range
      */
-    static @Nullable List<Cidr> cidrs(ConfigMap map, String key, String whyNotZero, Problems problems) {
+    static @Nullable List<Cidr> cidrs(ConfigMap map, String key, String whyNotZero, ConfigProblems problems) {
         int errorsBefore = problems.errorCount();
         List<Cidr> cidrs = new ArrayList<>();
         Map<Cidr, String> firstPath = new HashMap<>();
@@ -74,7 +74,7 @@ final class AllowListParser {
                 continue;
             }
             if (cidr.prefixLength() == 0) {
-                problems.error(item.path(), Problems.quote(item.value()) + " " + whyNotZero);
+                problems.error(item.path(), ConfigProblems.quote(item.value()) + " " + whyNotZero);
                 continue;
             }
             String first = firstPath.putIfAbsent(cidr, item.path());
@@ -88,11 +88,11 @@ final class AllowListParser {
     }
 
     /** The strings listed at {@code key} with their paths; items that are not strings are errors. */
-    private static List<Item> strings(ConfigMap map, String key, Problems problems) {
+    private static List<Item> strings(ConfigMap map, String key, ConfigProblems problems) {
         List<Object> values = map.list(key);
         List<Item> items = new ArrayList<>();
         for (int i = 0; values != null && i < values.size(); i++) {
-            String path = Problems.index(map.path(key), i);
+            String path = ConfigProblems.index(map.path(key), i);
             String value = ConfigMap.string(values.get(i), path, problems);
             if (value != null) {
                 items.add(new Item(path, value));

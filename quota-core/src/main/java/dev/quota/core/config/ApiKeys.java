@@ -1,12 +1,10 @@
 package dev.quota.core.config;
 
+import dev.quota.core.internal.Hashes;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 
 /**
  * API keys as the config file stores them: the lower-case hex SHA-256 of the key's UTF-8 bytes, so
@@ -20,6 +18,9 @@ import java.util.HexFormat;
  */
 public final class ApiKeys {
 
+    /** Longer keys are not looked up: nobody issues them, and hashing them costs the server. */
+    public static final int MAX_LENGTH = 256;
+
     private ApiKeys() {
     }
 
@@ -28,13 +29,24 @@ public final class ApiKeys {
      * {@code sha256Hex("test")} is {@code 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08}.
      */
     public static String sha256Hex(String apiKey) {
-        try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            return HexFormat.of().formatHex(digest.digest(apiKey.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            // Every Java platform is required to provide SHA-256.
-            throw new IllegalStateException("SHA-256 is not available", e);
+        return Hashes.sha256Hex(apiKey);
+    }
+
+    /**
+     * Whether {@code key} is worth looking up: 1 to 256 characters of visible ASCII
+     * ({@code 0x21-0x7E}). Anything else is refused without hashing work.
+     */
+    public static boolean wellFormed(String key) {
+        if (key.isEmpty() || key.length() > MAX_LENGTH) {
+            return false;
         }
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c < 0x21 || c > 0x7E) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

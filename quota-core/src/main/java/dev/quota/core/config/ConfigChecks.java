@@ -21,7 +21,7 @@ final class ConfigChecks {
      * are compared by how long the limit takes to refill from empty (greedy and interval:
      * period * capacity / tokens; calendar: an hour, 24 hours, 7 days or 31 days).
      */
-    static void capacityWarnings(List<Limit> limits, String listPath, Problems problems) {
+    static void capacityWarnings(List<Limit> limits, String listPath, ConfigProblems problems) {
         for (int i = 0; i < limits.size(); i++) {
             Limit longer = limits.get(i);
             double window = windowSeconds(longer);
@@ -33,7 +33,7 @@ final class ConfigChecks {
                 }
             }
             if (shadowed != null) {
-                problems.warn(Problems.index(listPath, i), longer.name() + " capacity " + longer.capacity()
+                problems.warn(ConfigProblems.index(listPath, i), longer.name() + " capacity " + longer.capacity()
                         + " is smaller than " + shadowed.name() + " capacity " + shadowed.capacity()
                         + "; the " + shadowed.name() + " can never be used in full");
             }
@@ -45,7 +45,7 @@ final class ConfigChecks {
      * capacity of a plan means the request can never pass on that plan: an error. A cost above
      * only some capacities of a plan is a warning: only customers with a multiplier can pass.
      */
-    static void ruleCost(long cost, String costPath, Map<String, Plan> plans, Problems problems) {
+    static void ruleCost(long cost, String costPath, Map<String, Plan> plans, ConfigProblems problems) {
         plans.values().stream().sorted(Comparator.comparing(Plan::name)).forEach(plan -> {
             Limit largest = plan.limits().get(0);
             Limit smallest = largest;

@@ -18,9 +18,9 @@ final class ConfigMap {
 
     private final Map<String, Object> values;
     private final String path;
-    private final Problems problems;
+    private final ConfigProblems problems;
 
-    private ConfigMap(Map<String, Object> values, String path, Problems problems) {
+    private ConfigMap(Map<String, Object> values, String path, ConfigProblems problems) {
         this.values = values;
         this.path = path;
         this.problems = problems;
@@ -28,11 +28,11 @@ final class ConfigMap {
 
     /** The value as a map, or null (with an error) if it is something else. */
     @SuppressWarnings("unchecked")
-    static @Nullable ConfigMap of(@Nullable Object value, String path, Problems problems) {
+    static @Nullable ConfigMap of(@Nullable Object value, String path, ConfigProblems problems) {
         if (value instanceof Map) {
             return new ConfigMap((Map<String, Object>) value, path, problems);
         }
-        problems.error(path, "must be a map but was " + Problems.describe(value));
+        problems.error(path, "must be a map but was " + ConfigProblems.describe(value));
         return null;
     }
 
@@ -41,7 +41,7 @@ final class ConfigMap {
     }
 
     String path(String key) {
-        return Problems.key(path, key);
+        return ConfigProblems.key(path, key);
     }
 
     Set<String> keys() {
@@ -62,7 +62,7 @@ final class ConfigMap {
         for (String key : values.keySet()) {
             if (!allowedKeys.contains(key)) {
                 String suggestion = closest(key, allowed);
-                problems.error(path, "unknown key " + Problems.quote(key) + (suggestion == null
+                problems.error(path, "unknown key " + ConfigProblems.quote(key) + (suggestion == null
                         ? " (allowed: " + String.join(", ", allowed) + ")"
                         : " (did you mean \"" + suggestion + "\"?)"));
             }
@@ -92,7 +92,7 @@ final class ConfigMap {
             return null;
         }
         if (!(value instanceof Integer || value instanceof Long)) {
-            problems.error(path(key), "must be an integer but was " + Problems.describe(value));
+            problems.error(path(key), "must be an integer but was " + ConfigProblems.describe(value));
             return null;
         }
         long number = ((Number) value).longValue();
@@ -112,7 +112,7 @@ final class ConfigMap {
         if (value instanceof Boolean b) {
             return b;
         }
-        problems.error(path(key), "must be true or false but was " + Problems.describe(value));
+        problems.error(path(key), "must be true or false but was " + ConfigProblems.describe(value));
         return null;
     }
 
@@ -123,7 +123,7 @@ final class ConfigMap {
         }
         Object value = values.get(key);
         if (!(value instanceof Number)) {
-            problems.error(path(key), "must be a number but was " + Problems.describe(value));
+            problems.error(path(key), "must be a number but was " + ConfigProblems.describe(value));
             return null;
         }
         double number = ((Number) value).doubleValue();
@@ -146,14 +146,14 @@ final class ConfigMap {
     }
 
     /** {@link #string(String)} for a value that is not in a map, such as a list item. */
-    static @Nullable String string(@Nullable Object value, String path, Problems problems) {
+    static @Nullable String string(@Nullable Object value, String path, ConfigProblems problems) {
         if (value instanceof String s) {
             return s;
         }
         if (value instanceof Integer || value instanceof Long || value instanceof BigInteger) {
             return value.toString();
         }
-        problems.error(path, "must be a string but was " + Problems.describe(value)
+        problems.error(path, "must be a string but was " + ConfigProblems.describe(value)
                 + (value instanceof Boolean || value instanceof Double ? " (put it in quotes)" : ""));
         return null;
     }
@@ -168,7 +168,7 @@ final class ConfigMap {
         if (Arrays.asList(choices).contains(lower)) {
             return lower;
         }
-        problems.error(path(key), "must be one of " + String.join(", ", choices) + " but was " + Problems.quote(text));
+        problems.error(path(key), "must be one of " + String.join(", ", choices) + " but was " + ConfigProblems.quote(text));
         return null;
     }
 
@@ -182,7 +182,7 @@ final class ConfigMap {
         if (value instanceof List) {
             return new ArrayList<>((List<Object>) value);
         }
-        problems.error(path(key), "must be a list but was " + Problems.describe(value));
+        problems.error(path(key), "must be a list but was " + ConfigProblems.describe(value));
         return null;
     }
 

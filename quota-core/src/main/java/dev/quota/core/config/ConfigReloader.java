@@ -2,9 +2,8 @@ package dev.quota.core.config;
 
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
-import java.io.IOException;
+import java.io.ByteArrayInputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -30,6 +29,14 @@ import org.slf4j.LoggerFactory;
  * Polling rather than a file-system watch service works the same on every file system, including
  * bind mounts and ConfigMaps that are swapped by symlink.
  *
+ * <p>What is at the path is not trusted: anything but a regular file (a FIFO, a device, a
+ * directory) is never opened, a file over {@link QuotaConfigLoader#MAX_SIZE} (1 MB) is refused
+ * by its size before it is read, and a file that grows while it is read is read no further than
+ * the limit. A refused file is logged at ERROR with its path and the reason once, not on every
+ * check, until the condition changes or a good file is back; the same goes for invalid content
+ * (once per distinct content) and for a failure of the check itself. Whatever happens in a
+ * check, including an {@link Error}, the next check still runs.
+ *
  * <p>Every attempt also reaches the service's {@link dev.quota.core.QuotaListener#onReload}
  * (metrics count applied and rejected reloads there); the {@code listener} given to {@link #watch}
  * additionally gets the errors and warnings.
@@ -41,21 +48,31 @@ public final class ConfigReloader implements AutoCloseable {
     private final Path file;
     private final QuotaService service;
     private final Consumer<Result> listener;
+    private final Duration interval;
     private final ScheduledExecutorService scheduler;
+    /** For tests: runs after the file is checked and before it is opened, on every read. */
+    volatile Consumer<Path> beforeOpen = path -> { };
+
+    // guarded by this
     private byte @Nullable [] lastDigest;
+    /** The condition last logged for a file that was not read or a check that failed; null when all is well. */
+    private @Nullable String lastRefusal;
 
     private ConfigReloader(Path file, QuotaService service, Duration interval, Consumer<Result> listener) {
         this.file = file;
         this.service = service;
         this.listener = listener;
-        this.lastDigest = digestOrNull();
+        this.interval = interval;
+        if (ConfigFile.read(file, beforeOpen) instanceof ConfigFile.Content content) {
+            this.lastDigest = sha256(content.bytes());
+        }
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "quota-config-reloader");
             t.setDaemon(true);
             return t;
         });
         long millis = interval.toMillis();
-        scheduler.scheduleWithFixedDelay(this::checkQuietly, millis, millis, TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(this::poll, millis, millis, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -80,16 +97,55 @@ public final class ConfigReloader implements AutoCloseable {
     }
 
     /**
-     * Loads the file now and applies it if it is valid, whether or not it changed.
+     * Loads the file now and applies it if it is valid, whether or not it changed. A refused file
+     * (not a regular file, too large, unreadable) is logged every time this is called.
      *
      * @return what happened
      */
     public synchronized Result reloadNow() {
-        byte[] digest = digestOrNull();
+        ConfigFile.Read read = ConfigFile.read(file, beforeOpen);
+        if (read instanceof ConfigFile.Refused refused) {
+            return refuse(refused);
+        }
+        return apply(((ConfigFile.Content) read).bytes());
+    }
+
+    /** Stops watching. */
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+    }
+
+    /**
+     * One scheduled check. Never throws: a {@link ScheduledExecutorService} cancels a task that
+     * throws, without a word, and hot reload would be gone for good.
+     */
+    synchronized void poll() {
+        try {
+            ConfigFile.Read read = ConfigFile.read(file, beforeOpen);
+            if (read instanceof ConfigFile.Refused refused) {
+                if (!refused.condition().equals(lastRefusal)) {
+                    refuse(refused);
+                }
+                return;
+            }
+            byte[] bytes = ((ConfigFile.Content) read).bytes();
+            lastRefusal = null;
+            if (!Arrays.equals(sha256(bytes), lastDigest)) {
+                apply(bytes);
+            }
+        } catch (Throwable e) {
+            failed(e);
+        }
+    }
+
+    private Result apply(byte[] bytes) {
         Result result;
         try {
-            // Through the service, so its QuotaListeners hear of every attempt, applied or rejected.
-            QuotaConfig active = service.reload(() -> QuotaConfigLoader.load(file));
+            // Through the service, so its QuotaListeners hear of every attempt, applied or rejected;
+            // parsed from the bytes hashed, not from a second read that might see another file.
+            QuotaConfig active = service.reload(() -> QuotaConfigLoader.parse(new ByteArrayInputStream(bytes),
+                    file.toString()));
             result = new Result(true, active.version(), List.of(), active.warnings());
             log.info("quota config {} reloaded: version {}", file, active.version());
             active.warnings().forEach(w -> log.warn("quota config {}: {}", file, w));
@@ -99,37 +155,52 @@ public final class ConfigReloader implements AutoCloseable {
             log.error("quota config {} rejected, version {} stays active; {} error(s):\n  {}", file,
                     service.config().version(), errors.size(), String.join("\n  ", errors));
         } catch (IllegalArgumentException | UncheckedIOException e) {
-            result = new Result(false, service.config().version(), List.of(e.getMessage()), List.of());
+            result = new Result(false, service.config().version(), List.of(String.valueOf(e.getMessage())),
+                    List.of());
             log.error("quota config {} rejected, version {} stays active: {}", file, service.config().version(),
                     e.getMessage());
         }
-        lastDigest = digest;
+        lastDigest = sha256(bytes);
+        lastRefusal = null;
         listener.accept(result);
         return result;
     }
 
-    /** Stops watching. */
-    @Override
-    public void close() {
-        scheduler.shutdownNow();
+    private Result refuse(ConfigFile.Refused refused) {
+        lastRefusal = refused.condition();
+        try {
+            // tells the service's listeners of a rejected reload, as an invalid file would
+            service.reload(() -> {
+                throw new InvalidConfigException(file.toString(), List.of(new ConfigError("", refused.reason())));
+            });
+        } catch (InvalidConfigException expected) {
+            // the refusal itself, thrown back by the service
+        }
+        long version = service.config().version();
+        log.error("quota config {} refused, version {} stays active: {}; logged once until this changes", file,
+                version, refused.reason());
+        Result result = new Result(false, version, List.of(refused.reason()), List.of());
+        listener.accept(result);
+        return result;
     }
 
-    private synchronized void checkQuietly() {
+    private void failed(Throwable e) {
+        String condition = "failed:" + e.getClass().getName();
+        if (condition.equals(lastRefusal)) {
+            return;
+        }
+        lastRefusal = condition;
         try {
-            byte[] digest = digestOrNull();
-            if (digest != null && !Arrays.equals(digest, lastDigest)) {
-                reloadNow();
-            }
-        } catch (RuntimeException e) {
-            log.error("quota config watch of {} failed: {}", file, e.toString());
+            log.error("quota config watch of {} failed, the active config stays and the file is checked again in {}"
+                    + " ms; logged once until this changes: {}", file, interval.toMillis(), e.toString(), e);
+        } catch (Throwable ignored) {
+            // out of memory even for the log line: the next check tries again
         }
     }
 
-    private byte @Nullable [] digestOrNull() {
+    private static byte[] sha256(byte[] bytes) {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
-        } catch (IOException e) {
-            return null;
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required by every Java runtime", e);
         }

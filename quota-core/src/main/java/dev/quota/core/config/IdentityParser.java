@@ -11,7 +11,14 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
-/** Reads the {@code identity} section: key header, anonymous callers, proxies, failed keys. */
+/**
+ * Reads the {@code identity} section: key header, anonymous callers, proxies, failed keys.
+ *
+ * <p>{@code missingKey} defaults to {@code anonymous} when the file has a plan named
+ * {@code anonymous}, and to {@code reject} (401 {@code missing-api-key}) when it has none and says
+ * nothing about anonymous callers, so that an API for key holders only needs no identity section.
+ * Naming {@code missingKey: anonymous} or an {@code anonymousPlan} that is not a plan stays an error.
+ */
 final class IdentityParser {
 
     static final Pattern HEADER = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
@@ -27,7 +34,7 @@ final class IdentityParser {
      * @param plansRead whether the plans section could be read at all (else plan references are not checked)
      */
     static @Nullable Identity parse(@Nullable ConfigMap section, Set<String> planNames, boolean plansRead,
-                                    Problems problems) {
+                                    ConfigProblems problems) {
         Identity defaults = Identity.DEFAULT;
         String header = defaults.header();
         String missingKey = defaults.missingKey().name().toLowerCase(Locale.ROOT);
@@ -36,10 +43,12 @@ final class IdentityParser {
         Long ipv6Prefix = (long) Identity.DEFAULT_IPV6_PREFIX;
         String userHeader = null;
         Limit failedKeys = Identity.DEFAULT_FAILED_KEYS;
+        String whileBlocked = "known-keys";
+        String principalPlan = null;
         int errorsBefore = problems.errorCount();
         if (section != null) {
             section.allowOnly("header", "missingKey", "anonymousPlan", "trustedProxies", "ipv6Prefix", "userHeader",
-                    "failedKeys");
+                    "failedKeys", "whileBlocked", "principalPlan");
             header = section.has("header") ? header(section, "header", problems) : header;
             missingKey = section.has("missingKey") ? section.choice("missingKey", "anonymous", "reject") : missingKey;
             anonymousPlan = section.has("anonymousPlan") ? section.string("anonymousPlan") : anonymousPlan;
@@ -60,37 +69,59 @@ final class IdentityParser {
             if (section.has("failedKeys")) {
                 failedKeys = failedKeys(section.map("failedKeys"), problems);
             }
+            whileBlocked = section.has("whileBlocked") ? section.choice("whileBlocked", "known-keys", "no-keys")
+                    : whileBlocked;
+            if (section.has("principalPlan")) {
+                principalPlan = section.string("principalPlan");
+                if (principalPlan != null && plansRead && !planNames.contains(principalPlan)) {
+                    problems.error(section.path("principalPlan"), "unknown plan " + ConfigProblems.quote(principalPlan)
+                            + " (known: " + String.join(", ", planNames) + ")");
+                }
+            }
         }
-        String planPath = Problems.key("identity", "anonymousPlan");
+        String planPath = ConfigProblems.key("identity", "anonymousPlan");
+        boolean saysAnonymous = section != null && (section.has("missingKey") || section.has("anonymousPlan"));
+        if (!saysAnonymous && plansRead && !planNames.contains(anonymousPlan)) {
+            // Nothing asks for anonymous callers and there is no plan for them: they need a key.
+            missingKey = "reject";
+            String similar = ConfigMap.closest(anonymousPlan, planNames.toArray(String[]::new));
+            if (similar != null) {
+                problems.warn(planPath, "no plan " + ConfigProblems.quote(anonymousPlan) + ", so requests without an API"
+                        + " key get 401 (did you mean plan " + ConfigProblems.quote(similar) + "? name it "
+                        + anonymousPlan + " or set identity.anonymousPlan)");
+            }
+        }
         if ("anonymous".equals(missingKey) && anonymousPlan != null && plansRead && !planNames.contains(anonymousPlan)) {
-            problems.error(planPath, "unknown plan " + Problems.quote(anonymousPlan) + " (known: "
+            problems.error(planPath, "unknown plan " + ConfigProblems.quote(anonymousPlan) + " (known: "
                     + String.join(", ", planNames) + "); add that plan or set identity.missingKey to reject");
         }
         if (problems.errorCount() > errorsBefore || header == null || missingKey == null || anonymousPlan == null
-                || trustedProxies == null || ipv6Prefix == null || failedKeys == null) {
+                || trustedProxies == null || ipv6Prefix == null || failedKeys == null || whileBlocked == null) {
             return null;
         }
         try {
             return new Identity(header, Identity.MissingKey.valueOf(missingKey.toUpperCase(Locale.ROOT)),
-                    anonymousPlan, trustedProxies, ipv6Prefix.intValue(), userHeader, failedKeys);
+                    anonymousPlan, trustedProxies, ipv6Prefix.intValue(), userHeader, failedKeys,
+                    whileBlocked.equals("no-keys") ? Identity.WhileBlocked.NO_KEYS : Identity.WhileBlocked.KNOWN_KEYS,
+                    principalPlan);
         } catch (IllegalArgumentException e) {
             problems.error("identity", String.valueOf(e.getMessage()));
             return null;
         }
     }
 
-    private static @Nullable String header(ConfigMap section, String key, Problems problems) {
+    private static @Nullable String header(ConfigMap section, String key, ConfigProblems problems) {
         String header = section.string(key);
         if (header != null && !HEADER.matcher(header).matches()) {
             problems.error(section.path(key), "must be an HTTP header name such as X-API-Key but was "
-                    + Problems.quote(header));
+                    + ConfigProblems.quote(header));
             return null;
         }
         return header;
     }
 
     /** {@code {capacity: 10, period: 1m}}: that many failed lookups, refilled greedily over the period. */
-    private static @Nullable Limit failedKeys(@Nullable ConfigMap map, Problems problems) {
+    private static @Nullable Limit failedKeys(@Nullable ConfigMap map, ConfigProblems problems) {
         if (map == null) {
             return null;
         }

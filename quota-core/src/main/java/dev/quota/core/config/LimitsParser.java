@@ -30,9 +30,9 @@ final class LimitsParser {
      * The limits at {@code path}, or null when the list or any limit in it is invalid (errors
      * recorded). {@code required} lists must hold at least one limit.
      */
-    static @Nullable List<Limit> parse(@Nullable Object value, String path, boolean required, Problems problems) {
+    static @Nullable List<Limit> parse(@Nullable Object value, String path, boolean required, ConfigProblems problems) {
         if (!(value instanceof List<?> items)) {
-            problems.error(path, "must be a list of limits but was " + Problems.describe(value));
+            problems.error(path, "must be a list of limits but was " + ConfigProblems.describe(value));
             return null;
         }
         if (required && items.isEmpty()) {
@@ -43,7 +43,7 @@ final class LimitsParser {
         List<Limit> limits = new ArrayList<>();
         Map<String, String> firstPathByName = new HashMap<>();
         for (int i = 0; i < items.size(); i++) {
-            Limit limit = parseLimit(items.get(i), Problems.index(path, i), firstPathByName, problems);
+            Limit limit = parseLimit(items.get(i), ConfigProblems.index(path, i), firstPathByName, problems);
             if (limit != null) {
                 limits.add(limit);
             }
@@ -52,7 +52,7 @@ final class LimitsParser {
     }
 
     private static @Nullable Limit parseLimit(@Nullable Object value, String path, Map<String, String> firstPathByName,
-                                              Problems problems) {
+                                              ConfigProblems problems) {
         ConfigMap map = ConfigMap.of(value, path, problems);
         if (map == null) {
             return null;
@@ -64,7 +64,7 @@ final class LimitsParser {
         if (name != null) {
             String first = firstPathByName.putIfAbsent(name, map.path("name"));
             if (first != null) {
-                problems.error(map.path("name"), "duplicate limit name " + Problems.quote(name) + " (also at " + first + ")");
+                problems.error(map.path("name"), "duplicate limit name " + ConfigProblems.quote(name) + " (also at " + first + ")");
             }
         }
         Long capacity = map.integer("capacity", 1);
@@ -86,7 +86,7 @@ final class LimitsParser {
         }
     }
 
-    private static @Nullable Refill calendar(ConfigMap map, Problems problems) {
+    private static @Nullable Refill calendar(ConfigMap map, ConfigProblems problems) {
         for (String key : new String[] {"tokens", "period"}) {
             if (map.has(key)) {
                 problems.error(map.path(key), "not allowed with refill calendar (the whole capacity returns at each window start)");
@@ -105,7 +105,7 @@ final class LimitsParser {
             try {
                 zone = ZoneId.of(zoneText).normalized();
             } catch (DateTimeException e) {
-                problems.error(map.path("zone"), "unknown time zone " + Problems.quote(zoneText)
+                problems.error(map.path("zone"), "unknown time zone " + ConfigProblems.quote(zoneText)
                         + " (use a region such as Europe/Berlin, or UTC)");
                 return null;
             }
@@ -116,7 +116,7 @@ final class LimitsParser {
         return Refill.calendar(windowUnit(window), zone);
     }
 
-    private static @Nullable Refill periodic(ConfigMap map, String refill, @Nullable Long capacity, Problems problems) {
+    private static @Nullable Refill periodic(ConfigMap map, String refill, @Nullable Long capacity, ConfigProblems problems) {
         for (String key : new String[] {"window", "zone"}) {
             if (map.has(key)) {
                 problems.error(map.path(key), "only allowed with refill calendar, not " + refill);
@@ -140,11 +140,11 @@ final class LimitsParser {
      * A period such as {@code 500ms}, {@code 1s}, {@code 15m}, {@code 2h} or {@code 7d}: a whole
      * number and a unit, greater than zero. Null (with an error) if it is anything else.
      */
-    static @Nullable Duration period(@Nullable Object value, String path, Problems problems) {
+    static @Nullable Duration period(@Nullable Object value, String path, ConfigProblems problems) {
         Matcher matcher = value instanceof String text ? PERIOD.matcher(text.trim()) : null;
         if (matcher == null || !matcher.matches()) {
             problems.error(path, "must be a number and a unit like 15m (units " + UNITS + ") but was "
-                    + Problems.describe(value));
+                    + ConfigProblems.describe(value));
             return null;
         }
         long amount = Long.parseLong(matcher.group(1));
@@ -152,27 +152,27 @@ final class LimitsParser {
         ChronoUnit chronoUnit = periodUnit(unit);
         if (chronoUnit == null) {
             problems.error(path, unit.isEmpty()
-                    ? "missing unit in " + Problems.quote(matcher.group()) + " (use " + UNITS + ")"
-                    : "unknown unit " + Problems.quote(unit) + " (use " + UNITS + ")");
+                    ? "missing unit in " + ConfigProblems.quote(matcher.group()) + " (use " + UNITS + ")"
+                    : "unknown unit " + ConfigProblems.quote(unit) + " (use " + UNITS + ")");
             return null;
         }
         if (amount == 0) {
-            problems.error(path, "must be > 0 but was " + Problems.quote(matcher.group()));
+            problems.error(path, "must be > 0 but was " + ConfigProblems.quote(matcher.group()));
             return null;
         }
         try {
             return Duration.of(amount, chronoUnit);
         } catch (ArithmeticException e) {
-            problems.error(path, "is too long: " + Problems.quote(matcher.group()));
+            problems.error(path, "is too long: " + ConfigProblems.quote(matcher.group()));
             return null;
         }
     }
 
     /** A plan, rule, amount or limit name at {@code key}, checked against {@value #NAME_RULE}. */
-    static @Nullable String name(ConfigMap map, String key, Problems problems) {
+    static @Nullable String name(ConfigMap map, String key, ConfigProblems problems) {
         String name = map.string(key);
         if (name != null && !Limit.isValidName(name)) {
-            problems.error(map.path(key), "must match " + NAME_RULE + " but was " + Problems.quote(name));
+            problems.error(map.path(key), "must match " + NAME_RULE + " but was " + ConfigProblems.quote(name));
             return null;
         }
         return name;

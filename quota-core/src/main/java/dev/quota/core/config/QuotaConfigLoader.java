@@ -1,6 +1,7 @@
 package dev.quota.core.config;
 
 import dev.quota.core.QuotaConfig;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -8,7 +9,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -25,7 +25,8 @@ import java.util.List;
  *                                 # SHADOW_REJECTED and let the request through
  * identity:                       # optional
  *   header: X-API-Key             # default X-API-Key
- *   missingKey: anonymous         # anonymous | reject (default anonymous)
+ *   missingKey: anonymous         # anonymous | reject; default anonymous when the plans have one
+ *                                 # named anonymousPlan, else reject (401 missing-api-key)
  *   anonymousPlan: anonymous      # default anonymous; must be a plan when missingKey is anonymous
  *   trustedProxies: [10.0.0.0/8]  # default none: X-Forwarded-For is never believed; address ranges
  *                                 # whose X-Forwarded-For (and userHeader) are believed; no /0
@@ -92,7 +93,8 @@ import java.util.List;
  * {@code enabled: false}, and a {@code userHeader} without {@code trustedProxies} (it is never read).
  *
  * <p>Safety: only plain maps, lists and scalars are built; any type tag ({@code !!java.io.File})
- * is an error. Input over 1,000,000 bytes (1 MB) is refused before parsing; more than 50 aliases
+ * is an error. Input over 1,000,000 bytes (1 MB) is refused before parsing (a file before it is
+ * opened, as is anything but a regular file); more than 50 aliases
  * to maps or lists, nesting deeper than 50 levels and duplicate keys are errors.
  */
 public final class QuotaConfigLoader {
@@ -104,24 +106,25 @@ public final class QuotaConfigLoader {
     }
 
     /**
-     * Reads and checks the UTF-8 file at {@code file}; errors name the file.
+     * Reads and checks the UTF-8 file at {@code file}; errors name the file. Only a regular file
+     * (or a link to one) of at most {@link #MAX_SIZE} bytes is opened: the type and the size are
+     * checked first, and the read stops past the limit, so neither a FIFO, a device nor a file of
+     * gigabytes can block or exhaust the caller.
      *
-     * @throws InvalidConfigException if the file is too large, not YAML or not a valid config
+     * @throws InvalidConfigException if the file is too large, not a regular file, not YAML or not
+     *                                a valid config
      * @throws UncheckedIOException   if the file cannot be read
      */
     public static QuotaConfig load(Path file) {
         String sourceName = file.toString();
-        try {
-            long size = Files.size(file);
-            if (size > MAX_SIZE) {
-                throw tooLarge(sourceName, size + " bytes");
+        ConfigFile.Read read = ConfigFile.read(file, path -> { });
+        if (read instanceof ConfigFile.Refused refused) {
+            if (refused.cause() != null) {
+                throw new UncheckedIOException("cannot read quota config " + sourceName, refused.cause());
             }
-            try (InputStream in = Files.newInputStream(file)) {
-                return parse(in, sourceName);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read quota config " + sourceName, e);
+            throw new InvalidConfigException(sourceName, List.of(new ConfigError("", refused.reason())));
         }
+        return parse(new ByteArrayInputStream(((ConfigFile.Content) read).bytes()), sourceName);
     }
 
     /**
@@ -135,7 +138,7 @@ public final class QuotaConfigLoader {
             throw tooLarge(sourceName, yaml.length() + " characters");
         }
         String text = yaml.startsWith("\uFEFF") ? yaml.substring(1) : yaml;
-        var problems = new Problems();
+        var problems = new ConfigProblems();
         Object root = YamlTree.read(text, problems);
         QuotaConfig config = root == null ? null : QuotaConfigParser.parse(root, problems);
         if (config == null || problems.hasErrors()) {

@@ -28,26 +28,26 @@ final class QuotaConfigParser {
     static final Pattern SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
     static final int MAX_CUSTOMER_ID = 128;
 
-    private final Problems problems;
+    private final ConfigProblems problems;
     /** Every well-named plan in the file, valid or not, so a reference to it is not an error too. */
     private final Set<String> planNames = new TreeSet<>();
     private final Set<String> customerIds = new HashSet<>();
     private final Map<String, Plan> plans = new LinkedHashMap<>();
     private boolean plansRead;
 
-    private QuotaConfigParser(Problems problems) {
+    private QuotaConfigParser(ConfigProblems problems) {
         this.problems = problems;
     }
 
     /** The config, or null when any error was recorded. */
-    static @Nullable QuotaConfig parse(Object root, Problems problems) {
+    static @Nullable QuotaConfig parse(Object root, ConfigProblems problems) {
         return new QuotaConfigParser(problems).parse(root);
     }
 
     private @Nullable QuotaConfig parse(Object root) {
         if (!(root instanceof Map)) {
             problems.error("", "the config must be a map of sections (plans, rules, customers, ...) but was "
-                    + Problems.describe(root));
+                    + ConfigProblems.describe(root));
             return null;
         }
         ConfigMap top = ConfigMap.of(root, "", problems);
@@ -179,7 +179,7 @@ final class QuotaConfigParser {
         Map<String, String> firstPathByHash = new HashMap<>();
         List<Object> items = top.list("apiKeys");
         for (int i = 0; items != null && i < items.size(); i++) {
-            ConfigMap key = ConfigMap.of(items.get(i), Problems.index("apiKeys", i), problems);
+            ConfigMap key = ConfigMap.of(items.get(i), ConfigProblems.index("apiKeys", i), problems);
             if (key == null) {
                 continue;
             }
@@ -188,7 +188,7 @@ final class QuotaConfigParser {
             String hash = key.string("sha256");
             if (hash != null && !SHA256.matcher(hash).matches()) {
                 problems.error(key.path("sha256"), "must be 64 hex characters (the SHA-256 of the API key, see ApiKeys)"
-                        + " but was " + Problems.quote(hash));
+                        + " but was " + ConfigProblems.quote(hash));
                 hash = null;
             }
             hash = hash == null ? null : hash.toLowerCase(Locale.ROOT);
@@ -198,7 +198,7 @@ final class QuotaConfigParser {
             }
             String customer = key.string("customer");
             if (customer != null && !customerIds.contains(customer)) {
-                problems.error(key.path("customer"), "unknown customer " + Problems.quote(customer));
+                problems.error(key.path("customer"), "unknown customer " + ConfigProblems.quote(customer));
             } else if (hash != null && customer != null && first == null) {
                 apiKeys.put(hash, customer);
             }
@@ -221,7 +221,7 @@ final class QuotaConfigParser {
     }
 
     private String unknownPlan(String plan) {
-        return "unknown plan " + Problems.quote(plan) + " (known: " + String.join(", ", planNames) + ")";
+        return "unknown plan " + ConfigProblems.quote(plan) + " (known: " + String.join(", ", planNames) + ")";
     }
 
     /** Runs a record constructor; should it still refuse the values, that is an error at {@code path}. */

@@ -4,6 +4,7 @@ import dev.quota.core.FailurePolicy;
 import dev.quota.core.Limit;
 import dev.quota.core.Mode;
 import dev.quota.core.Plan;
+import dev.quota.core.RouteMatch;
 import dev.quota.core.Rule;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,31 +12,23 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /** Reads the {@code rules} section: endpoint patterns, cost and the rule's own limits. */
 final class RulesParser {
 
-    private static final String METHODS = "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS";
-    private static final Pattern MATCH = Pattern.compile("(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) (\\S+)");
-    private static final Pattern PATH = Pattern.compile(
-            "(?:/(?:[A-Za-z0-9._~!$&'()*+,;=:@%-]|\\{[A-Za-z_][A-Za-z0-9_]*\\})*)+");
-    private static final Pattern TEMPLATE = Pattern.compile("\\{[^}]*\\}");
-
-    private final Problems problems;
+    private final ConfigProblems problems;
     private final Map<String, Plan> plans;
-    /** Patterns seen so far, with templates blanked ({@code /a/{}}), to the path of their first use. */
+    /** Entries seen so far ({@code POST /a/{}}), to the path of their first use. */
     private final Map<String, String> seenPatterns = new HashMap<>();
 
-    private RulesParser(Map<String, Plan> plans, Problems problems) {
+    private RulesParser(Map<String, Plan> plans, ConfigProblems problems) {
         this.plans = plans;
         this.problems = problems;
     }
 
     /** The valid rules by name; invalid ones are left out with their errors recorded. */
-    static Map<String, Rule> parse(ConfigMap section, Map<String, Plan> plans, Problems problems) {
+    static Map<String, Rule> parse(ConfigMap section, Map<String, Plan> plans, ConfigProblems problems) {
         var parser = new RulesParser(plans, problems);
         Map<String, Rule> rules = new LinkedHashMap<>();
         for (String name : section.keys()) {
@@ -59,7 +52,7 @@ final class RulesParser {
         }
         int errorsBefore = problems.errorCount();
         rule.allowOnly("match", "cost", "limits", "shared", "onStoreFailure", "mode");
-        List<String> matches = matches(rule);
+        List<RouteMatch> matches = matches(rule);
         Long cost = rule.has("cost") ? rule.integer("cost", 1) : Long.valueOf(1);
         if (cost != null) {
             ConfigChecks.ruleCost(cost, rule.path("cost"), plans, problems);
@@ -91,39 +84,32 @@ final class RulesParser {
         return limits;
     }
 
-    private List<String> matches(ConfigMap rule) {
+    private List<RouteMatch> matches(ConfigMap rule) {
         List<Object> items = rule.list("match");
         if (items == null) {
             return List.of();
         }
-        List<String> matches = new ArrayList<>();
+        List<RouteMatch> matches = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
-            String path = Problems.index(rule.path("match"), i);
+            String path = ConfigProblems.index(rule.path("match"), i);
             String pattern = ConfigMap.string(items.get(i), path, problems);
-            if (pattern != null && valid(pattern, path)) {
-                String first = seenPatterns.putIfAbsent(TEMPLATE.matcher(pattern).replaceAll("{}"), path);
-                if (first != null) {
-                    problems.error(path, "duplicate pattern " + Problems.quote(pattern) + " (already at " + first + ")");
-                } else {
-                    matches.add(pattern);
-                }
+            if (pattern == null) {
+                continue;
+            }
+            RouteMatch match;
+            try {
+                match = RouteMatch.parse(pattern);
+            } catch (IllegalArgumentException e) {
+                problems.error(path, String.valueOf(e.getMessage()));
+                continue;
+            }
+            String first = seenPatterns.putIfAbsent(match.toString(), path);
+            if (first != null) {
+                problems.error(path, "duplicate pattern " + ConfigProblems.quote(pattern) + " (already at " + first + ")");
+            } else {
+                matches.add(match);
             }
         }
         return matches;
-    }
-
-    private boolean valid(String pattern, String path) {
-        Matcher matcher = MATCH.matcher(pattern);
-        if (!matcher.matches()) {
-            problems.error(path, "must be \"METHOD /path\" with METHOD one of " + METHODS + " but was "
-                    + Problems.quote(pattern));
-            return false;
-        }
-        if (!PATH.matcher(matcher.group(2)).matches()) {
-            problems.error(path, "path must start with / and may use {name} templates but was "
-                    + Problems.quote(matcher.group(2)));
-            return false;
-        }
-        return true;
     }
 }

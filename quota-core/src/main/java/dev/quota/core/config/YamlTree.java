@@ -42,7 +42,7 @@ final class YamlTree {
     private static final int MAX_ALIASES = 50;
     private static final Set<Tag> CONSTRUCTED = Set.of(Tag.INT, Tag.FLOAT, Tag.BOOL);
 
-    private final Problems problems;
+    private final ConfigProblems problems;
     private final PlainConstructor scalars;
     private final Yaml yaml;
     /** Nodes already turned into values: an alias yields the same object, not a copy. */
@@ -50,7 +50,7 @@ final class YamlTree {
     /** Collections being built: meeting one again means an alias points into itself. */
     private final Set<Node> building = Collections.newSetFromMap(new IdentityHashMap<>());
 
-    private YamlTree(Problems problems) {
+    private YamlTree(ConfigProblems problems) {
         this.problems = problems;
         var options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
@@ -65,7 +65,7 @@ final class YamlTree {
     }
 
     /** The document's root value, or null with errors recorded (an empty document is an error). */
-    static @Nullable Object read(String text, Problems problems) {
+    static @Nullable Object read(String text, ConfigProblems problems) {
         return new YamlTree(problems).read(text);
     }
 
@@ -120,11 +120,11 @@ final class YamlTree {
             String key = keyNode.getValue();
             Mark first = firstSeen.putIfAbsent(key, keyNode.getStartMark());
             if (first != null) {
-                problems.error(path, "duplicate key " + Problems.quote(key) + " (first at line "
+                problems.error(path, "duplicate key " + ConfigProblems.quote(key) + " (first at line "
                         + (first.getLine() + 1) + ", again at line " + line(keyNode) + ")");
                 continue;
             }
-            map.put(key, build(tuple.getValueNode(), Problems.key(path, key)));
+            map.put(key, build(tuple.getValueNode(), ConfigProblems.key(path, key)));
         }
         return map;
     }
@@ -136,7 +136,7 @@ final class YamlTree {
         List<Object> list = new ArrayList<>(node.getValue().size());
         List<Node> items = node.getValue();
         for (int i = 0; i < items.size(); i++) {
-            list.add(build(items.get(i), Problems.index(path, i)));
+            list.add(build(items.get(i), ConfigProblems.index(path, i)));
         }
         return list;
     }
@@ -156,13 +156,13 @@ final class YamlTree {
         try {
             return scalars.scalar(node);
         } catch (RuntimeException e) {
-            problems.error(path, "cannot read " + Problems.quote(node.getValue()) + " as " + tag.getClassName());
+            problems.error(path, "cannot read " + ConfigProblems.quote(node.getValue()) + " as " + tag.getClassName());
             return null;
         }
     }
 
     private @Nullable Object refuseTag(Node node, String path) {
-        problems.error(path, "tag " + Problems.quote(shortTag(node.getTag().getValue())) + " is not allowed (line "
+        problems.error(path, "tag " + ConfigProblems.quote(shortTag(node.getTag().getValue())) + " is not allowed (line "
                 + line(node) + "); only plain maps, lists and scalars");
         return null;
     }
@@ -187,7 +187,7 @@ final class YamlTree {
         }
         if (problem.contains("Global tag is not allowed: ")) {
             String tag = problem.substring(problem.indexOf("Global tag is not allowed: ") + 27);
-            problem = "tag " + Problems.quote(shortTag(tag)) + " is not allowed; only plain maps, lists and scalars";
+            problem = "tag " + ConfigProblems.quote(shortTag(tag)) + " is not allowed; only plain maps, lists and scalars";
         } else if (problem.startsWith("Nesting Depth exceeded")) {
             problem = "the document is nested more than " + MAX_DEPTH + " levels deep";
         } else if (problem.startsWith("Number of aliases for non-scalar nodes exceeds")) {

@@ -1,5 +1,7 @@
 package dev.quota.core.internal;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.quota.core.Limit;
 import dev.quota.core.Refill;
 import dev.quota.core.spi.BucketSpec;
@@ -11,23 +13,33 @@ import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.VerboseResult;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.concurrent.ConcurrentHashMap;
 
 /** Translates bucket specs into Bucket4j configurations and Bucket4j results into ours. */
 public final class Bandwidths {
 
-    private static final int MAX_CACHED = 10_000;
-    private static final ConcurrentHashMap<BucketSpec, BucketConfiguration> CACHE = new ConcurrentHashMap<>();
+    /**
+     * Configurations by spec instance: the bucket layout reuses one spec per limits and config
+     * version, so a decision finds its configuration without hashing the limits. Weak keys: a spec
+     * no longer used (an old config version) is collected with its entry.
+     */
+    private static final Cache<BucketSpec, BucketConfiguration> CACHE = Caffeine.newBuilder()
+            .weakKeys().maximumSize(100_000).executor(Runnable::run).build();
 
     private Bandwidths() {
     }
 
     /** The Bucket4j configuration of a spec: one bandwidth per limit, identified by the limit name. */
     public static BucketConfiguration configuration(BucketSpec spec) {
-        BucketConfiguration cached = CACHE.get(spec);
+        BucketConfiguration cached = CACHE.getIfPresent(spec);
         if (cached != null) {
             return cached;
         }
+        BucketConfiguration configuration = build(spec);
+        CACHE.put(spec, configuration);
+        return configuration;
+    }
+
+    private static BucketConfiguration build(BucketSpec spec) {
         ConfigurationBuilder builder = BucketConfiguration.builder();
         for (Limit limit : spec.limits()) {
             builder.addLimit(b -> {
@@ -39,12 +51,7 @@ public final class Bandwidths {
                 return capacity.refillIntervally(i.tokens(), i.period()).id(limit.name());
             });
         }
-        BucketConfiguration configuration = builder.build();
-        if (CACHE.size() >= MAX_CACHED) {
-            CACHE.clear();
-        }
-        CACHE.put(spec, configuration);
-        return configuration;
+        return builder.build();
     }
 
     /** Our result from a verbose Bucket4j probe. */

@@ -102,7 +102,9 @@ public final class ClientAddresses {
     /**
      * The bucket identity of a client address: an IPv4 address as it is ({@code 203.0.113.7}), an
      * IPv6 address as its network of {@code ipv6Prefix} bits ({@code 2001:db8:1:2::/64}), or the
-     * full address when the prefix is 128.
+     * full address when the prefix is 128. IPv6 forms that carry an IPv4 client address count as that
+     * address ({@link #embeddedIpv4}): every IPv4 client behind a NAT64 gateway would otherwise share
+     * the gateway's one /64.
      *
      * @throws IllegalArgumentException if ipv6Prefix is not 1 to 128
      */
@@ -110,10 +112,66 @@ public final class ClientAddresses {
         if (ipv6Prefix < 1 || ipv6Prefix > 128) {
             throw new IllegalArgumentException("ipv6Prefix must be 1 to 128 but was " + ipv6Prefix);
         }
-        if (address instanceof Inet4Address || ipv6Prefix == 128) {
+        if (address instanceof Inet4Address) {
+            return format(address);
+        }
+        byte[] ipv4 = embeddedIpv4(address.getAddress());
+        if (ipv4 != null) {
+            return format(ipv4);
+        }
+        if (ipv6Prefix == 128) {
             return format(address);
         }
         return format(mask(address.getAddress(), ipv6Prefix)) + "/" + ipv6Prefix;
+    }
+
+    /**
+     * The IPv4 address an IPv6 address carries for a client, or null: NAT64 with the well-known
+     * prefix {@code 64:ff9b::/96} (RFC 6052) and the local-use prefix {@code 64:ff9b:1::/48} (RFC 8215,
+     * last 32 bits), 6to4 {@code 2002::/16} (bits 16 to 47, RFC 3056), Teredo {@code 2001::/32} (the
+     * client's address, inverted, in the last 32 bits, RFC 4380), IPv4-compatible {@code ::a.b.c.d}
+     * and IPv4-mapped {@code ::ffff:a.b.c.d}.
+     */
+    static byte @Nullable [] embeddedIpv4(byte[] v6) {
+        if (v6.length != 16) {
+            return null;
+        }
+        int w0 = word(v6, 0);
+        int w1 = word(v6, 2);
+        if (w0 == 0x0064 && w1 == 0xff9b && allZero(v6, 4, 12)) {
+            return java.util.Arrays.copyOfRange(v6, 12, 16); // 64:ff9b::/96
+        }
+        if (w0 == 0x0064 && w1 == 0xff9b && word(v6, 4) == 0x0001) {
+            return java.util.Arrays.copyOfRange(v6, 12, 16); // 64:ff9b:1::/48
+        }
+        if (w0 == 0x2002) {
+            return java.util.Arrays.copyOfRange(v6, 2, 6); // 6to4
+        }
+        if (w0 == 0x2001 && w1 == 0x0000) {
+            byte[] out = java.util.Arrays.copyOfRange(v6, 12, 16); // Teredo: obfuscated client address
+            for (int i = 0; i < 4; i++) {
+                out[i] = (byte) ~out[i];
+            }
+            return out;
+        }
+        if (allZero(v6, 0, 10) && ((v6[10] == 0 && v6[11] == 0 && !allZero(v6, 12, 14))
+                || (v6[10] == (byte) 0xff && v6[11] == (byte) 0xff))) {
+            return java.util.Arrays.copyOfRange(v6, 12, 16); // ::a.b.c.d and ::ffff:a.b.c.d
+        }
+        return null;
+    }
+
+    private static int word(byte[] bytes, int offset) {
+        return ((bytes[offset] & 0xff) << 8) | (bytes[offset + 1] & 0xff);
+    }
+
+    private static boolean allZero(byte[] bytes, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (bytes[i] != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether any range of {@code cidrs} contains {@code address}. */

@@ -5,6 +5,7 @@ import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.spi.Take;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -91,8 +92,8 @@ public final class CircuitBreakerStore implements QuotaStore {
     }
 
     @Override
-    public ConsumeResult tryConsume(BucketKey key, BucketSpec spec, long tokens) {
-        return call(() -> delegate.tryConsume(key, spec, tokens));
+    public List<ConsumeResult> tryConsume(List<Take> takes) {
+        return call(() -> delegate.tryConsume(takes));
     }
 
     @Override

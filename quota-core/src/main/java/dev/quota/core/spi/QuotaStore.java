@@ -1,32 +1,56 @@
 package dev.quota.core.spi;
 
+import java.util.List;
+
 /**
- * Where buckets live. One implementation per backend: Redis (shared by every instance) and the
- * JVM (one instance, or the fallback while Redis is unavailable).
+ * Where buckets live. One implementation per backend: Redis (shared by every instance), JCache
+ * (a data grid), and the JVM (one instance, or the fallback while the shared store is unavailable).
  *
- * <p>Every operation is atomic per key across all clients of the store. Failures are thrown as
- * {@link dev.quota.core.QuotaStoreException}; the caller's failure policy decides what the
- * HTTP client sees. A bucket that does not exist yet is created full.
+ * <p>A decision is one {@link #tryConsume(List) consume} of all its buckets. A store takes every
+ * take's {@link Take#tokens()} when all of them have enough; otherwise each take's
+ * {@link Take#refusalTokens()}, provided every take with refusal tokens has that many; otherwise
+ * nothing. A store
+ * that can do this atomically across buckets does (the in-JVM store; Redis within one cluster hash
+ * slot); one that cannot takes bucket by bucket and gives back what it took when a later bucket
+ * refuses ({@link PerBucketStore}), which may refuse a concurrent request early but never admits
+ * one too many.
+ *
+ * <p>Every operation is atomic per bucket across all clients of the store. A bucket that does not
+ * exist yet is created full; a stored bucket whose spec version is lower than the one given takes
+ * the given limits and keeps its usage. Failures are thrown as {@link dev.quota.core.QuotaStoreException};
+ * the caller's failure policy decides what the HTTP client sees.
  */
 public interface QuotaStore extends AutoCloseable {
 
     /**
-     * Takes {@code tokens} from every limit of the bucket, or nothing if any limit lacks them.
+     * Takes tokens for one decision, as described on {@link QuotaStore}.
+     *
+     * @param takes at least one take; no key twice
+     * @return one result per take, in order
+     * @throws IllegalArgumentException if {@code takes} is empty or names a key twice
+     * @throws dev.quota.core.QuotaStoreException if the store cannot answer
+     */
+    List<ConsumeResult> tryConsume(List<Take> takes);
+
+    /**
+     * Takes {@code tokens} from one bucket, or nothing: a consume of one take.
      *
      * @throws dev.quota.core.QuotaStoreException if the store cannot answer
      */
-    ConsumeResult tryConsume(BucketKey key, BucketSpec spec, long tokens);
+    default ConsumeResult tryConsume(BucketKey key, BucketSpec spec, long tokens) {
+        return tryConsume(List.of(Take.of(key, spec, tokens))).get(0);
+    }
 
     /**
-     * Gives {@code tokens} back to every limit of the bucket, never above capacity. Used when a
-     * later limit rejected the request these tokens were taken for.
+     * Gives {@code tokens} back to every limit of the bucket, never above capacity: a refund of
+     * tokens a decision took.
      *
      * @throws dev.quota.core.QuotaStoreException if the store cannot answer
      */
     void addTokens(BucketKey key, BucketSpec spec, long tokens);
 
     /**
-     * Reads the bucket without taking anything ({@code consumed} is true).
+     * Reads the bucket without taking anything ({@code consumed} is true, {@code nanosToWait} 0).
      *
      * @throws dev.quota.core.QuotaStoreException if the store cannot answer
      */

@@ -1,36 +1,65 @@
 package dev.quota.core.store;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
 import dev.quota.core.internal.Bandwidths;
+import dev.quota.core.internal.BucketMath;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.QuotaStore;
-import io.github.bucket4j.Bucket;
+import dev.quota.core.spi.Take;
 import io.github.bucket4j.TimeMeter;
-import io.github.bucket4j.TokensInheritanceStrategy;
-import io.github.bucket4j.VerboseResult;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Iterator;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Buckets in this JVM: for a single instance, for tests, and as the fallback while Redis is
- * unavailable. Bounded: a bucket idle longer than its time to refill fully (plus a margin) is
- * dropped, and past {@code maxBuckets} the oldest-expiring buckets are dropped first.
+ * Buckets in this JVM: for a single instance, for tests, and as the fallback while the shared store
+ * is unavailable. A consume of several buckets is atomic: their locks are taken in key order, so
+ * concurrent consumes never deadlock and never see each other half-done.
+ *
+ * <p>Bounded: a bucket untouched for longer than its time to refill fully plus {@code expiryMargin}
+ * is dropped (it would be full again anyway), and past {@code maxBuckets} the least useful buckets
+ * are dropped first (Caffeine's size eviction).
  */
 public final class InMemoryStore implements QuotaStore {
 
-    private final ConcurrentHashMap<String, Entry> buckets = new ConcurrentHashMap<>();
+    private final Cache<String, Slot> buckets;
     private final TimeMeter time;
     private final long marginNanos;
-    private final int maxBuckets;
 
     private InMemoryStore(Builder builder) {
         this.time = Bandwidths.timeMeter(builder.clock);
         this.marginNanos = builder.expiryMargin.toNanos();
-        this.maxBuckets = builder.maxBuckets;
+        this.buckets = Caffeine.newBuilder()
+                .maximumSize(builder.maxBuckets)
+                .ticker(time::currentTimeNanos)
+                .expireAfter(new Expiry<String, Slot>() {
+                    @Override
+                    public long expireAfterCreate(String key, Slot slot, long now) {
+                        return Math.max(0, slot.expiresAt - now);
+                    }
+
+                    @Override
+                    public long expireAfterUpdate(String key, Slot slot, long now, long current) {
+                        return Math.max(0, slot.expiresAt - now);
+                    }
+
+                    @Override
+                    public long expireAfterRead(String key, Slot slot, long now, long current) {
+                        return Math.max(0, slot.expiresAt - now);
+                    }
+                })
+                .executor(Runnable::run)
+                .build();
     }
 
     /** A builder with the defaults: system clock, 100,000 buckets, 60 s expiry margin. */
@@ -39,34 +68,66 @@ public final class InMemoryStore implements QuotaStore {
     }
 
     @Override
-    public ConsumeResult tryConsume(BucketKey key, BucketSpec spec, long tokens) {
-        Entry entry = entry(key, spec);
-        ConsumeResult result = Bandwidths.result(entry.bucket.asVerbose().tryConsumeAndReturnRemaining(tokens));
-        entry.expiresAt = time.currentTimeNanos() + result.nanosToFull() + marginNanos;
-        return result;
+    public List<ConsumeResult> tryConsume(List<Take> takes) {
+        BucketMath.requireDistinctKeys(takes);
+        int n = takes.size();
+        Slot[] slots = new Slot[n];
+        for (int i = 0; i < n; i++) {
+            slots[i] = slot(takes.get(i).key());
+        }
+        Integer[] order = lockOrder(takes);
+        for (Integer i : order) {
+            slots[i].lock.lock();
+        }
+        try {
+            long now = time.currentTimeNanos();
+            RemoteBucketState[] before = new RemoteBucketState[n];
+            for (int i = 0; i < n; i++) {
+                before[i] = slots[i].state;
+            }
+            BucketMath.Outcome outcome = BucketMath.decide(takes, before, now);
+            for (int i = 0; i < n; i++) {
+                RemoteBucketState written = outcome.writes()[i];
+                if (written != null) {
+                    store(takes.get(i).key(), slots[i], written, outcome.results().get(i).nanosToFull(), now);
+                }
+            }
+            return outcome.results();
+        } finally {
+            for (int i = order.length - 1; i >= 0; i--) {
+                slots[order[i]].lock.unlock();
+            }
+        }
     }
 
     @Override
     public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
-        entry(key, spec).bucket.addTokens(tokens);
+        Slot slot = slot(key);
+        slot.lock.lock();
+        try {
+            long now = time.currentTimeNanos();
+            RemoteBucketState after = BucketMath.addTokens(slot.state, spec, tokens, now);
+            store(key, slot, after, after.calculateFullRefillingTime(now), now);
+        } finally {
+            slot.lock.unlock();
+        }
     }
 
     @Override
     public ConsumeResult peek(BucketKey key, BucketSpec spec) {
-        VerboseResult<Long> verbose = entry(key, spec).bucket.asVerbose().getAvailableTokens();
-        var diagnostics = verbose.getDiagnostics();
-        return new ConsumeResult(true, diagnostics.getAvailableTokensPerEachBandwidth(), 0,
-                diagnostics.calculateFullRefillingTime());
+        Slot slot = buckets.getIfPresent(key.value());
+        return BucketMath.peek(slot == null ? null : slot.state, spec, time.currentTimeNanos());
     }
 
     @Override
     public void reset(BucketKey key) {
-        buckets.remove(key.value());
+        buckets.invalidate(key.value());
     }
 
-    /** The number of buckets held now (expired ones may still be counted until the next sweep). */
-    public int size() {
-        return buckets.size();
+    /** The number of buckets held now (expired ones are dropped first). */
+    public long size() {
+        buckets.cleanUp();
+        return buckets.estimatedSize();
     }
 
     @Override
@@ -76,61 +137,45 @@ public final class InMemoryStore implements QuotaStore {
 
     @Override
     public void close() {
-        buckets.clear();
+        buckets.invalidateAll();
     }
 
-    private Entry entry(BucketKey key, BucketSpec spec) {
-        long now = time.currentTimeNanos();
-        Entry entry = buckets.get(key.value());
-        if (entry == null || entry.expiresAt < now) {
-            if (buckets.size() >= maxBuckets) {
-                sweep(now);
-            }
-            var builder = Bucket.builder().withCustomTimePrecision(time);
-            for (var bandwidth : Bandwidths.configuration(spec).getBandwidths()) {
-                builder.addLimit(bandwidth);
-            }
-            Entry fresh = new Entry(builder.build(), spec.version());
-            fresh.expiresAt = now + marginNanos;
-            entry = entry == null ? buckets.putIfAbsent(key.value(), fresh) : replaceExpired(key, entry, fresh);
-            if (entry == null) {
-                entry = fresh;
-            }
+    private Slot slot(BucketKey key) {
+        return buckets.get(key.value(), k -> new Slot(time.currentTimeNanos() + marginNanos));
+    }
+
+    private void store(BucketKey key, Slot slot, RemoteBucketState state, long nanosToFull, long now) {
+        slot.state = state;
+        slot.expiresAt = saturatedAdd(now, saturatedAdd(nanosToFull, marginNanos));
+        // tell the cache the new expiry now: a bucket must not be dropped before it is full again
+        buckets.policy().expireVariably().ifPresent(
+                policy -> policy.setExpiresAfter(key.value(), Duration.ofNanos(Math.max(0, slot.expiresAt - now))));
+    }
+
+    private static Integer[] lockOrder(List<Take> takes) {
+        Integer[] order = new Integer[takes.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
         }
-        if (entry.version < spec.version()) {
-            synchronized (entry) {
-                if (entry.version < spec.version()) {
-                    entry.bucket.replaceConfiguration(Bandwidths.configuration(spec), TokensInheritanceStrategy.ADDITIVE);
-                    entry.version = spec.version();
-                }
-            }
+        if (order.length > 1) {
+            Arrays.sort(order, Comparator.comparing(i -> takes.get(i).key().value()));
         }
-        return entry;
+        return order;
     }
 
-    private Entry replaceExpired(BucketKey key, Entry expired, Entry fresh) {
-        return buckets.replace(key.value(), expired, fresh) ? fresh : buckets.computeIfAbsent(key.value(), k -> fresh);
+    private static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
     }
 
-    /** Drops expired buckets; if that is not enough, drops a tenth of the rest. */
-    private void sweep(long now) {
-        buckets.values().removeIf(e -> e.expiresAt < now);
-        int excess = buckets.size() - maxBuckets * 9 / 10;
-        Iterator<Entry> it = buckets.values().iterator();
-        while (excess-- > 0 && it.hasNext()) {
-            it.next();
-            it.remove();
-        }
-    }
-
-    private static final class Entry {
-        final Bucket bucket;
-        volatile long version;
+    /** One bucket: its state, replaced (never mutated) under the lock, and when it may be dropped. */
+    private static final class Slot {
+        final ReentrantLock lock = new ReentrantLock();
+        volatile @Nullable RemoteBucketState state;
         volatile long expiresAt;
 
-        Entry(Bucket bucket, long version) {
-            this.bucket = bucket;
-            this.version = version;
+        Slot(long expiresAt) {
+            this.expiresAt = expiresAt;
         }
     }
 
@@ -163,7 +208,7 @@ public final class InMemoryStore implements QuotaStore {
         }
 
         /**
-         * How long a full bucket is kept after it refilled; default 60 seconds.
+         * How long a bucket is kept after it would be full again; default 60 seconds.
          *
          * @throws IllegalArgumentException if negative
          */

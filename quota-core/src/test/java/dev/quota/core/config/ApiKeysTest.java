@@ -51,4 +51,15 @@ class ApiKeysTest {
         }
         return out.toString(StandardCharsets.UTF_8).replace(System.lineSeparator(), "\n");
     }
+
+    @Test
+    void wellFormed_acceptsVisibleAsciiUpTo256Characters() {
+        assertThat(ApiKeys.wellFormed("k".repeat(256))).isTrue();
+        assertThat(ApiKeys.wellFormed("!~09AZaz")).isTrue();
+        assertThat(ApiKeys.wellFormed("")).isFalse();
+        assertThat(ApiKeys.wellFormed("k".repeat(257))).isFalse();
+        assertThat(ApiKeys.wellFormed("a b")).isFalse();
+        assertThat(ApiKeys.wellFormed("a\u007fb")).isFalse();
+        assertThat(ApiKeys.wellFormed("caf\u00e9")).isFalse();
+    }
 }

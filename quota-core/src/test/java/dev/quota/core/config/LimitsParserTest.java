@@ -11,7 +11,7 @@ class LimitsParserTest {
     @ParameterizedTest
     @CsvSource({"500ms, PT0.5S", "1s, PT1S", "15m, PT15M", "2h, PT2H", "7d, PT168H", "' 90s ', PT1M30S"})
     void period_numberAndUnit_isADuration(String text, Duration expected) {
-        var problems = new Problems();
+        var problems = new ConfigProblems();
 
         assertThat(LimitsParser.period(text, "p", problems)).isEqualTo(expected);
         assertThat(problems.errors()).isEmpty();
@@ -26,7 +26,7 @@ class LimitsParserTest {
         "-1s    | p: must be a number and a unit like 15m (units ms, s, m, h, d) but was \"-1s\"",
         "999999999999999999d | p: is too long: \"999999999999999999d\""})
     void period_malformed_isAnErrorEchoingTheValue(String text, String expected) {
-        var problems = new Problems();
+        var problems = new ConfigProblems();
 
         assertThat(LimitsParser.period(text, "p", problems)).isNull();
         assertThat(problems.errors()).map(ConfigError::toString).containsExactly(expected);
@@ -42,7 +42,7 @@ class LimitsParserTest {
         "{name: b, capacity: 5, period: 1s, zone: UTC}       | l[0].zone: only allowed with refill calendar, not greedy",
         "{name: b, capacity: 5, period: 1s, Period: 2s}      | l[0]: unknown key \"Period\" (did you mean \"period\"?)"})
     void parse_invalidLimit_reportsThePathAndRefusesTheList(String limit, String expected) {
-        var problems = new Problems();
+        var problems = new ConfigProblems();
         Object tree = YamlTree.read("l: [" + limit + "]", problems);
 
         assertThat(LimitsParser.parse(((java.util.Map<?, ?>) tree).get("l"), "l", true, problems)).isNull();

@@ -13,6 +13,7 @@ import dev.quota.core.Mode;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.Refill;
+import dev.quota.core.RouteMatch;
 import dev.quota.core.Rule;
 import dev.quota.core.net.Cidr;
 import java.net.URISyntaxException;
@@ -60,7 +61,7 @@ class QuotaConfigLoaderTest {
         assertThat(config.mode()).isEqualTo(Mode.ENFORCE);
         assertThat(config.identity()).isEqualTo(new Identity("X-Bank-Key", Identity.MissingKey.ANONYMOUS, "guest",
                 List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("fd00::/8")), 56, "X-User-Id",
-                greedy("failed-keys", 5, 5, Duration.ofMinutes(10))));
+                greedy("failed-keys", 5, 5, Duration.ofMinutes(10)), Identity.WhileBlocked.KNOWN_KEYS, null));
         assertThat(config.plans()).containsOnlyKeys("guest", "free", "pro");
         assertThat(config.plans().get("guest")).isEqualTo(new Plan("guest",
                 List.of(greedy("burst", 5, 5, Duration.ofMinutes(1))), FailurePolicy.CLOSED, Mode.SHADOW));
@@ -75,11 +76,11 @@ class QuotaConfigLoaderTest {
 
         assertThat(config.rules()).containsOnlyKeys("transfers", "export", "annotated");
         assertThat(config.rules().get("transfers")).isEqualTo(new Rule("transfers",
-                List.of("POST /api/v1/transfers", "PUT /api/v1/transfers/{id}"), 2,
+                List.of(RouteMatch.parse("POST /api/v1/transfers"), RouteMatch.parse("PUT /api/v1/transfers/{id}")), 2,
                 List.of(greedy("per-minute", 10, 10, Duration.ofMinutes(1))),
                 List.of(greedy("global", 500, 250, Duration.ofSeconds(1))), FailurePolicy.CLOSED));
         assertThat(config.rules().get("export")).isEqualTo(new Rule("export",
-                List.of("GET /api/v1/accounts/{accountId}/export"), 5, List.of(), List.of(), null, Mode.SHADOW));
+                List.of(RouteMatch.parse("GET /api/v1/accounts/{accountId}/export")), 5, List.of(), List.of(), null, Mode.SHADOW));
         assertThat(config.rules().get("annotated")).isEqualTo(new Rule("annotated", List.of(), 1, List.of(), List.of(), null));
 
         assertThat(config.amounts()).isEqualTo(Map.of(
@@ -244,13 +245,6 @@ class QuotaConfigLoaderTest {
         assertThat(config.rules().get("export").cost()).isEqualTo(30);
         assertThat(config.warnings()).containsExactly("rules.export.cost: 30 exceeds limit \"burst\" of plan \"free\""
                 + " (capacity 20); on that plan only customers with a multiplier can pass");
-    }
-
-    @Test
-    void parse_defaultAnonymousPlanMissing_isAnErrorNamingTheFix() {
-        assertThat(errorsOf("plans: {free: {limits: [{name: burst, capacity: 1, period: 1s}]}}")).containsExactly(
-                "identity.anonymousPlan: unknown plan \"anonymous\" (known: free)"
-                        + "; add that plan or set identity.missingKey to reject");
     }
 
     @Test

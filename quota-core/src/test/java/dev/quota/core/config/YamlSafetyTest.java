@@ -92,7 +92,7 @@ class YamlSafetyTest {
 
         InvalidConfigException e = catchThrowableOfType(InvalidConfigException.class, () -> QuotaConfigLoader.load(file));
         assertThat(e.errors()).map(ConfigError::toString).containsExactly(
-                "the config is 2097152 bytes; the limit is 1000000 (1 MB), so it was not parsed");
+                "the config is 2097152 bytes; the limit is 1000000 (1 MB), so it was not read");
         assertThat(e.sourceName()).isEqualTo(file.toString());
     }
 

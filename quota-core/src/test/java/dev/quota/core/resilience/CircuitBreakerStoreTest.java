@@ -289,7 +289,7 @@ class CircuitBreakerStoreTest {
     void describe_namesTheDelegate() {
         breaker = builder().build();
 
-        assertThat(breaker.describe()).isEqualTo("flaky in-JVM store behind a circuit breaker");
+        assertThat(breaker.describe()).isEqualTo("FlakyStore over in-JVM buckets (this instance only) behind a circuit breaker");
     }
 
     @Test

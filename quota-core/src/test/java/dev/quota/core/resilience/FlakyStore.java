@@ -1,10 +1,7 @@
 package dev.quota.core.resilience;
 
 import dev.quota.core.QuotaStoreException;
-import dev.quota.core.spi.BucketKey;
-import dev.quota.core.spi.BucketSpec;
-import dev.quota.core.spi.ConsumeResult;
-import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.store.ForwardingStore;
 import dev.quota.core.store.InMemoryStore;
 import java.time.Clock;
 import java.util.concurrent.CountDownLatch;
@@ -15,15 +12,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Fault injection for the breaker's state machine: a real in-JVM store that can be switched to
  * fail every call, and that counts the calls that reached it.
  */
-public final class FlakyStore implements QuotaStore {
+public final class FlakyStore extends ForwardingStore {
 
-    private final InMemoryStore buckets;
     private final AtomicInteger calls = new AtomicInteger();
     private volatile boolean down;
     private volatile CountDownLatch gate = new CountDownLatch(0);
 
     public FlakyStore(Clock clock) {
-        this.buckets = InMemoryStore.builder().clock(clock).build();
+        super(InMemoryStore.builder().clock(clock).build());
     }
 
     public void down(boolean down) {
@@ -44,40 +40,7 @@ public final class FlakyStore implements QuotaStore {
     }
 
     @Override
-    public ConsumeResult tryConsume(BucketKey key, BucketSpec spec, long tokens) {
-        enter();
-        return buckets.tryConsume(key, spec, tokens);
-    }
-
-    @Override
-    public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
-        enter();
-        buckets.addTokens(key, spec, tokens);
-    }
-
-    @Override
-    public ConsumeResult peek(BucketKey key, BucketSpec spec) {
-        enter();
-        return buckets.peek(key, spec);
-    }
-
-    @Override
-    public void reset(BucketKey key) {
-        enter();
-        buckets.reset(key);
-    }
-
-    @Override
-    public String describe() {
-        return "flaky in-JVM store";
-    }
-
-    @Override
-    public void close() {
-        buckets.close();
-    }
-
-    private void enter() {
+    protected void before(String operation) {
         calls.incrementAndGet();
         try {
             if (!gate.await(10, TimeUnit.SECONDS)) {

@@ -1,0 +1,44 @@
+package example;
+
+import dev.quota.core.QuotaConfig;
+import dev.quota.core.QuotaService;
+import dev.quota.core.config.ConfigReloader;
+import dev.quota.core.config.QuotaConfigLoader;
+import dev.quota.jaxrs.QuotaFeature;
+import dev.quota.redis.RedisStore;
+import java.nio.file.Path;
+import org.jboss.resteasy.core.ResteasyDeploymentImpl;
+import org.jboss.resteasy.plugins.server.undertow.UndertowJaxrsServer;
+import org.jboss.resteasy.spi.ResteasyDeployment;
+
+/** The README's "Use it in your service", pasted into a RESTEasy 6.2 service on Undertow. */
+public final class Main {
+
+    public static void main(String[] args) throws Exception {
+        int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
+
+        // README snippet "java", verbatim
+        QuotaConfig config = QuotaConfigLoader.load(Path.of("plans.yaml"));   // every error, with its path
+        QuotaService quota = QuotaService.builder()
+                .store(RedisStore.builder().uri(System.getenv("REDIS_URL")).build())   // redis://host:6379
+                .config(config)
+                .build();
+        ConfigReloader.watch(Path.of("plans.yaml"), quota);                  // edits apply within a second
+        QuotaFeature feature = QuotaFeature.builder(quota).build();           // X-API-Key, else the client address
+        // end of the README snippet
+
+        // AMOUNT LIMIT: once dev.quota.jaxrs.QuotaAmount and @AmountLimit land, register the README's
+        // transfer resource here too (ConsumerBuildsTest.transferOverTheAmountLimit_is429NamingTheAmountLimit).
+
+        ResteasyDeployment deployment = new ResteasyDeploymentImpl();
+        deployment.getActualResourceClasses().add(ExportResource.class);
+        deployment.getProviders().add(feature);
+        UndertowJaxrsServer server = new UndertowJaxrsServer().setHostname("127.0.0.1").setPort(port);
+        server.deploy(server.undertowDeployment(deployment, "/").setDeploymentName("bank").setContextPath("/")
+                .setClassLoader(Main.class.getClassLoader()));
+        server.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
+        System.out.println("listening on http://127.0.0.1:" + port + "/");
+        Thread.currentThread().join();
+    }
+}

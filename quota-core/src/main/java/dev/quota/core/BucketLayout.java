@@ -1,0 +1,241 @@
+package dev.quota.core;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.quota.core.internal.CalendarWindow;
+import dev.quota.core.internal.Hashes;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketSpec;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Which buckets a request touches, and where they are stored: the one place that knows the key
+ * scheme. Decisions, standings, resets and the failed-key guard all ask here.
+ *
+ * <p>Keys ({@code quota} is the prefix, {@code <c>} 22 characters of SHA-256 over the customer's
+ * kind and id, base64url):
+ * <ul>
+ *   <li>{@code quota:{c.<c>}:p}: the plan's rolling limits, together in one bucket;
+ *   <li>{@code quota:{c.<c>}:r:<rule>}: a rule's per-customer limits;
+ *   <li>{@code quota:{c.<c>}:a:<amounts>:<qualifier>}: amount limits per qualifier (currency);
+ *   <li>{@code quota:{s.<rule>}}: a rule's limits shared by every customer;
+ *   <li>{@code quota:{f.<h>}}: failed API-key lookups of one client address group;
+ *   <li>a calendar limit appends {@code :<limit>:<window start, epoch seconds>} and is a bucket of
+ *       its own per window, so a day is exactly a day, also across daylight-saving changes.
+ * </ul>
+ * The braces are Redis Cluster hash tags: all of a customer's buckets live in one slot, so the
+ * Redis store takes them in one atomic step. No caller string reaches a key unhashed except names
+ * the config validated and amount qualifiers ({@code [A-Za-z0-9_.-]}), so a caller can neither reach
+ * another customer's key nor pick a slot.
+ */
+final class BucketLayout {
+
+    private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.-]{1,32}");
+
+    /** The prefix of the failed-keys policy name: {@code identity-failed-keys}. */
+    static final String GUARD_POLICY_PREFIX = "identity";
+
+    private final String prefix;
+    private final Clock clock;
+    /** The key part of each customer: one SHA-256 per customer, not per decision. */
+    private final Cache<Customer, String> customerParts = Caffeine.newBuilder()
+            .maximumSize(100_000).executor(Runnable::run).build();
+    /** Specs of rolling limits per limits, scale and config version, so stores find their configuration by instance. */
+    private final Cache<SpecKey, Rolling> rolling = Caffeine.newBuilder()
+            .maximumSize(10_000).executor(Runnable::run).build();
+    /** Specs of calendar windows per limit instance, window and config version. */
+    private final Cache<WindowKey, BucketSpec> windows = Caffeine.newBuilder()
+            .maximumSize(10_000).executor(Runnable::run).build();
+    /** The failed-keys limit as a list, per identity settings, so its spec is found by instance too. */
+    private final Cache<Identity, List<Limit>> guardLimits = Caffeine.newBuilder()
+            .weakKeys().maximumSize(100).executor(Runnable::run).build();
+
+    /** @throws IllegalArgumentException if the prefix is not 1-32 of {@code [A-Za-z0-9_.-]} */
+    BucketLayout(String prefix, Clock clock) {
+        if (!PREFIX.matcher(prefix).matches()) {
+            throw new IllegalArgumentException("key prefix must match [A-Za-z0-9_.-]{1,32} but was \"" + prefix + "\"");
+        }
+        this.prefix = prefix;
+        this.clock = clock;
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    /**
+     * The buckets of one request: the plan (the rule's cost), the rule per customer and shared, and
+     * the amount's limits, each with their calendar windows; limits divided by {@code divisor} (the
+     * live instance count for the in-JVM fallback, else 1).
+     */
+    List<Slot> request(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
+                       @Nullable Amount amount, @Nullable AmountLimits amountLimits, int divisor) {
+        Instant now = clock.instant();
+        String c = customerPart(customer);
+        double scale = customer.multiplier() / divisor;
+        List<Slot> out = new ArrayList<>(6);
+        long cost = rule == null ? 1 : rule.cost();
+        add(out, customerKey(c, "p"), plan.name(), plan.limits(), scale, cost, Slot.Role.PLAN, config.version(), now,
+                plan.onStoreFailure(), config.modeOf(plan));
+        if (rule != null) {
+            FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
+            Mode mode = config.modeOf(rule);
+            add(out, customerKey(c, "r:" + rule.name()), rule.name(), rule.perCustomer(), scale, 1, Slot.Role.RULE,
+                    config.version(), now, policy, mode);
+            add(out, sharedKey(rule), rule.name(), rule.shared(), 1.0 / divisor, 1, Slot.Role.SHARED,
+                    config.version(), now, policy, mode);
+        }
+        if (amount != null && amountLimits != null) {
+            addAmount(out, config, c, amountLimits, amount.qualifier(), amount.value(), scale, now);
+        }
+        return out;
+    }
+
+    /** The buckets of an amount on its own (a resource's own check after the request was admitted). */
+    List<Slot> amount(QuotaConfig config, Customer customer, AmountLimits limits, Amount amount, int divisor) {
+        List<Slot> out = new ArrayList<>(2);
+        addAmount(out, config, customerPart(customer), limits, amount.qualifier(), amount.value(),
+                customer.multiplier() / divisor, clock.instant());
+        return out;
+    }
+
+    /**
+     * The customer's own request buckets: the plan, and every rule's per-customer limits (by rule
+     * name). What the standing reports and what a reset deletes, current calendar windows included.
+     */
+    List<Slot> customerBuckets(QuotaConfig config, Customer customer, Plan plan) {
+        Instant now = clock.instant();
+        String c = customerPart(customer);
+        List<Slot> out = new ArrayList<>();
+        add(out, customerKey(c, "p"), plan.name(), plan.limits(), customer.multiplier(), 1, Slot.Role.PLAN,
+                config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
+        List<Rule> rules = new ArrayList<>(config.rules().values());
+        rules.sort(Comparator.comparing(Rule::name));
+        for (Rule rule : rules) {
+            add(out, customerKey(c, "r:" + rule.name()), rule.name(), rule.perCustomer(), customer.multiplier(), 1,
+                    Slot.Role.RULE, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
+        }
+        return out;
+    }
+
+    /** The customer's amount buckets for one qualifier, for its standing. */
+    List<Slot> amountBuckets(QuotaConfig config, Customer customer, AmountLimits limits, String qualifier) {
+        List<Slot> out = new ArrayList<>(2);
+        addAmount(out, config, customerPart(customer), limits, qualifier, 1, customer.multiplier(), clock.instant());
+        return out;
+    }
+
+    /** The failed-key bucket of one client address group; policy {@code identity-failed-keys}. */
+    Slot failedKeys(QuotaConfig config, String addressGroup, int divisor) {
+        List<Slot> out = new ArrayList<>(1);
+        List<Limit> limits = guardLimits.get(config.identity(), identity -> List.of(identity.failedKeys()));
+        add(out, prefix + ":{f." + Hashes.keyPart(addressGroup) + "}", GUARD_POLICY_PREFIX, limits, 1.0 / divisor, 1, Slot.Role.GUARD, config.version(),
+                clock.instant(), FailurePolicy.LOCAL, config.mode());
+        return out.get(0);
+    }
+
+    private void addAmount(List<Slot> out, QuotaConfig config, String c, AmountLimits limits, String qualifier,
+                           long tokens, double scale, Instant now) {
+        add(out, customerKey(c, "a:" + limits.name() + ":" + qualifier), limits.name(), limits.limits(), scale,
+                tokens, Slot.Role.AMOUNT, config.version(), now, limits.onStoreFailure(), config.mode());
+    }
+
+    private String customerKey(String customerPart, String suffix) {
+        return prefix + ":{c." + customerPart + "}:" + suffix;
+    }
+
+    private String sharedKey(Rule rule) {
+        return prefix + ":{s." + rule.name() + "}";
+    }
+
+    private String customerPart(Customer customer) {
+        return customerParts.get(customer, c -> Hashes.keyPart(c.kind().name() + '\u0000' + c.id()));
+    }
+
+    /**
+     * Appends the buckets for {@code limits}: every greedy or interval limit together in one bucket
+     * at {@code baseKey}, then each calendar limit in a bucket of its own for the current window.
+     */
+    private void add(List<Slot> out, String baseKey, String policyPrefix, List<Limit> limits, double scale,
+                     long tokens, Slot.Role role, long version, Instant now, FailurePolicy onFailure, Mode mode) {
+        if (limits.isEmpty()) {
+            return;
+        }
+        Rolling roll = rolling.get(new SpecKey(limits, scale, version, policyPrefix),
+                k -> Rolling.of(limits, scale, version, policyPrefix));
+        if (roll.spec != null) {
+            out.add(new Slot(new BucketKey(baseKey), roll.spec, roll.limits, roll.policies, null, tokens, role,
+                    onFailure, mode));
+        }
+        for (int i = 0; i < roll.calendars.size(); i++) {
+            Limit limit = roll.calendars.get(i);
+            CalendarWindow window = CalendarWindow.containing((Refill.Calendar) limit.refill(), now);
+            BucketSpec spec = windows.get(new WindowKey(limit, window.start().getEpochSecond(), version), k ->
+                    new BucketSpec(List.of(new Limit(limit.name(), limit.capacity(),
+                            Refill.interval(limit.capacity(), window.length()))), version));
+            out.add(new Slot(new BucketKey(baseKey + ":" + limit.name() + ":" + window.start().getEpochSecond()),
+                    spec, roll.calendarLimits.get(i), roll.calendarPolicies.get(i), window, tokens, role, onFailure,
+                    mode));
+        }
+    }
+
+    /** A limits list (by identity: config values are immutable), a scale, a config version and a policy prefix. */
+    private record SpecKey(List<Limit> limits, double scale, long version, String policyPrefix) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof SpecKey k && k.limits == limits && k.scale == scale && k.version == version
+                    && k.policyPrefix.equals(policyPrefix);
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(limits) * 31 + Double.hashCode(scale) * 17 + Long.hashCode(version)
+                    + policyPrefix.hashCode();
+        }
+    }
+
+    /** A calendar limit (by identity), the start of its window and a config version. */
+    private record WindowKey(Limit limit, long start, long version) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof WindowKey k && k.limit == limit && k.start == start && k.version == version;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(limit) * 31 + Long.hashCode(start) * 17 + Long.hashCode(version);
+        }
+    }
+
+    /** The scaled limits of one owner, split into the rolling bucket (one spec) and calendar limits. */
+    private record Rolling(@Nullable BucketSpec spec, List<Limit> limits, List<String> policies,
+                           List<Limit> calendars, List<List<Limit>> calendarLimits, List<List<String>> calendarPolicies) {
+
+        static Rolling of(List<Limit> configured, double scale, long version, String policyPrefix) {
+            List<Limit> limits = new ArrayList<>(configured.size());
+            List<String> policies = new ArrayList<>(configured.size());
+            List<Limit> calendars = new ArrayList<>(1);
+            List<String> calendarPolicies = new ArrayList<>(1);
+            for (Limit limit : configured) {
+                Limit scaled = limit.scaled(scale);
+                String policy = policyPrefix + "-" + limit.name();
+                if (scaled.refill() instanceof Refill.Calendar) {
+                    calendars.add(scaled);
+                    calendarPolicies.add(policy);
+                } else {
+                    limits.add(scaled);
+                    policies.add(policy);
+                }
+            }
+            BucketSpec spec = limits.isEmpty() ? null : new BucketSpec(limits, version);
+            return new Rolling(spec, List.copyOf(limits), List.copyOf(policies), List.copyOf(calendars),
+                    calendars.stream().map(List::of).toList(), calendarPolicies.stream().map(List::of).toList());
+        }
+    }
+}

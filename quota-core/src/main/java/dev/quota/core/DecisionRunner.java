@@ -1,0 +1,269 @@
+package dev.quota.core;
+
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.spi.Take;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes the tokens of one decision from its buckets in one store call, applies the failure policy
+ * when the store cannot answer, and writes the receipt.
+ *
+ * <p>A decision's buckets are consumed together: all of them, or, when a rule, shared or amount
+ * limit refuses, one token of each plan bucket (the request was made and counts against the
+ * customer's request rate), or none (the plan itself refused). Limits in {@link Mode#SHADOW} never refuse: when only
+ * they lack tokens, the enforced buckets are taken on their own (a second store call, only then)
+ * and the decision is a shadow rejection.
+ */
+final class DecisionRunner {
+
+    private static final Logger log = LoggerFactory.getLogger(QuotaService.class);
+
+    private final QuotaStore store;
+    private final QuotaStore fallback;
+    private final Clock clock;
+    private final IntSupplier liveInstances;
+    private final Duration unavailableRetryAfter;
+    private final QuotaListener listener;
+    /** Whether the last decision under {@link FailurePolicy#LOCAL} went to the fallback. */
+    private final AtomicBoolean fallbackActive = new AtomicBoolean();
+    /** When the next "store unavailable" warning may be logged (System.nanoTime): one a second. */
+    private final AtomicLong nextFailureWarning = new AtomicLong(System.nanoTime());
+    /** Failures answered by the policy since the last warning. */
+    private final AtomicLong unwarnedFailures = new AtomicLong();
+
+    DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
+                   Duration unavailableRetryAfter, QuotaListener listener) {
+        this.store = store;
+        this.fallback = fallback;
+        this.clock = clock;
+        this.liveInstances = liveInstances;
+        this.unavailableRetryAfter = unavailableRetryAfter;
+        this.listener = listener;
+    }
+
+    /**
+     * Decides with the buckets {@code planner} lays out for a limit divisor (1 on the shared store,
+     * the live instance count on the in-JVM fallback).
+     */
+    QuotaDecision run(IntFunction<List<Slot>> planner) {
+        List<Slot> slots = planner.apply(1);
+        QuotaDecision decision;
+        try {
+            decision = execute(store, slots);
+        } catch (QuotaStoreException e) {
+            listener.onStoreFailure(e);
+            FailurePolicy policy = strictest(slots);
+            warnThrottled(e, policy);
+            switch (policy) {
+                case OPEN:
+                    return new QuotaDecision(QuotaDecision.Outcome.UNENFORCED, List.of(), null, Duration.ZERO);
+                case CLOSED:
+                    return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter);
+                default:
+                    if (fallbackActive.compareAndSet(false, true)) {
+                        log.warn("quota fallback engaged: limits are enforced in this JVM until the store answers");
+                        listener.onFallback(true);
+                    }
+                    return execute(fallback, planner.apply(Math.max(1, liveInstances.getAsInt())));
+            }
+        }
+        if (fallbackActive.compareAndSet(true, false)) {
+            log.info("quota fallback disengaged: the store answers again");
+            listener.onFallback(false);
+        }
+        return decision;
+    }
+
+    /**
+     * Gives back what {@code receipt} took for rule, shared and amount limits, to the store that
+     * took it, once. Best effort: a failure is logged and reported, not thrown.
+     */
+    void refund(Receipt receipt) {
+        if (!receipt.spend()) {
+            return;
+        }
+        for (Take take : receipt.refundableTakes()) {
+            try {
+                call(() -> {
+                    receipt.store().addTokens(take.key(), take.spec(), take.tokens());
+                    return null;
+                });
+            } catch (QuotaStoreException e) {
+                log.warn("could not give back {} tokens to {}: {}", take.tokens(), take.key(), e.getMessage());
+                listener.onStoreFailure(e);
+            }
+        }
+    }
+
+    private QuotaDecision execute(QuotaStore target, List<Slot> slots) {
+        Instant now = clock.instant();
+        int n = slots.size();
+        boolean shadow = false;
+        for (Slot slot : slots) {
+            shadow |= slot.mode() == Mode.SHADOW;
+        }
+        // with shadow limits, a refusal by one of them must not charge anything: see below
+        List<Take> takes = new ArrayList<>(n);
+        for (Slot slot : slots) {
+            takes.add(slot.take(!shadow && slot.role() == Slot.Role.PLAN));
+        }
+        ConsumeResult[] results = call(() -> target.tryConsume(takes)).toArray(new ConsumeResult[0]);
+        int refusing = firstLacking(slots, results, Mode.ENFORCE);
+        if (refusing < 0 && firstLacking(slots, results, Mode.SHADOW) < 0) {
+            return decision(QuotaDecision.Outcome.ALLOWED, slots, results, -1, Duration.ZERO, now, target);
+        }
+        if (refusing >= 0) {
+            if (shadow) {
+                chargePlan(target, slots, results);
+            }
+            Slot violated = slots.get(refusing);
+            if (violated.exceedsCapacity()) {
+                return decision(QuotaDecision.Outcome.EXCEEDS_LIMIT, slots, results, refusing, Duration.ZERO, now,
+                        target);
+            }
+            return decision(QuotaDecision.Outcome.REJECTED, slots, results, refusing,
+                    violated.retryAfter(results[refusing], now), now, target);
+        }
+        // only shadow limits lack tokens: the request is served, so the enforced buckets pay for it
+        int shadowViolated = firstLacking(slots, results, Mode.SHADOW);
+        Duration shadowRetry = slots.get(shadowViolated).retryAfter(results[shadowViolated], now);
+        List<Integer> enforced = new ArrayList<>(n);
+        List<Take> enforcedTakes = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            if (slots.get(i).mode() == Mode.ENFORCE) {
+                enforced.add(i);
+                enforcedTakes.add(slots.get(i).take(slots.get(i).role() == Slot.Role.PLAN));
+            }
+        }
+        if (!enforcedTakes.isEmpty()) {
+            List<ConsumeResult> second = call(() -> target.tryConsume(enforcedTakes));
+            for (int j = 0; j < enforced.size(); j++) {
+                results[enforced.get(j)] = second.get(j);
+            }
+            refusing = firstLacking(slots, results, Mode.ENFORCE);
+            if (refusing >= 0) { // an enforced bucket ran dry in between
+                Slot violated = slots.get(refusing);
+                return decision(QuotaDecision.Outcome.REJECTED, slots, results, refusing,
+                        violated.retryAfter(results[refusing], now), now, target);
+            }
+        }
+        return decision(QuotaDecision.Outcome.SHADOW_REJECTED, slots, results, shadowViolated, shadowRetry, now,
+                target);
+    }
+
+    /**
+     * With shadow limits present, a refusal took nothing; an enforced refusal by a rule, shared or
+     * amount limit still charges the plan's enforced buckets one token, in a second call.
+     */
+    private void chargePlan(QuotaStore target, List<Slot> slots, ConsumeResult[] results) {
+        List<Integer> plan = new ArrayList<>(2);
+        for (int i = 0; i < slots.size(); i++) {
+            Slot slot = slots.get(i);
+            if (slot.role() == Slot.Role.PLAN && slot.mode() == Mode.ENFORCE) {
+                if (!results[i].sufficient()) {
+                    return; // the plan itself refused: nothing to charge
+                }
+                plan.add(i);
+            }
+        }
+        if (plan.isEmpty()) {
+            return;
+        }
+        List<Take> takes = new ArrayList<>(plan.size());
+        for (int i : plan) {
+            Slot slot = slots.get(i);
+            takes.add(new Take(slot.key(), slot.spec(), 1, 0)); // a refused request costs one token
+        }
+        List<ConsumeResult> charged = call(() -> target.tryConsume(takes));
+        for (int j = 0; j < plan.size(); j++) {
+            results[plan.get(j)] = charged.get(j);
+        }
+    }
+
+    private static int firstLacking(List<Slot> slots, ConsumeResult[] results, Mode mode) {
+        for (int i = 0; i < results.length; i++) {
+            if (slots.get(i).mode() == mode && !results[i].sufficient()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static QuotaDecision decision(QuotaDecision.Outcome outcome, List<Slot> slots, ConsumeResult[] results,
+                                          int violatedSlot, Duration retryAfter, Instant now, QuotaStore target) {
+        List<LimitStatus> statuses = new ArrayList<>(slots.size() + 2);
+        List<Take> refundable = new ArrayList<>(slots.size());
+        LimitStatus violated = null;
+        for (int i = 0; i < slots.size(); i++) {
+            Slot slot = slots.get(i);
+            int before = statuses.size();
+            slot.statuses(results[i], now, statuses);
+            if (i == violatedSlot) {
+                violated = statuses.get(before);
+                for (int k = before; k < statuses.size(); k++) {
+                    if (statuses.get(k).exhausted()) {
+                        violated = statuses.get(k);
+                        break;
+                    }
+                }
+            }
+            if (results[i].consumed() && slot.refundable()) {
+                refundable.add(slot.take(false));
+            }
+        }
+        Receipt receipt = refundable.isEmpty() ? Receipt.NONE : new Receipt(target, refundable);
+        return new QuotaDecision(outcome, statuses, violated, retryAfter, receipt);
+    }
+
+    /** CLOSED beats LOCAL beats OPEN: the most careful policy among the buckets involved. */
+    private static FailurePolicy strictest(List<Slot> slots) {
+        FailurePolicy result = FailurePolicy.OPEN;
+        for (Slot slot : slots) {
+            if (slot.onFailure() == FailurePolicy.CLOSED) {
+                return FailurePolicy.CLOSED;
+            }
+            if (slot.onFailure() == FailurePolicy.LOCAL) {
+                result = FailurePolicy.LOCAL;
+            }
+        }
+        return result;
+    }
+
+    /** Any runtime failure of a store becomes a {@link QuotaStoreException}, so the failure policy applies. */
+    static <T> T call(Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (QuotaStoreException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw e; // a bug in the caller, not an outage
+        } catch (RuntimeException e) {
+            throw new QuotaStoreException("store failed: " + e, e);
+        }
+    }
+
+    /** An outage must not flood the log: one warning a second, with the count of the others. */
+    private void warnThrottled(QuotaStoreException e, FailurePolicy policy) {
+        long now = System.nanoTime();
+        long due = nextFailureWarning.get();
+        if (now - due >= 0 && nextFailureWarning.compareAndSet(due, now + 1_000_000_000L)) {
+            log.warn("quota store unavailable ({}); applying failure policy {} ({} more since the last warning)",
+                    e.getMessage(), policy, unwarnedFailures.getAndSet(0));
+        } else {
+            unwarnedFailures.incrementAndGet();
+            log.debug("quota store unavailable ({}); applying failure policy {}", e.getMessage(), policy);
+        }
+    }
+}

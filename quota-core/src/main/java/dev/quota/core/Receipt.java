@@ -1,0 +1,53 @@
+package dev.quota.core;
+
+import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.spi.Take;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * What a decision took: from which store, which buckets (keys and specs as they were when charged)
+ * and how many tokens each. {@link QuotaService#refund(QuotaDecision)} gives back exactly that, to
+ * exactly those buckets, once; a hot reload, a calendar day that ended in between, or a decision
+ * the in-JVM fallback made while Redis was down do not move the tokens anywhere else.
+ *
+ * <p>Opaque: it carries no public state. A decision that took nothing has {@link #NONE}.
+ */
+public final class Receipt {
+
+    /** The receipt of a decision that took nothing. */
+    public static final Receipt NONE = new Receipt(null, List.of());
+
+    private final QuotaStore store;
+    /** The takes a refund gives back: everything taken except the plan's request tokens. */
+    private final List<Take> refundable;
+    private final AtomicBoolean spent = new AtomicBoolean();
+
+    Receipt(QuotaStore store, List<Take> refundable) {
+        this.store = store;
+        this.refundable = List.copyOf(refundable);
+    }
+
+    /** Whether a refund would give anything back. */
+    public boolean refundable() {
+        return !refundable.isEmpty() && !spent.get();
+    }
+
+    QuotaStore store() {
+        return store;
+    }
+
+    List<Take> refundableTakes() {
+        return refundable;
+    }
+
+    /** True once: the caller that wins may give the tokens back. */
+    boolean spend() {
+        return !refundable.isEmpty() && spent.compareAndSet(false, true);
+    }
+
+    @Override
+    public String toString() {
+        return "Receipt[" + refundable.size() + " refundable buckets" + (spent.get() ? ", refunded" : "") + "]";
+    }
+}

@@ -1,0 +1,124 @@
+package dev.quota.core;
+
+import dev.quota.core.internal.CalendarWindow;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.Take;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One bucket a decision touches, as {@link BucketLayout} lays it out: where it is stored, what it
+ * enforces, how many tokens the request takes from it, its role, and how to report its limits.
+ *
+ * @param key       storage key
+ * @param spec      the limits as the store sees them (a calendar window resolved to an interval)
+ * @param declared  the limits as configured and scaled for the customer (calendar ones still
+ *                  calendar), in spec order
+ * @param policies  the policy name of each limit, in spec order
+ * @param window    the calendar window when this bucket is one, else null
+ * @param tokens    tokens this request takes
+ * @param role      what the bucket counts
+ * @param onFailure what to do when the store cannot answer
+ * @param mode      whether this bucket's lack of tokens rejects the request or only shadow-rejects it
+ */
+record Slot(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> policies,
+            @Nullable CalendarWindow window, long tokens, Role role, FailurePolicy onFailure, Mode mode) {
+
+    /** What a bucket counts, which decides how a refusal and a refund treat it. */
+    enum Role {
+        /** The customer's plan: requests. Charged even when a later bucket refuses; never refunded. */
+        PLAN,
+        /** A rule's per-customer limits. */
+        RULE,
+        /** A rule's limits shared by every customer: not advertised in headers. */
+        SHARED,
+        /** Amount limits: not requests. */
+        AMOUNT,
+        /** Failed API-key lookups of one address. */
+        GUARD
+    }
+
+    /**
+     * The store's view of this bucket for a consume; {@code chargedOnRefusal}: one token is taken
+     * even when another bucket refuses (the plan's charge for a request that was made).
+     */
+    Take take(boolean chargedOnRefusal) {
+        return new Take(key, spec, tokens, chargedOnRefusal ? 1 : 0);
+    }
+
+    /** Whether a refund gives this bucket's tokens back. */
+    boolean refundable() {
+        return role == Role.RULE || role == Role.SHARED || role == Role.AMOUNT;
+    }
+
+    /** Whether the request needs more tokens than a limit of this bucket can ever hold. */
+    boolean exceedsCapacity() {
+        for (Limit limit : declared) {
+            if (tokens > limit.capacity()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The time until this bucket could give the request its tokens, after {@code result} refused them. */
+    Duration retryAfter(ConsumeResult result, Instant now) {
+        return window != null ? window.remaining(now) : Duration.ofNanos(Math.max(1, result.nanosToWait()));
+    }
+
+    /** Appends the status of each limit of this bucket after {@code result}. */
+    void statuses(ConsumeResult result, Instant now, List<LimitStatus> out) {
+        boolean requests = role != Role.AMOUNT;
+        boolean shared = role == Role.SHARED;
+        for (int i = 0; i < declared.size(); i++) {
+            Limit limit = declared.get(i);
+            long remaining = result.remaining()[i];
+            boolean short_ = !result.consumed() && remaining < tokens;
+            Duration reset;
+            Duration retry;
+            if (window != null) {
+                Duration left = window.remaining(now);
+                reset = remaining < limit.capacity() ? left : Duration.ZERO;
+                retry = short_ ? left : Duration.ZERO;
+            } else {
+                Duration toFull = Duration.ofNanos(result.nanosToFull());
+                reset = min(refillTime(limit, limit.capacity() - remaining), toFull);
+                retry = short_ ? min(refillTime(limit, tokens - remaining), Duration.ofNanos(result.nanosToWait()))
+                        : Duration.ZERO;
+                if (short_ && retry.isZero()) {
+                    retry = Duration.ofNanos(Math.max(1, result.nanosToWait()));
+                }
+            }
+            out.add(new LimitStatus(policies.get(i), limit, remaining, reset, retry, requests, shared));
+        }
+    }
+
+    /**
+     * An upper bound of the time until {@code missing} tokens are back: exact for greedy refill,
+     * whole periods for interval refill; effectively forever past a limit's capacity.
+     */
+    static Duration refillTime(Limit limit, long missing) {
+        if (missing <= 0) {
+            return Duration.ZERO;
+        }
+        if (missing > limit.capacity()) {
+            return Duration.ofSeconds(Long.MAX_VALUE / 2);
+        }
+        if (limit.refill() instanceof Refill.Greedy greedy) {
+            long nanos = greedy.period().toNanos();
+            double exact = (double) missing * nanos / greedy.tokens();
+            return Duration.ofNanos((long) Math.ceil(exact));
+        }
+        Refill.Interval interval = (Refill.Interval) limit.refill();
+        long periods = (missing + interval.tokens() - 1) / interval.tokens();
+        return interval.period().multipliedBy(periods);
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+}

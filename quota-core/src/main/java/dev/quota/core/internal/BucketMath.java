@@ -1,0 +1,225 @@
+package dev.quota.core.internal;
+
+import dev.quota.core.Limit;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.Take;
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.ConsumptionProbe;
+import io.github.bucket4j.TokensInheritanceStrategy;
+import io.github.bucket4j.VerboseResult;
+import io.github.bucket4j.distributed.proxy.ClientSideConfig;
+import io.github.bucket4j.distributed.remote.CommandResult;
+import io.github.bucket4j.distributed.remote.MutableBucketEntry;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import io.github.bucket4j.distributed.remote.RemoteCommand;
+import io.github.bucket4j.distributed.remote.RemoteVerboseResult;
+import io.github.bucket4j.distributed.remote.commands.AddTokensCommand;
+import io.github.bucket4j.distributed.remote.commands.CreateInitialStateWithVersionOrReplaceConfigurationAndExecuteCommand;
+import io.github.bucket4j.distributed.remote.commands.GetAvailableTokensCommand;
+import io.github.bucket4j.distributed.remote.commands.TryConsumeAndReturnRemainingTokensCommand;
+import io.github.bucket4j.distributed.remote.commands.VerboseCommand;
+import io.github.bucket4j.distributed.serialization.InternalSerializationHelper;
+import io.github.bucket4j.distributed.versioning.Version;
+import java.util.HashSet;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Bucket4j's own commands, run on bucket states held by a store, so every store computes exactly
+ * what a Bucket4j proxy manager would: a missing bucket is created full, a lower config version is
+ * replaced keeping usage ({@link TokensInheritanceStrategy#ADDITIVE}), refill and waits are
+ * Bucket4j's. The stores only decide where the states live and how they are swapped atomically.
+ *
+ * <p>Never mutates a state it is given; every result state is a new object.
+ */
+public final class BucketMath {
+
+    /** The serialization format of stored states: Bucket4j's default for its proxy managers. */
+    public static final Version WIRE_VERSION = ClientSideConfig.getDefault().getBackwardCompatibilityVersion();
+
+    private BucketMath() {
+    }
+
+    /**
+     * One bucket after a consume attempt.
+     *
+     * @param result the store's answer for this bucket alone
+     * @param after  the state with the tokens taken, or null when they were not
+     */
+    public record Step(ConsumeResult result, @Nullable RemoteBucketState after) {
+    }
+
+    /**
+     * What a consume of several buckets does: the answer per take, and the states to write (null
+     * where a bucket is left as it is).
+     */
+    public record Outcome(List<ConsumeResult> results, @Nullable RemoteBucketState[] writes) {
+    }
+
+    /** Takes {@code tokens} from the bucket {@code before} (null: it does not exist yet) at {@code nowNanos}. */
+    public static Step consume(@Nullable RemoteBucketState before, BucketSpec spec, long tokens, long nowNanos) {
+        MutableBucketEntry entry = entry(before);
+        RemoteVerboseResult<ConsumptionProbe> verbose = run(entry, spec,
+                VerboseCommand.from(new TryConsumeAndReturnRemainingTokensCommand(tokens)), nowNanos);
+        ConsumptionProbe probe = verbose.getValue();
+        VerboseResult.Diagnostics diagnostics = verbose.asLocal().getDiagnostics();
+        long[] remaining = inSpecOrder(entry.get(), diagnostics.getAvailableTokensPerEachBandwidth(), spec);
+        if (probe.isConsumed()) {
+            return new Step(new ConsumeResult(true, remaining, 0, diagnostics.calculateFullRefillingTime()), entry.get());
+        }
+        long wait = Math.max(1, probe.getNanosToWaitForRefill());
+        return new Step(new ConsumeResult(false, remaining, wait, diagnostics.calculateFullRefillingTime()), null);
+    }
+
+    /** The bucket as it stands at {@code nowNanos}, without taking anything. */
+    public static ConsumeResult peek(@Nullable RemoteBucketState state, BucketSpec spec, long nowNanos) {
+        MutableBucketEntry entry = entry(state);
+        RemoteVerboseResult<Long> verbose = run(entry, spec, VerboseCommand.from(new GetAvailableTokensCommand()),
+                nowNanos);
+        VerboseResult.Diagnostics diagnostics = verbose.asLocal().getDiagnostics();
+        return new ConsumeResult(true, inSpecOrder(entry.get(), diagnostics.getAvailableTokensPerEachBandwidth(), spec),
+                0, diagnostics.calculateFullRefillingTime());
+    }
+
+    /** The bucket with {@code tokens} given back to every limit, never above capacity. */
+    public static RemoteBucketState addTokens(@Nullable RemoteBucketState state, BucketSpec spec, long tokens,
+                                              long nowNanos) {
+        MutableBucketEntry entry = entry(state);
+        run(entry, spec, new AddTokensCommand(tokens), nowNanos);
+        return entry.get();
+    }
+
+    /**
+     * Decides a consume of several buckets (see {@link dev.quota.core.spi.QuotaStore}): every take's
+     * tokens when all have enough; else the refusal tokens of the takes that have some, when each
+     * of those has enough; else nothing. A take left untaken reports its bucket as it stands.
+     *
+     * @param before the state of each take's bucket, null where it does not exist
+     */
+    public static Outcome decide(List<Take> takes, @Nullable RemoteBucketState[] before, long nowNanos) {
+        int n = takes.size();
+        Step[] steps = new Step[n];
+        boolean all = true;
+        for (int i = 0; i < n; i++) {
+            Take take = takes.get(i);
+            steps[i] = consume(before[i], take.spec(), take.tokens(), nowNanos);
+            all &= steps[i].after() != null;
+        }
+        RemoteBucketState[] writes = new RemoteBucketState[n];
+        ConsumeResult[] results = new ConsumeResult[n];
+        if (all) {
+            for (int i = 0; i < n; i++) {
+                writes[i] = steps[i].after();
+                results[i] = steps[i].result();
+            }
+            return new Outcome(List.of(results), writes);
+        }
+        // refused: the refusal tokens, if every take that has some can give them
+        Step[] charged = new Step[n];
+        boolean anyCharged = false;
+        boolean chargeable = true;
+        for (int i = 0; i < n && chargeable; i++) {
+            Take take = takes.get(i);
+            if (take.chargedOnRefusal()) {
+                anyCharged = true;
+                charged[i] = take.refusalTokens() == take.tokens() ? steps[i]
+                        : consume(before[i], take.spec(), take.refusalTokens(), nowNanos);
+                chargeable = charged[i].after() != null;
+            }
+        }
+        boolean charge = anyCharged && chargeable;
+        for (int i = 0; i < n; i++) {
+            Take take = takes.get(i);
+            if (charge && take.chargedOnRefusal()) {
+                writes[i] = charged[i].after();
+                results[i] = charged[i].result();
+            } else if (steps[i].after() != null) {
+                // had enough, but another bucket refused: report it as it stands
+                results[i] = untaken(peek(before[i], take.spec(), nowNanos));
+            } else {
+                results[i] = steps[i].result();
+            }
+        }
+        return new Outcome(List.of(results), writes);
+    }
+
+    /** @throws IllegalArgumentException if {@code takes} is empty or a key appears twice */
+    public static void requireDistinctKeys(List<Take> takes) {
+        if (takes.isEmpty()) {
+            throw new IllegalArgumentException("a consume needs at least one take");
+        }
+        if (takes.size() == 1) {
+            return;
+        }
+        var seen = new HashSet<String>(takes.size() * 2);
+        for (Take take : takes) {
+            if (!seen.add(take.key().value())) {
+                throw new IllegalArgumentException("bucket " + take.key() + " appears twice in one consume");
+            }
+        }
+    }
+
+    /** The stored form of a state. */
+    public static byte[] serialize(RemoteBucketState state) {
+        return InternalSerializationHelper.serializeState(state, WIRE_VERSION);
+    }
+
+    /**
+     * A state from its stored form.
+     *
+     * @throws RuntimeException if the bytes are not a bucket state
+     */
+    public static RemoteBucketState deserialize(byte[] bytes) {
+        return InternalSerializationHelper.deserializeState(bytes);
+    }
+
+    private static ConsumeResult untaken(ConsumeResult standing) {
+        return new ConsumeResult(false, standing.remaining(), 0, standing.nanosToFull());
+    }
+
+    private static MutableBucketEntry entry(@Nullable RemoteBucketState state) {
+        return state == null ? new MutableBucketEntry((byte[]) null) : new MutableBucketEntry(state.copy());
+    }
+
+    private static <T> T run(MutableBucketEntry entry, BucketSpec spec, RemoteCommand<T> command, long nowNanos) {
+        BucketConfiguration configuration = Bandwidths.configuration(spec);
+        CommandResult<T> result = new CreateInitialStateWithVersionOrReplaceConfigurationAndExecuteCommand<>(
+                configuration, command, spec.version(), TokensInheritanceStrategy.ADDITIVE).execute(entry, nowNanos);
+        if (result.isError()) {
+            throw new IllegalStateException("bucket command failed with result type " + result.getResultTypeId());
+        }
+        return result.getData();
+    }
+
+    /**
+     * The tokens of each limit in {@code spec} order. They are the state's bandwidths in order,
+     * unless the stored bucket carries a newer config than {@code spec} (another instance reloaded
+     * first): then limits are matched by name, and a limit the stored config lacks counts as full.
+     */
+    static long[] inSpecOrder(RemoteBucketState state, long[] available, BucketSpec spec) {
+        Bandwidth[] bandwidths = state.getConfiguration().getBandwidths();
+        List<Limit> limits = spec.limits();
+        if (bandwidths.length == limits.size()) {
+            boolean same = true;
+            for (int i = 0; i < bandwidths.length && same; i++) {
+                same = limits.get(i).name().equals(bandwidths[i].getId());
+            }
+            if (same) {
+                return available;
+            }
+        }
+        long[] out = new long[limits.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = limits.get(i).capacity();
+            for (int b = 0; b < bandwidths.length; b++) {
+                if (limits.get(i).name().equals(bandwidths[b].getId())) {
+                    out[i] = Math.min(available[b], limits.get(i).capacity());
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,142 @@
+package dev.quota.core.internal;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Keeps a log line that a client can trigger from flooding the log: a token bucket in the JVM
+ * ({@code burst} lines at once, then {@code linesPerSecond}) decides which lines are written; the
+ * others are counted and handed back as one {@link Summary} for the caller to write.
+ *
+ * <p>Burst 20 at 20 per second, a summary every 10 s: a flood of 1,000 rejections a second writes
+ * 20 lines, then 20 a second, and every 10 s one line saying how many were left out since when.
+ *
+ * <p>A summary is due at the first {@link #offer()} at least {@code summaryEvery} after the first
+ * line it counts, and is given by {@link #flush()} at any time (on close). With a
+ * {@code summaryEvery} of zero it comes with the next line written instead, so the count can go
+ * into that line ({@code "store unavailable ... (41 more since the last warning)"}).
+ *
+ * <p>Thread-safe; constant memory. Used by the rejection log and the admin audit.
+ */
+public final class LogThrottle {
+
+    private final Clock clock;
+    private final int burst;
+    private final double perNano;
+    private final Duration summaryEvery;
+
+    // guarded by this
+    private double tokens;
+    private Instant refilledAt;
+    private long suppressed;
+    private @Nullable Instant suppressedSince;
+
+    /**
+     * @param clock          what the rate and {@code summaryEvery} are measured by
+     * @param burst          lines written at once before the rate applies, {@code >= 1}
+     * @param linesPerSecond lines written per second after the burst, {@code > 0}
+     * @param summaryEvery   the least time from the first suppressed line to its summary; zero:
+     *                       with the next line written
+     * @throws IllegalArgumentException if burst is below 1, the rate not positive or summaryEvery negative
+     */
+    public LogThrottle(Clock clock, int burst, double linesPerSecond, Duration summaryEvery) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        if (burst < 1) {
+            throw new IllegalArgumentException("burst must be >= 1 but was " + burst);
+        }
+        if (!(linesPerSecond > 0) || Double.isInfinite(linesPerSecond)) {
+            throw new IllegalArgumentException("linesPerSecond must be positive but was " + linesPerSecond);
+        }
+        if (summaryEvery.isNegative()) {
+            throw new IllegalArgumentException("summaryEvery must not be negative but was " + summaryEvery);
+        }
+        this.burst = burst;
+        this.perNano = linesPerSecond / 1e9;
+        this.summaryEvery = summaryEvery;
+        this.tokens = burst;
+        this.refilledAt = clock.instant();
+    }
+
+    /**
+     * Asks whether one more line may be written. Write the permit's summary first, if it has one,
+     * then the line, if {@link Permit#write()}.
+     */
+    public Permit offer() {
+        synchronized (this) {
+            Instant now = clock.instant();
+            refill(now);
+            boolean write = tokens >= 1;
+            Summary summary = null;
+            if (suppressedSince != null && (write || !summaryEvery.isZero())
+                    && !now.isBefore(suppressedSince.plus(summaryEvery))) {
+                summary = takeSummary();
+            }
+            if (write) {
+                tokens -= 1;
+            } else {
+                if (suppressed == 0) {
+                    suppressedSince = now;
+                }
+                suppressed++;
+            }
+            return new Permit(write, summary);
+        }
+    }
+
+    /**
+     * The summary of the lines suppressed so far if it is due ({@code summaryEvery} after the
+     * first of them, and not zero), without offering a line; else null. For callers that see
+     * other traffic than the throttled lines and can write a summary there.
+     */
+    public synchronized @Nullable Summary summaryIfDue() {
+        Instant now = clock.instant();
+        if (suppressedSince == null || summaryEvery.isZero() || now.isBefore(suppressedSince.plus(summaryEvery))) {
+            return null;
+        }
+        return takeSummary();
+    }
+
+    /** The summary of the lines suppressed so far, or null if none were; the count starts over. */
+    public synchronized @Nullable Summary flush() {
+        return takeSummary();
+    }
+
+    private @Nullable Summary takeSummary() {
+        if (suppressed == 0 || suppressedSince == null) {
+            return null;
+        }
+        Summary summary = new Summary(suppressed, suppressedSince);
+        suppressed = 0;
+        suppressedSince = null;
+        return summary;
+    }
+
+    private void refill(Instant now) {
+        long nanos = Duration.between(refilledAt, now).toNanos();
+        if (nanos > 0) {
+            tokens = Math.min(burst, tokens + nanos * perNano);
+            refilledAt = now;
+        }
+    }
+
+    /**
+     * The answer to one {@link #offer()}.
+     *
+     * @param write   whether to write the line
+     * @param summary lines suppressed before this one, to be written first; null when none is due
+     */
+    public record Permit(boolean write, @Nullable Summary summary) {
+    }
+
+    /**
+     * Lines left out.
+     *
+     * @param count how many, {@code >= 1}
+     * @param since when the first of them was offered
+     */
+    public record Summary(long count, Instant since) {
+    }
+}

@@ -1,0 +1,110 @@
+package dev.quota.core.internal;
+
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.Take;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A consume over buckets that cannot be changed in one atomic step (buckets in different Redis
+ * Cluster slots, or a store that works bucket by bucket): each group of takes is consumed
+ * atomically on its own, then what the whole consume must not keep is given back.
+ *
+ * <p>The outcome is the one an atomic store would reach, except that between taking and giving
+ * back, a concurrent request may find a bucket short and be refused, and that a charged take whose
+ * bucket lacked its full tokens is not charged its refusal tokens either; nothing is ever admitted
+ * that an atomic store would refuse.
+ */
+public final class SplitConsume {
+
+    private static final Logger log = LoggerFactory.getLogger(SplitConsume.class);
+
+    private SplitConsume() {
+    }
+
+    /** Consumes groups of takes, each atomically, with the semantics of {@link dev.quota.core.spi.QuotaStore#tryConsume(List)}. */
+    public interface Groups {
+        /** One list of results per group, in order; may run the groups in parallel. */
+        List<List<ConsumeResult>> consume(List<List<Take>> groups);
+
+        /** Gives tokens back to one bucket. */
+        void giveBack(Take take);
+    }
+
+    /**
+     * Consumes {@code takes}, split into {@code groups} (indexes into {@code takes}), with the
+     * semantics of an atomic consume.
+     */
+    public static List<ConsumeResult> run(List<Take> takes, List<int[]> groups, Groups store) {
+        List<List<Take>> split = new ArrayList<>(groups.size());
+        for (int[] group : groups) {
+            List<Take> part = new ArrayList<>(group.length);
+            for (int i : group) {
+                part.add(takes.get(i));
+            }
+            split.add(part);
+        }
+        List<List<ConsumeResult>> answers = store.consume(split);
+        ConsumeResult[] results = new ConsumeResult[takes.size()];
+        for (int g = 0; g < groups.size(); g++) {
+            int[] group = groups.get(g);
+            for (int j = 0; j < group.length; j++) {
+                results[group[j]] = answers.get(g).get(j);
+            }
+        }
+        boolean all = true;
+        boolean charged = true;
+        boolean anyCharged = false;
+        for (int i = 0; i < results.length; i++) {
+            all &= results[i].sufficient();
+            if (takes.get(i).chargedOnRefusal()) {
+                anyCharged = true;
+                charged &= results[i].sufficient();
+            }
+        }
+        if (all) {
+            return List.of(results); // every group took everything
+        }
+        for (int i = 0; i < results.length; i++) {
+            Take take = takes.get(i);
+            if (!results[i].consumed()) {
+                continue;
+            }
+            boolean keep = anyCharged && charged && take.chargedOnRefusal();
+            long back = keep ? take.tokens() - take.refusalTokens() : take.tokens();
+            if (back > 0) {
+                giveBack(store, new Take(take.key(), take.spec(), back, 0));
+                results[i] = givenBack(results[i], take, back, !keep);
+            }
+        }
+        return List.of(results);
+    }
+
+    /** One group per take: for a store that works bucket by bucket. */
+    public static List<int[]> oneGroupPerTake(int takes) {
+        List<int[]> groups = new ArrayList<>(takes);
+        for (int i = 0; i < takes; i++) {
+            groups.add(new int[] {i});
+        }
+        return groups;
+    }
+
+    private static void giveBack(Groups store, Take take) {
+        try {
+            store.giveBack(take);
+        } catch (RuntimeException e) {
+            // the decision stands; the bucket stays short by these tokens until it refills
+            log.warn("could not give back {} tokens to {}: {}", take.tokens(), take.key(), e.toString());
+        }
+    }
+
+    private static ConsumeResult givenBack(ConsumeResult taken, Take take, long back, boolean untaken) {
+        long[] remaining = taken.remaining().clone();
+        for (int i = 0; i < remaining.length; i++) {
+            remaining[i] = Math.min(take.spec().limits().get(i).capacity(), remaining[i] + back);
+        }
+        return new ConsumeResult(!untaken, remaining, 0, taken.nanosToFull());
+    }
+}

@@ -1,0 +1,95 @@
+package dev.quota.jaxrs;
+
+import dev.quota.core.Amount;
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.QuotaService;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.ext.ReaderInterceptor;
+import jakarta.ws.rs.ext.ReaderInterceptorContext;
+import java.io.IOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides a request of an {@link AmountLimit} method once its body is read: the request's limits and
+ * the amount together, in one store call. The request filter left the decision pending; a body that
+ * cannot be read, or that carries no valid amount, still costs the request its plan's tokens, then
+ * the error is answered (400 {@code invalid-amount}, or the runtime's own answer to an unreadable body).
+ */
+final class AmountInterceptor implements ReaderInterceptor {
+
+    private static final Logger log = LoggerFactory.getLogger(AmountInterceptor.class);
+
+    private final QuotaService service;
+    private final String limits;
+
+    AmountInterceptor(QuotaService service, String limits) {
+        this.service = service;
+        this.limits = limits;
+    }
+
+    /** A decision the request filter left for the body: who, on which rule, and the request path. */
+    record Pending(dev.quota.core.Caller caller, @org.jspecify.annotations.Nullable String rule, String path) {
+    }
+
+    @Override
+    public Object aroundReadFrom(ReaderInterceptorContext context) throws IOException {
+        if (!(context.getProperty(QuotaFeature.PENDING) instanceof Pending pending)) {
+            return context.proceed(); // decided already (another read of the body), or not ours to decide
+        }
+        context.removeProperty(QuotaFeature.PENDING);
+        Object entity;
+        try {
+            entity = context.proceed();
+        } catch (IOException | RuntimeException e) {
+            charge(context, pending); // an unreadable body was still a request
+            throw e;
+        }
+        Amount amount;
+        try {
+            amount = amountOf(entity);
+        } catch (IllegalArgumentException e) {
+            QuotaDecision charged = charge(context, pending);
+            if (!charged.allowed()) {
+                throw new QuotaExceededException(charged);
+            }
+            throw new WebApplicationException(ProblemResponses.invalidAmount(String.valueOf(e.getMessage()),
+                    pending.path()));
+        }
+        QuotaDecision decision;
+        try {
+            decision = service.decide(pending.caller(), pending.rule(), amount);
+        } catch (RuntimeException e) {
+            log.error("quota check failed for {} ({}); answering 503", pending.path(), limits, e);
+            throw new WebApplicationException(ProblemResponses.checkFailed(pending.path()));
+        }
+        context.setProperty(QuotaFeature.DECISION, decision);
+        if (!decision.allowed()) {
+            throw new QuotaExceededException(decision);
+        }
+        return entity;
+    }
+
+    /** The request's own limits without the amount: what a refused or unreadable body costs. */
+    private QuotaDecision charge(ReaderInterceptorContext context, Pending pending) {
+        try {
+            QuotaDecision decision = service.decide(pending.caller(), pending.rule(), null);
+            context.setProperty(QuotaFeature.DECISION, decision);
+            return decision;
+        } catch (RuntimeException e) {
+            log.error("quota check failed for {} ({}); answering 503", pending.path(), limits, e);
+            throw new WebApplicationException(ProblemResponses.checkFailed(pending.path()));
+        }
+    }
+
+    private Amount amountOf(Object entity) {
+        if (entity == null) {
+            throw new IllegalArgumentException("the body is missing");
+        }
+        if (!(entity instanceof QuotaAmount carrier)) {
+            throw new IllegalStateException(entity.getClass().getName() + " does not implement QuotaAmount,"
+                    + " which @AmountLimit(\"" + limits + "\") needs");
+        }
+        return new Amount(limits, carrier.quotaQualifier(), carrier.quotaAmount());
+    }
+}

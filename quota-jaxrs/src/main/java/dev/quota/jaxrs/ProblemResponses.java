@@ -1,0 +1,204 @@
+package dev.quota.jaxrs;
+
+import dev.quota.core.Limit;
+import dev.quota.core.LimitStatus;
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.Refill;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.Response;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every error response of this module: RFC 9457 problem details as {@code application/problem+json}.
+ * Bodies never echo what the client sent, apart from the request path as {@code instance}
+ * (without the query, which may carry secrets).
+ */
+final class ProblemResponses {
+
+    static final String MEDIA_TYPE = "application/problem+json";
+    static final String RETRY_AFTER = "Retry-After";
+    static final String TYPE_PREFIX = "urn:quota:problem:";
+
+    private ProblemResponses() {
+    }
+
+    /** 429 for a rejection, 422 for a request that can never fit, 503 for an unavailable store. */
+    static Response forDecision(QuotaDecision decision, @Nullable String instance) {
+        return switch (decision.outcome()) {
+            case UNAVAILABLE -> unavailable(decision.retryAfter(), instance);
+            case EXCEEDS_LIMIT -> exceedsLimit(decision, instance);
+            default -> tooManyRequests(decision, instance);
+        };
+    }
+
+    /**
+     * The status and {@code Retry-After} of {@link #forDecision}, without a body: the response a
+     * {@link QuotaExceededException} carries, so that runtimes hand it to {@link QuotaExceededMapper}
+     * (Jersey uses an exception's response as it is when it has an entity).
+     */
+    static Response withoutBody(QuotaDecision decision) {
+        return switch (decision.outcome()) {
+            case UNAVAILABLE -> Response.status(503).header(RETRY_AFTER, retryAfter(decision.retryAfter())).build();
+            case EXCEEDS_LIMIT -> Response.status(422).build();
+            default -> Response.status(429).header(RETRY_AFTER, retryAfter(decision.retryAfter())).build();
+        };
+    }
+
+    /**
+     * 429 naming the violated limit, with {@code Retry-After} and, for the caller's own request
+     * limits, the {@code RateLimit} headers. Amount limits add {@code resetSeconds}; a limit every
+     * customer shares is named without its remaining tokens (they tell of other customers).
+     */
+    static Response tooManyRequests(QuotaDecision decision, @Nullable String instance) {
+        LimitStatus violated = Objects.requireNonNull(decision.violated(), "a rejection names its limit");
+        long retryAfter = RateLimitHeaders.retryAfterSeconds(decision.retryAfter());
+        JsonWriter body = problem("quota-exceeded", "Too Many Requests", 429, detail(violated, retryAfter), instance)
+                .member("limit", violated.policy());
+        if (!violated.shared()) {
+            body.member("remaining", violated.remaining());
+        }
+        body.member("retryAfterSeconds", retryAfter);
+        if (!violated.requests()) {
+            body.member("resetSeconds", violated.resetSeconds());
+        }
+        Response.ResponseBuilder response = Response.status(429).header(RETRY_AFTER, Long.toString(retryAfter));
+        String policy = RateLimitHeaders.policy(decision.limits());
+        if (policy != null) {
+            response.header(RateLimitHeaders.POLICY, policy)
+                    .header(RateLimitHeaders.RATE_LIMIT, RateLimitHeaders.rateLimit(decision.limits()));
+        }
+        return withBody(response, body);
+    }
+
+    /**
+     * 422 for a request that needs more than a limit can ever hold (an amount over the whole daily
+     * limit): retrying does not help, so there is no {@code Retry-After}.
+     */
+    static Response exceedsLimit(QuotaDecision decision, @Nullable String instance) {
+        LimitStatus violated = Objects.requireNonNull(decision.violated(), "a refusal names its limit");
+        Limit limit = violated.limit();
+        String detail = "This request needs more of limit " + violated.policy() + " than it ever holds ("
+                + limit.capacity() + " per " + window(limit) + "); it cannot pass as it is.";
+        JsonWriter body = problem("exceeds-limit", "Unprocessable Content", 422, detail, instance)
+                .member("limit", violated.policy())
+                .member("capacity", limit.capacity());
+        return withBody(Response.status(422), body);
+    }
+
+    /**
+     * 429 for a client address that guessed too many API keys ({@code identity.failedKeys}, default 10
+     * per minute), with {@code Retry-After}. No {@code RateLimit} headers: the limit is the address's,
+     * not a customer's, and it is not advertised to a guesser.
+     */
+    static Response tooManyFailedKeys(QuotaDecision decision) {
+        long retryAfter = RateLimitHeaders.retryAfterSeconds(decision.retryAfter());
+        JsonWriter body = problem("too-many-failed-keys", "Too Many Requests", 429,
+                "Too many unknown API keys from this address; retry in " + retryAfter + " s.", null)
+                .member("retryAfterSeconds", retryAfter);
+        return withBody(Response.status(429).header(RETRY_AFTER, Long.toString(retryAfter)), body);
+    }
+
+    /** 503: the store could not answer and the failure policy is closed. */
+    static Response unavailable(Duration retryAfter, @Nullable String instance) {
+        long seconds = RateLimitHeaders.retryAfterSeconds(retryAfter);
+        JsonWriter body = problem("quota-unavailable", "Service Unavailable", 503,
+                "Quotas cannot be checked right now; retry in " + seconds + " s.", instance)
+                .member("retryAfterSeconds", seconds);
+        return withBody(Response.status(503).header(RETRY_AFTER, Long.toString(seconds)), body);
+    }
+
+    /** 503: resolving the caller or deciding failed unexpectedly; the cause is in the server log only. */
+    static Response checkFailed(@Nullable String instance) {
+        return withBody(Response.status(503), problem("quota-check-failed", "Service Unavailable", 503,
+                "The quota check failed.", instance));
+    }
+
+    /** 400 for an amount the limits cannot take (negative, zero, missing currency), before anything is spent. */
+    static Response invalidAmount(String reason, @Nullable String instance) {
+        return withBody(Response.status(400), problem("invalid-amount", "Bad Request", 400,
+                "The request's amount cannot be checked: " + reason + ".", instance));
+    }
+
+    /** 401 for a key (or principal) that maps to no customer. The key is never echoed. */
+    static Response unknownKey(String header) {
+        return unauthorized(header, "unknown-api-key", "The API key is not recognised.");
+    }
+
+    /** 401 for a request without a key where anonymous callers are rejected. */
+    static Response missingKey(String header) {
+        return unauthorized(header, "missing-api-key", "An API key is required in header " + header + ".");
+    }
+
+    /** 400 for a key header sent more than once. */
+    static Response badKey(String header) {
+        return withBody(Response.status(400), problem("bad-api-key", "Bad Request", 400,
+                "Send header " + header + " exactly once.", null));
+    }
+
+    /** A problem body's standard members; the caller may add its own and must then pass it to {@link #withBody}. */
+    static JsonWriter problem(String type, String title, int status, String detail, @Nullable String instance) {
+        JsonWriter body = new JsonWriter().beginObject()
+                .member("type", TYPE_PREFIX + type)
+                .member("title", title)
+                .member("status", status)
+                .member("detail", detail);
+        if (instance != null) {
+            body.member("instance", instance);
+        }
+        return body;
+    }
+
+    /** The response with {@code body} (ended here) as {@code application/problem+json}, UTF-8. */
+    static Response withBody(Response.ResponseBuilder response, JsonWriter body) {
+        // bytes, so the charset is UTF-8 whatever the runtime's default for this media type
+        return response.type(MEDIA_TYPE)
+                .entity(body.endObject().toString().getBytes(StandardCharsets.UTF_8))
+                .build();
+    }
+
+    private static Response unauthorized(String header, String type, String detail) {
+        StringBuilder challenge = new StringBuilder(32).append("ApiKey header=\"");
+        for (int i = 0; i < header.length(); i++) {
+            char c = header.charAt(i);
+            if (c == '"' || c == '\\') {
+                challenge.append('\\');
+            }
+            challenge.append(c);
+        }
+        challenge.append('"');
+        return withBody(Response.status(401).header(HttpHeaders.WWW_AUTHENTICATE, challenge.toString()),
+                problem(type, "Unauthorized", 401, detail, null));
+    }
+
+    /** "Limit free-burst is exhausted (20 per 2 s); retry in 1 s." */
+    private static String detail(LimitStatus violated, long retryAfter) {
+        StringBuilder out = new StringBuilder(96).append("Limit ").append(violated.policy());
+        if (violated.shared()) {
+            out.append(", shared by every customer of this endpoint, is exhausted (");
+        } else if (violated.remaining() == 0) {
+            out.append(" is exhausted (");
+        } else {
+            out.append(" has ").append(violated.remaining()).append(" left, too few for this request (");
+        }
+        out.append(violated.limit().capacity()).append(" per ").append(window(violated.limit()));
+        return out.append("); retry in ").append(retryAfter).append(" s.").toString();
+    }
+
+    /** {@code 2 s}, {@code calendar day}. */
+    private static String window(Limit limit) {
+        if (limit.refill() instanceof Refill.Calendar calendar) {
+            ChronoUnit unit = calendar.unit();
+            return "calendar " + (unit == ChronoUnit.HOURS ? "hour" : unit == ChronoUnit.DAYS ? "day"
+                    : unit == ChronoUnit.WEEKS ? "week" : "month");
+        }
+        return RateLimitHeaders.windowSeconds(limit) + " s";
+    }
+
+    private static String retryAfter(Duration retryAfter) {
+        return Long.toString(RateLimitHeaders.retryAfterSeconds(retryAfter));
+    }
+}

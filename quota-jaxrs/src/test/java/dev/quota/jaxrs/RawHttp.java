@@ -1,0 +1,98 @@
+package dev.quota.jaxrs;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * HTTP/1.1 GET over a socket bound to a chosen loopback address ({@code 127.0.0.2}), which the JDK's
+ * HTTP client cannot do: the way to be two different clients from one machine.
+ */
+final class RawHttp {
+
+    /** An answer: status code, headers by lower-case name (last value wins), body as text. */
+    record Answer(int status, Map<String, String> headers, String body) {
+        String header(String name) {
+            return headers.get(name.toLowerCase(Locale.ROOT));
+        }
+    }
+
+    private RawHttp() {
+    }
+
+    /** GET {@code path} on {@code 127.0.0.1:port} from {@code from}, with header pairs {@code name, value, ...}. */
+    static Answer get(String from, int port, String path, String... headers) {
+        try (Socket socket = new Socket()) {
+            socket.setSoTimeout(10_000);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(from), 0));
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5_000);
+            StringBuilder request = new StringBuilder("GET ").append(path).append(" HTTP/1.1\r\n")
+                    .append("Host: 127.0.0.1:").append(port).append("\r\nConnection: close\r\nAccept: */*\r\n");
+            for (int i = 0; i + 1 < headers.length; i += 2) {
+                request.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+            }
+            OutputStream out = socket.getOutputStream();
+            out.write(request.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            return parse(socket.getInputStream().readAllBytes());
+        } catch (IOException e) {
+            throw new UncheckedIOException("GET " + path + " from " + from + " failed", e);
+        }
+    }
+
+    private static Answer parse(byte[] raw) throws IOException {
+        String text = new String(raw, StandardCharsets.ISO_8859_1);
+        int end = text.indexOf("\r\n\r\n");
+        if (end < 0) {
+            throw new IOException("no complete response head in: " + text);
+        }
+        List<String> lines = List.of(text.substring(0, end).split("\r\n"));
+        int status = Integer.parseInt(lines.get(0).split(" ")[1]);
+        Map<String, String> headers = new LinkedHashMap<>();
+        for (String line : lines.subList(1, lines.size())) {
+            int colon = line.indexOf(':');
+            headers.put(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim());
+        }
+        byte[] body = Arrays.copyOfRange(raw, end + 4, raw.length);
+        if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
+            body = dechunk(body);
+        }
+        return new Answer(status, headers, new String(body, StandardCharsets.UTF_8));
+    }
+
+    private static byte[] dechunk(byte[] chunked) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        InputStream in = new ByteArrayInputStream(chunked);
+        while (true) {
+            StringBuilder sizeLine = new StringBuilder();
+            int c;
+            while ((c = in.read()) != '\n') {
+                if (c < 0) {
+                    throw new IOException("truncated chunked body");
+                }
+                if (c != '\r') {
+                    sizeLine.append((char) c);
+                }
+            }
+            int semicolon = sizeLine.indexOf(";");
+            int size = Integer.parseInt((semicolon < 0 ? sizeLine : sizeLine.substring(0, semicolon)).toString().trim(), 16);
+            if (size == 0) {
+                return out.toByteArray();
+            }
+            out.write(in.readNBytes(size));
+            in.skipNBytes(2);
+        }
+    }
+}

@@ -1,0 +1,608 @@
+package dev.quota.redis;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.quota.core.QuotaStoreException;
+import dev.quota.core.internal.BucketMath;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.Take;
+import io.github.bucket4j.TimeMeter;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.remote.CommandResult;
+import io.github.bucket4j.distributed.remote.MutableBucketEntry;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import io.github.bucket4j.distributed.remote.RemoteCommand;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+import org.redisson.client.codec.ByteArrayCodec;
+import org.redisson.client.protocol.RedisCommands;
+import org.redisson.command.CommandAsyncExecutor;
+
+/**
+ * Bucket4j's compare-and-swap over Redis, for whole decisions and many callers at once.
+ *
+ * <p>Callers hand in jobs (a consume of several buckets, a refund, a Bucket4j command). One caller
+ * at a time combines every job waiting: it computes them in order on the states this instance last
+ * wrote or saw ({@link KeyState}), then sends one script per Redis Cluster slot (one in all for a
+ * standalone or Sentinel Redis) that checks every key still holds what was assumed and writes the
+ * new states with their TTLs. When a key differs (another instance wrote it), the script writes
+ * nothing and answers what the keys hold, and the jobs are computed again from that, in the next
+ * round trip. So a decision over five buckets costs one round trip, a hot customer's concurrent
+ * requests share one, and a key nobody else writes is never read before it is written.
+ *
+ * <p>A refusal computed from states Redis confirmed within {@code trustNanos} needs no round trip:
+ * consumption elsewhere only lowers tokens, so the refusal stands (a refund or reset on another
+ * instance is seen within that time).
+ */
+final class CasEngine {
+
+    /** The most jobs one round trip carries. */
+    private static final int MAX_BATCH = 256;
+    /** A remembered state is forgotten this long before Redis expires its key. */
+    private static final long EXPIRY_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How long "there is no key" is remembered. */
+    private static final long ABSENT_REMEMBERED_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final CommandAsyncExecutor redis;
+    private final TimeMeter clock;
+    private final ExpirationAfterWriteStrategy expiry;
+    private final long timeoutNanos;
+    private final long budgetNanos;
+    private final long trustNanos;
+    private final boolean reuseState;
+    private final boolean cluster;
+    private final Cache<String, KeyState> known;
+    private final BucketRepair repair;
+    private final ConcurrentLinkedQueue<Job> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean combining = new AtomicBoolean();
+
+    CasEngine(CommandAsyncExecutor redis, TimeMeter clock, ExpirationAfterWriteStrategy expiry, long timeoutNanos,
+              long budgetNanos, long trustNanos, boolean reuseState, boolean cluster, int maxKnownKeys,
+              BucketRepair repair) {
+        this.redis = redis;
+        this.clock = clock;
+        this.expiry = expiry;
+        this.timeoutNanos = timeoutNanos;
+        this.budgetNanos = budgetNanos;
+        this.trustNanos = trustNanos;
+        this.reuseState = reuseState;
+        this.cluster = cluster;
+        this.repair = repair;
+        // a remembered state is forgotten when Redis would have expired its key (by the store's clock)
+        this.known = Caffeine.newBuilder()
+                .maximumSize(maxKnownKeys)
+                .ticker(clock::currentTimeNanos)
+                .expireAfter(new com.github.benmanes.caffeine.cache.Expiry<String, KeyState>() {
+                    @Override
+                    public long expireAfterCreate(String key, KeyState state, long now) {
+                        return Math.max(0, state.expiresNanos() - now);
+                    }
+
+                    @Override
+                    public long expireAfterUpdate(String key, KeyState state, long now, long current) {
+                        return Math.max(0, state.expiresNanos() - now);
+                    }
+
+                    @Override
+                    public long expireAfterRead(String key, KeyState state, long now, long current) {
+                        return current;
+                    }
+                })
+                .executor(Runnable::run)
+                .build();
+    }
+
+    /** Takes tokens for one decision (the semantics of {@link dev.quota.core.spi.QuotaStore#tryConsume(List)}). */
+    List<ConsumeResult> consume(List<Take> takes) {
+        return run(new ConsumeJob(takes));
+    }
+
+    /** Several consumes at once, in one round trip when they can share one (one per slot in a cluster). */
+    List<List<ConsumeResult>> consumeAll(List<List<Take>> consumes) {
+        List<Job> jobs = new ArrayList<>(consumes.size());
+        for (List<Take> takes : consumes) {
+            jobs.add(new ConsumeJob(takes));
+        }
+        queue.addAll(jobs);
+        List<List<ConsumeResult>> out = new ArrayList<>(jobs.size());
+        for (Job job : jobs) {
+            out.add(await(job));
+        }
+        return out;
+    }
+
+    /** Gives tokens back to one bucket. */
+    void addTokens(BucketKey key, BucketSpec spec, long tokens) {
+        run(new AddJob(key.value(), spec, tokens));
+    }
+
+    /** Runs one Bucket4j command on one key, writing the state if the command changed it. */
+    <T> CommandResult<T> execute(String key, RemoteCommand<T> command, @Nullable ExpirationAfterWriteStrategy ttl,
+                                 @Nullable Long clientTimeNanos) {
+        return run(new CommandJob<>(key, command, ttl, clientTimeNanos));
+    }
+
+    /** The bucket as Redis holds it now, read fresh; a key that holds no bucket counts as none (and is deleted). */
+    @Nullable RemoteBucketState read(String key) {
+        byte[] bytes;
+        try {
+            bytes = await(redis.readAsync(key, ByteArrayCodec.INSTANCE, RedisCommands.GET, key), key);
+        } catch (QuotaStoreException e) {
+            if (!repair.removedCorrupt(List.of(key), e)) {
+                throw e;
+            }
+            bytes = null;
+        }
+        return bytes == null ? null : parse(key, bytes);
+    }
+
+    /** Deletes a key; this instance forgets what it knew of it. */
+    void delete(String key) {
+        known.invalidate(key);
+        Object ignored = await(redis.writeAsync(key, ByteArrayCodec.INSTANCE, RedisCommands.DEL, key), key);
+        known.invalidate(key);
+    }
+
+    /** Forgets everything remembered. */
+    void forgetAll() {
+        known.invalidateAll();
+    }
+
+    long now() {
+        return clock.currentTimeNanos();
+    }
+
+    // ---------------------------------------------------------------- combining
+
+    private <T> T run(Job job) {
+        queue.add(job);
+        return await(job);
+    }
+
+    /** Waits for {@code job}, combining everybody's jobs while no one else does. */
+    private <T> T await(Job job) {
+        while (!job.done) {
+            if (combining.compareAndSet(false, true)) {
+                try {
+                    drain(job);
+                } finally {
+                    combining.set(false);
+                }
+                // hand over at once to a caller still waiting, rather than at its next wake-up
+                Job next = queue.peek();
+                if (next != null) {
+                    LockSupport.unpark(next.waiter);
+                }
+            } else {
+                LockSupport.parkNanos(job, 200_000L); // woken when done; the timeout covers a hand-over missed
+            }
+        }
+        return job.outcome();
+    }
+
+    /** Runs batches of waiting jobs until {@code own} is answered or nothing waits. */
+    private void drain(Job own) {
+        while (!own.done) {
+            List<Job> batch = new ArrayList<>();
+            Job next;
+            while (batch.size() < MAX_BATCH && (next = queue.poll()) != null) {
+                batch.add(next);
+            }
+            if (batch.isEmpty()) {
+                return;
+            }
+            runBatch(batch);
+        }
+    }
+
+    private void runBatch(List<Job> batch) {
+        try {
+            settle(batch);
+        } catch (Throwable t) {
+            RuntimeException failure = t instanceof QuotaStoreException q ? q
+                    : new QuotaStoreException("redis could not decide: " + t, t);
+            for (Job job : batch) {
+                if (!job.done) {
+                    job.fail(failure);
+                }
+            }
+            if (t instanceof Error e) {
+                throw e;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- one batch
+
+    /** Computes, sends and retries until every job of the batch is answered. */
+    private void settle(List<Job> batch) {
+        long start = System.nanoTime();
+        List<Job> pending = new ArrayList<>(batch);
+        int round = 0;
+        while (!pending.isEmpty()) {
+            if (round > 0 && System.nanoTime() - start > budgetNanos) {
+                QuotaStoreException contention = new QuotaStoreException("redis compare-and-swap did not settle within "
+                        + TimeUnit.NANOSECONDS.toMillis(budgetNanos) + " ms (" + round + " rounds): keys written"
+                        + " elsewhere all the time");
+                pending.forEach(job -> job.fail(contention));
+                return;
+            }
+            if (!reuseState && round == 0) {
+                prefetch(pending, true); // every decision starts from a fresh read
+            } else if (round > 0) {
+                prefetch(pending, false); // keys forgotten after an error
+            }
+            pending = round(pending);
+            round++;
+        }
+    }
+
+    /** One round trip (or none): computes every pending job, sends, returns the jobs to compute again. */
+    private List<Job> round(List<Job> pending) {
+        long now = clock.currentTimeNanos();
+        Map<String, Cell> cells = new LinkedHashMap<>();
+        for (Job job : pending) {
+            job.compute(this, cells, now);
+        }
+        // which slot each key and job belongs to (one group unless Redis Cluster)
+        Map<Integer, Group> groups = new LinkedHashMap<>();
+        for (Cell cell : cells.values()) {
+            groups.computeIfAbsent(cluster ? KeySlots.slot(cell.key) : 0, s -> new Group()).cells.add(cell);
+        }
+        for (Job job : pending) {
+            groups.get(cluster ? KeySlots.slot(job.firstKey()) : 0).jobs.add(job);
+        }
+        List<Job> again = new ArrayList<>();
+        List<Group> sent = new ArrayList<>(groups.size());
+        for (Group group : groups.values()) {
+            if (group.needsRedis(now, trustNanos)) {
+                group.send(this, now);
+                sent.add(group);
+            } else {
+                group.jobs.forEach(Job::complete); // refusals from confirmed states: no round trip
+            }
+        }
+        for (Group group : sent) {
+            if (!group.settle(this, now)) {
+                again.addAll(group.jobs);
+            }
+        }
+        return again;
+    }
+
+    /** Reads the keys the jobs touch: all of them, or those this instance knows nothing of. */
+    private void prefetch(List<Job> jobs, boolean all) {
+        Map<String, CompletableFuture<byte[]>> reads = new HashMap<>();
+        for (Job job : jobs) {
+            for (String key : job.keys()) {
+                if (!reads.containsKey(key) && (all || known.getIfPresent(key) == null)) {
+                    org.redisson.api.RFuture<byte[]> read = redis.readAsync(key, ByteArrayCodec.INSTANCE,
+                            RedisCommands.GET, key);
+                    reads.put(key, read.toCompletableFuture());
+                }
+            }
+        }
+        if (reads.isEmpty()) {
+            return;
+        }
+        long now = clock.currentTimeNanos();
+        for (Map.Entry<String, CompletableFuture<byte[]>> read : reads.entrySet()) {
+            byte[] bytes = awaitFuture(read.getValue(), read.getKey());
+            remember(read.getKey(), bytes, now);
+        }
+    }
+
+    /** The cell of {@code key} for this round: from what is known, else assumed absent. */
+    Cell cell(Map<String, Cell> cells, String key) {
+        Cell cell = cells.get(key);
+        if (cell == null) {
+            KeyState state = known.getIfPresent(key);
+            cell = state == null ? new Cell(key, null, null, false, Long.MIN_VALUE)
+                    : new Cell(key, state.bytes(), state.state(), true, state.confirmedNanos());
+            cells.put(key, cell);
+        }
+        return cell;
+    }
+
+    private void remember(String key, byte @Nullable [] bytes, long confirmedNanos) {
+        RemoteBucketState state = bytes == null ? null : parse(key, bytes);
+        known.put(key, knownState(state == null ? null : bytes, state, confirmedNanos,
+                state == null ? 0 : expiry.calculateTimeToLiveMillis(state, confirmedNanos)));
+    }
+
+    /** What is remembered of a key Redis confirmed at {@code nowNanos}, kept as long as its TTL allows. */
+    private static KeyState knownState(byte @Nullable [] bytes, @Nullable RemoteBucketState state, long nowNanos,
+                                       long ttlMillis) {
+        long life = bytes == null ? ABSENT_REMEMBERED_NANOS
+                : ttlMillis > 0 ? Math.max(0, TimeUnit.MILLISECONDS.toNanos(ttlMillis) - EXPIRY_MARGIN_NANOS)
+                : Long.MAX_VALUE / 4;
+        return new KeyState(bytes, state, nowNanos, nowNanos + life);
+    }
+
+    /** The state of stored bytes; bytes that are not a bucket are deleted (if unchanged) and count as no key. */
+    private @Nullable RemoteBucketState parse(String key, byte[] bytes) {
+        try {
+            return BucketMath.deserialize(bytes);
+        } catch (RuntimeException e) {
+            repair.deleteCorrupt(new BucketKey(key), bytes, e);
+            return null;
+        }
+    }
+
+    private <T> T await(org.redisson.api.RFuture<T> future, String key) {
+        return awaitFuture(future.toCompletableFuture(), key);
+    }
+
+    private <T> T awaitFuture(CompletableFuture<T> future, String key) {
+        try {
+            return future.get(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            future.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new QuotaStoreException("interrupted while waiting for redis (" + key + ")", e);
+        } catch (TimeoutException e) {
+            future.cancel(false);
+            throw new QuotaStoreException("redis did not answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                    + " ms (" + key + ")", e);
+        } catch (ExecutionException e) {
+            throw new QuotaStoreException("redis failed (" + key + "): " + e.getCause(), e.getCause());
+        }
+    }
+
+    // ---------------------------------------------------------------- per key, per slot
+
+    /** One key in one round: what Redis is assumed to hold, and the state the jobs have computed so far. */
+    static final class Cell {
+        final String key;
+        final byte @Nullable [] expected;
+        @Nullable RemoteBucketState state;
+        final boolean knownBefore;
+        final long confirmedNanos;
+        boolean dirty;
+        @Nullable ExpirationAfterWriteStrategy ttl;
+
+        Cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
+             long confirmedNanos) {
+            this.key = key;
+            this.expected = expected;
+            this.state = state;
+            this.knownBefore = knownBefore;
+            this.confirmedNanos = confirmedNanos;
+        }
+
+        void write(RemoteBucketState after, @Nullable ExpirationAfterWriteStrategy strategy) {
+            state = after;
+            dirty = true;
+            if (strategy != null) {
+                ttl = strategy;
+            }
+        }
+    }
+
+    /** The keys of one slot in one round, the jobs on them, and the script that checks and writes them. */
+    private static final class Group {
+        final List<Cell> cells = new ArrayList<>();
+        final List<Job> jobs = new ArrayList<>();
+        @Nullable CompletableFuture<List<Object>> reply;
+        byte @Nullable [][] written;
+        long[] ttls = new long[0];
+
+        /** Whether a round trip is needed: something to write, or a key not confirmed lately. */
+        boolean needsRedis(long now, long trustNanos) {
+            for (Cell cell : cells) {
+                if (cell.dirty || !cell.knownBefore || trustNanos == 0 || now - cell.confirmedNanos >= trustNanos) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        void send(CasEngine engine, long now) {
+            List<Object> keys = new ArrayList<>(cells.size());
+            List<byte @Nullable []> expected = new ArrayList<>(cells.size());
+            List<byte @Nullable []> put = new ArrayList<>(cells.size());
+            ttls = new long[cells.size()];
+            written = new byte[cells.size()][];
+            for (int i = 0; i < cells.size(); i++) {
+                Cell cell = cells.get(i);
+                keys.add(cell.key);
+                expected.add(cell.expected);
+                if (cell.dirty && cell.state != null) {
+                    written[i] = BucketMath.serialize(cell.state);
+                    ExpirationAfterWriteStrategy strategy = cell.ttl != null ? cell.ttl : engine.expiry;
+                    ttls[i] = strategy.calculateTimeToLiveMillis(cell.state, now);
+                }
+                put.add(written[i]);
+            }
+            org.redisson.api.RFuture<List<Object>> sent = engine.redis.evalWriteAsync(cells.get(0).key,
+                    ByteArrayCodec.INSTANCE, RedisCommands.EVAL_LIST, CasScript.TEXT, keys,
+                    CasScript.arguments(expected, put, ttls));
+            reply = sent.toCompletableFuture();
+        }
+
+        /** True when the script wrote (the jobs are answered); false when keys differed (compute again). */
+        boolean settle(CasEngine engine, long now) {
+            List<Object> answer;
+            try {
+                answer = engine.awaitFuture(reply, cells.get(0).key);
+            } catch (QuotaStoreException e) {
+                // the script may or may not have run: what this instance knew of these keys is void
+                cells.forEach(cell -> engine.known.invalidate(cell.key));
+                if (engine.repair.removedCorrupt(cells.stream().map(cell -> cell.key).toList(), e)) {
+                    return false; // a key held something else than a bucket: gone now, compute again
+                }
+                jobs.forEach(job -> job.fail(e));
+                return true;
+            }
+            List<CasScript.Difference> differences = CasScript.differences(answer);
+            if (differences.isEmpty()) {
+                for (int i = 0; i < cells.size(); i++) {
+                    Cell cell = cells.get(i);
+                    byte[] holds = written[i] != null ? written[i] : cell.expected;
+                    engine.known.put(cell.key, knownState(holds, holds == null ? null : cell.state, now,
+                            ttls[i] > 0 || holds == null ? ttls[i]
+                                    : engine.expiry.calculateTimeToLiveMillis(cell.state, now)));
+                }
+                jobs.forEach(Job::complete);
+                return true;
+            }
+            for (CasScript.Difference difference : differences) {
+                engine.remember(cells.get(difference.index()).key, difference.holds(), now);
+            }
+            return false;
+        }
+    }
+
+    // ---------------------------------------------------------------- jobs
+
+    /** Work a caller hands in; computed by whichever caller combines, answered to its own thread. */
+    abstract static class Job {
+        final Thread waiter = Thread.currentThread();
+        volatile boolean done;
+        private @Nullable Object provisional;
+        private @Nullable Object result;
+        private @Nullable RuntimeException failure;
+
+        abstract List<String> keys();
+
+        String firstKey() {
+            return keys().get(0);
+        }
+
+        /** Computes on the round's cells; the answer holds only if the round's script writes. */
+        abstract void compute(CasEngine engine, Map<String, Cell> cells, long nowNanos);
+
+        void answer(Object value) {
+            provisional = value;
+        }
+
+        void complete() {
+            result = provisional;
+            done = true;
+            LockSupport.unpark(waiter);
+        }
+
+        void fail(RuntimeException e) {
+            failure = e;
+            done = true;
+            LockSupport.unpark(waiter);
+        }
+
+        @SuppressWarnings("unchecked")
+        <T> T outcome() {
+            if (failure != null) {
+                throw failure;
+            }
+            return (T) result;
+        }
+    }
+
+    private static final class ConsumeJob extends Job {
+        private final List<Take> takes;
+        private final List<String> keys;
+
+        ConsumeJob(List<Take> takes) {
+            this.takes = takes;
+            this.keys = new ArrayList<>(takes.size());
+            for (Take take : takes) {
+                keys.add(take.key().value());
+            }
+        }
+
+        @Override
+        List<String> keys() {
+            return keys;
+        }
+
+        @Override
+        void compute(CasEngine engine, Map<String, Cell> cells, long nowNanos) {
+            Cell[] mine = new Cell[takes.size()];
+            RemoteBucketState[] before = new RemoteBucketState[takes.size()];
+            for (int i = 0; i < mine.length; i++) {
+                mine[i] = engine.cell(cells, keys.get(i));
+                before[i] = mine[i].state;
+            }
+            BucketMath.Outcome outcome = BucketMath.decide(takes, before, nowNanos);
+            for (int i = 0; i < mine.length; i++) {
+                RemoteBucketState after = outcome.writes()[i];
+                if (after != null) {
+                    mine[i].write(after, null);
+                }
+            }
+            answer(outcome.results());
+        }
+    }
+
+    /** A job on one key. */
+    private abstract static class SingleKeyJob extends Job {
+        final String key;
+        private final List<String> keys;
+
+        SingleKeyJob(String key) {
+            this.key = key;
+            this.keys = List.of(key);
+        }
+
+        @Override
+        List<String> keys() {
+            return keys;
+        }
+    }
+
+    private static final class AddJob extends SingleKeyJob {
+        private final BucketSpec spec;
+        private final long tokens;
+
+        AddJob(String key, BucketSpec spec, long tokens) {
+            super(key);
+            this.spec = spec;
+            this.tokens = tokens;
+        }
+
+        @Override
+        void compute(CasEngine engine, Map<String, Cell> cells, long nowNanos) {
+            Cell cell = engine.cell(cells, key);
+            cell.write(BucketMath.addTokens(cell.state, spec, tokens, nowNanos), null);
+            answer(Boolean.TRUE);
+        }
+    }
+
+    private static final class CommandJob<T> extends SingleKeyJob {
+        private final RemoteCommand<T> command;
+        private final @Nullable ExpirationAfterWriteStrategy ttl;
+        private final @Nullable Long clientTimeNanos;
+
+        CommandJob(String key, RemoteCommand<T> command, @Nullable ExpirationAfterWriteStrategy ttl,
+                   @Nullable Long clientTimeNanos) {
+            super(key);
+            this.command = command;
+            this.ttl = ttl;
+            this.clientTimeNanos = clientTimeNanos;
+        }
+
+        @Override
+        void compute(CasEngine engine, Map<String, Cell> cells, long nowNanos) {
+            Cell cell = engine.cell(cells, key);
+            MutableBucketEntry entry = cell.state == null ? new MutableBucketEntry((byte[]) null)
+                    : new MutableBucketEntry(cell.state.copy());
+            CommandResult<T> result = command.execute(entry, clientTimeNanos != null ? clientTimeNanos : nowNanos);
+            if (entry.isStateModified()) {
+                cell.write(entry.get(), ttl);
+            }
+            answer(result);
+        }
+    }
+}

@@ -1,0 +1,20 @@
+package dev.quota.redis;
+
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What this instance knows a bucket key holds in Redis: the bytes it last wrote or saw there (null:
+ * no key), their parsed state, and when Redis confirmed them. The one per-key object the store keeps.
+ *
+ * <p>Never trusted for an admission: a compare-and-swap checks it. It saves the read before a write
+ * (a customer served by one instance costs one round trip), and, while confirmed within the trust
+ * window, lets a refusal be answered without Redis (consumption elsewhere only ever lowers tokens).
+ *
+ * @param bytes          the stored bytes, or null when the key does not exist
+ * @param state          the bytes parsed, or null when the key does not exist
+ * @param confirmedNanos when Redis confirmed them, by the store's clock
+ * @param expiresNanos   when to forget them: a second before Redis expires the key, by the store's clock
+ */
+record KeyState(byte @Nullable [] bytes, @Nullable RemoteBucketState state, long confirmedNanos, long expiresNanos) {
+}
