@@ -74,11 +74,11 @@ final class Network implements AutoCloseable {
             return label(rtt) + ": clients connect to redis-server directly on loopback; " + measured;
         }
         LatencyHistogram late = proxy.lateness();
-        return String.format(Locale.ROOT, "%s: clients connect through the delay proxy (%s ms each way); %s;"
-                        + " the proxy wrote %,d chunks, p50 %.1f µs / p99 %.1f µs after they were due, using %.1f s"
-                        + " of CPU (left out of the client CPU columns)", label(rtt), millis(rtt.dividedBy(2)),
-                measured, late.count(), late.percentile(0.5) / 1e3, late.percentile(0.99) / 1e3,
-                proxyCpuNanos() / 1e9);
+        return String.format(Locale.ROOT, "%s: clients connect through the delay proxy (%s ms each way, its threads"
+                        + " %s); %s; the proxy wrote %,d chunks, p50 %.1f µs / p99 %.1f µs after they were due, using"
+                        + " %.1f s of CPU (left out of the client CPU columns)", label(rtt), millis(rtt.dividedBy(2)),
+                proxy.prioritized() ? "at nice -10" : "at normal priority: no CAP_SYS_NICE", measured, late.count(),
+                late.percentile(0.5) / 1e3, late.percentile(0.99) / 1e3, proxyCpuNanos() / 1e9);
     }
 
     /** PING round trips, direct and through this network: the median of each, after a warm-up. */
