@@ -23,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  * quota.store                  memory                 redis | jcache | memory (memory: per JVM, for one instance)
  * quota.redis.uri              (none)                 required with redis: redis://host:6379, rediss://...
  * quota.redis.timeout          100ms                  how long one Redis command may take
+ * quota.redis.retry-budget     500ms                  how long a decision may retry its compare-and-swap
+ *                                                     while other instances write the same buckets
  * quota.jcache.cache           quota-buckets          the JCache cache of the server's CacheManager
  * quota.key-prefix             quota                  the prefix of every bucket key
  * quota.caller                 api-key                api-key | principal | both in order: principal,api-key
@@ -42,6 +44,7 @@ import org.jspecify.annotations.Nullable;
  * @param store               where buckets are kept
  * @param redisUri            the Redis URI; set when the store is Redis
  * @param redisTimeout        per Redis command
+ * @param redisRetryBudget    per decision, for compare-and-swap conflicts between instances
  * @param jcacheCache         the cache name for the JCache store
  * @param keyPrefix           the prefix of bucket keys
  * @param caller              how callers are identified, in order: {@code api-key}, {@code principal}
@@ -50,7 +53,7 @@ import org.jspecify.annotations.Nullable;
  * @param adminToken          the admin API's token and where it came from, or null: no admin API
  */
 public record QuotaSettings(String plans, Duration reloadInterval, Store store, @Nullable String redisUri,
-                            Duration redisTimeout, String jcacheCache, String keyPrefix, List<String> caller,
+                            Duration redisTimeout, Duration redisRetryBudget, String jcacheCache, String keyPrefix, List<String> caller,
                             Duration customersTtl, long customersMaxEntries, @Nullable AdminToken adminToken) {
 
     /** The prefix of a plans file inside the application. */
@@ -63,6 +66,7 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
     static final String STORE = "quota.store";
     static final String REDIS_URI = "quota.redis.uri";
     static final String REDIS_TIMEOUT = "quota.redis.timeout";
+    static final String REDIS_RETRY_BUDGET = "quota.redis.retry-budget";
     static final String JCACHE_CACHE = "quota.jcache.cache";
     static final String KEY_PREFIX = "quota.key-prefix";
     static final String CALLER = "quota.caller";
@@ -72,7 +76,8 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
     static final String ADMIN_TOKEN = "quota.admin.token";
 
     /** Every setting name; any other {@code quota.*} name is reported as unknown. */
-    static final Set<String> NAMES = Set.of(PLANS, RELOAD, STORE, REDIS_URI, REDIS_TIMEOUT, JCACHE_CACHE, KEY_PREFIX,
+    static final Set<String> NAMES = Set.of(PLANS, RELOAD, STORE, REDIS_URI, REDIS_TIMEOUT, REDIS_RETRY_BUDGET,
+            JCACHE_CACHE, KEY_PREFIX,
             CALLER, CUSTOMERS_TTL, CUSTOMERS_MAX, ADMIN_TOKEN_FILE);
 
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})\\s*(ms|s|m|h|d)");
@@ -139,6 +144,7 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
             }
         }
         Duration redisTimeout = duration(source, REDIS_TIMEOUT, "100ms", false, problems);
+        Duration retryBudget = duration(source, REDIS_RETRY_BUDGET, "500ms", false, problems);
         String cache = text(source, JCACHE_CACHE, "quota-buckets");
         if (!CACHE_NAME.matcher(cache).matches()) {
             problems.add(JCACHE_CACHE + ": must be 1 to 128 of A-Z a-z 0-9 _ . - but was \"" + clip(cache) + "\"");
@@ -154,7 +160,7 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
         if (!problems.isEmpty()) {
             throw new InvalidSettingsException(problems);
         }
-        return new QuotaSettings(plans, reload, store, store == Store.REDIS ? redisUri : null, redisTimeout, cache,
+        return new QuotaSettings(plans, reload, store, store == Store.REDIS ? redisUri : null, redisTimeout, retryBudget, cache,
                 keyPrefix, caller, ttl, maxEntries, token);
     }
 

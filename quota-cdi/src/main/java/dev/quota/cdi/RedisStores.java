@@ -23,7 +23,8 @@ final class RedisStores {
         String uri = Objects.requireNonNull(settings.redisUri(), "redisUri");
         RedisStore redis;
         try {
-            redis = RedisStore.builder().uri(uri).timeout(settings.redisTimeout()).build();
+            redis = RedisStore.builder().uri(uri).timeout(settings.redisTimeout())
+                    .retryBudget(settings.redisRetryBudget()).build();
         } catch (QuotaStoreException | IllegalArgumentException e) {
             throw new InvalidSettingsException(List.of(QuotaSettings.REDIS_URI + ": cannot use " + redact(uri) + ": "
                     + e.getMessage()));
