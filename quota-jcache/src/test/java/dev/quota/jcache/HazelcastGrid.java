@@ -139,7 +139,7 @@ final class HazelcastGrid implements BeforeAllCallback, AfterAllCallback, Extens
         members.add(member);
         managers.add(new HazelcastServerCachingProvider(member).getCacheManager());
         int expected = (int) members.stream().filter(m -> m.getLifecycleService().isRunning()).count();
-        Await.until(Duration.ofSeconds(60), () -> member.getCluster().getMembers().size() == expected,
+        Await.until(Duration.ofSeconds(120), () -> member.getCluster().getMembers().size() == expected,
                 () -> "member " + index + " to see " + expected + " members");
         return index;
     }
