@@ -78,6 +78,19 @@ final class CacheLifetime {
         }
     }
 
+    /**
+     * Logs a warning when the cache never drops the store's entries: every customer ever seen then
+     * keeps its bucket in the grid for good.
+     */
+    void warnIfEternal() {
+        if (guaranteedNanos == Long.MAX_VALUE) {
+            log.warn("cache '{}' keeps bucket entries until they are removed: idle customers' buckets are never"
+                    + " dropped and the grid's memory grows with every customer seen. Give the cache a"
+                    + " created-or-updated expiry (ModifiedExpiryPolicy) of at least the longest time to refill"
+                    + " fully plus a margin, e.g. JCacheStore.cache(manager, name, expireAfterWrite)", cacheName);
+        }
+    }
+
     /** A few words for {@code describe()}. */
     String describe() {
         return guaranteedNanos == Long.MAX_VALUE ? "kept until removed"

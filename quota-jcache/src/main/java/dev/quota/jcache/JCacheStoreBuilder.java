@@ -101,6 +101,7 @@ public final class JCacheStoreBuilder {
         String provider = provider(cache);
         if (mode == JCacheStore.Mode.ENTRY_PROCESSOR) {
             CacheLifetime lifetime = CacheLifetime.of(cache, false);
+            lifetime.warnIfEternal();
             return new JCacheStore(cache, mode, new ProcessorBuckets(cache, lifetime, time), time,
                     "jcache '" + cache.getName() + "' (" + provider + "), entry processors, entries "
                             + lifetime.describe());
@@ -108,6 +109,9 @@ public final class JCacheStoreBuilder {
         EntryWriter writer = EntryWriters.of(cache, perEntryExpiry);
         requireCompareAndSwap(writer, provider);
         CacheLifetime lifetime = CacheLifetime.of(cache, writer.perEntryExpiry());
+        if (!writer.perEntryExpiry()) {
+            lifetime.warnIfEternal();
+        }
         String expiry = writer.perEntryExpiry() ? "each entry expires " + expiryMargin.toSeconds()
                 + " s after its bucket is full again" : "entries " + lifetime.describe();
         return new JCacheStore(cache, mode, new CasBuckets(cache, writer, lifetime, time, retryBudget.toNanos(),

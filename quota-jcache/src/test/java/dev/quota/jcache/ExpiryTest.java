@@ -107,6 +107,19 @@ class ExpiryTest {
     }
 
     @Test
+    void aCacheThatNeverDropsEntries_isWarnedAboutWhereTheStoreDoesNotExpireThemItself() {
+        Cache<String, byte[]> eternal = grid.cache(0, "expiry-eternal");
+        try (StderrCapture log = new StderrCapture()) {
+            JCacheStore.builder(eternal).clock(clock).build().close(); // compare-and-swap sets each entry's expiry
+            assertThat(log.text()).doesNotContain("keeps bucket entries until they are removed");
+
+            JCacheStore.builder(eternal).mode(JCacheStore.Mode.ENTRY_PROCESSOR).clock(clock).build().close();
+
+            assertThat(log.text()).contains("cache 'expiry-eternal' keeps bucket entries until they are removed");
+        }
+    }
+
+    @Test
     void aCacheThatDoesNotRenewExpiryOnUpdate_guaranteesNothingAfterAWrite() {
         // CreatedExpiryPolicy: an entry created a day ago goes now, however recently it was written
         Cache<String, byte[]> cache = grid.cacheManager(0).createCache("expiry-created-" + UUID.randomUUID(),
