@@ -97,7 +97,8 @@ public final class JCacheStore extends PerBucketStore {
      * keys, {@code byte[]} values, stored by value, entries kept until removed (for compare-and-swap on
      * Hazelcast, which expires each entry itself). Safe when several members create it at once.
      *
-     * @throws javax.cache.CacheException if the cache cannot be created or exists with other types
+     * @throws ClassCastException if the cache exists with other key or value types
+     * @throws javax.cache.CacheException if the cache cannot be created
      */
     public static Cache<String, byte[]> cache(CacheManager manager, String name) {
         return open(manager, name, EternalExpiryPolicy.factoryOf());
@@ -111,7 +112,8 @@ public final class JCacheStore extends PerBucketStore {
      * An existing cache keeps its own policy.
      *
      * @throws IllegalArgumentException if {@code expireAfterWrite} is not positive
-     * @throws javax.cache.CacheException if the cache cannot be created or exists with other types
+     * @throws ClassCastException if the cache exists with other key or value types
+     * @throws javax.cache.CacheException if the cache cannot be created
      */
     public static Cache<String, byte[]> cache(CacheManager manager, String name, Duration expireAfterWrite) {
         if (expireAfterWrite.isNegative() || expireAfterWrite.isZero()) {
