@@ -26,6 +26,10 @@ import org.jspecify.annotations.Nullable;
  * quota.redis.retry-budget     500ms                  how long a decision may retry its compare-and-swap
  *                                                     while other instances write the same buckets
  * quota.jcache.cache           quota-buckets          the JCache cache of the server's CacheManager
+ * quota.jcache.mode            compare-and-swap       compare-and-swap | entry-processor
+ * quota.jcache.retry-budget    500ms                  how long a compare-and-swap may keep losing races
+ * quota.jcache.expire-after-write 25h                 entry-processor only: how long an entry outlives
+ *                                                     its last write (longer than any bucket's refill)
  * quota.key-prefix             quota                  the prefix of every bucket key
  * quota.caller                 api-key                api-key | principal | both in order: principal,api-key
  * quota.customers.ttl          30s                    how long an answer of the application's own
@@ -46,6 +50,9 @@ import org.jspecify.annotations.Nullable;
  * @param redisTimeout        per Redis command
  * @param redisRetryBudget    per decision, for compare-and-swap conflicts between instances
  * @param jcacheCache         the cache name for the JCache store
+ * @param jcacheMode          {@code compare-and-swap} or {@code entry-processor}
+ * @param jcacheRetryBudget   per change, for compare-and-swap races between members
+ * @param jcacheExpireAfterWrite how long an entry outlives its last write, in entry-processor mode
  * @param keyPrefix           the prefix of bucket keys
  * @param caller              how callers are identified, in order: {@code api-key}, {@code principal}
  * @param customersTtl        the cache time of an application's customer directory
@@ -53,7 +60,8 @@ import org.jspecify.annotations.Nullable;
  * @param adminToken          the admin API's token and where it came from, or null: no admin API
  */
 public record QuotaSettings(String plans, Duration reloadInterval, Store store, @Nullable String redisUri,
-                            Duration redisTimeout, Duration redisRetryBudget, String jcacheCache, String keyPrefix, List<String> caller,
+                            Duration redisTimeout, Duration redisRetryBudget, String jcacheCache, String jcacheMode,
+                            Duration jcacheRetryBudget, Duration jcacheExpireAfterWrite, String keyPrefix, List<String> caller,
                             Duration customersTtl, long customersMaxEntries, @Nullable AdminToken adminToken) {
 
     /** The prefix of a plans file inside the application. */
@@ -68,6 +76,9 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
     static final String REDIS_TIMEOUT = "quota.redis.timeout";
     static final String REDIS_RETRY_BUDGET = "quota.redis.retry-budget";
     static final String JCACHE_CACHE = "quota.jcache.cache";
+    static final String JCACHE_MODE = "quota.jcache.mode";
+    static final String JCACHE_RETRY_BUDGET = "quota.jcache.retry-budget";
+    static final String JCACHE_EXPIRE = "quota.jcache.expire-after-write";
     static final String KEY_PREFIX = "quota.key-prefix";
     static final String CALLER = "quota.caller";
     static final String CUSTOMERS_TTL = "quota.customers.ttl";
@@ -77,7 +88,7 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
 
     /** Every setting name; any other {@code quota.*} name is reported as unknown. */
     static final Set<String> NAMES = Set.of(PLANS, RELOAD, STORE, REDIS_URI, REDIS_TIMEOUT, REDIS_RETRY_BUDGET,
-            JCACHE_CACHE, KEY_PREFIX,
+            JCACHE_CACHE, JCACHE_MODE, JCACHE_RETRY_BUDGET, JCACHE_EXPIRE, KEY_PREFIX,
             CALLER, CUSTOMERS_TTL, CUSTOMERS_MAX, ADMIN_TOKEN_FILE);
 
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})\\s*(ms|s|m|h|d)");
@@ -149,6 +160,13 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
         if (!CACHE_NAME.matcher(cache).matches()) {
             problems.add(JCACHE_CACHE + ": must be 1 to 128 of A-Z a-z 0-9 _ . - but was \"" + clip(cache) + "\"");
         }
+        String jcacheMode = text(source, JCACHE_MODE, "compare-and-swap").toLowerCase(Locale.ROOT);
+        if (!jcacheMode.equals("compare-and-swap") && !jcacheMode.equals("entry-processor")) {
+            problems.add(JCACHE_MODE + ": unknown mode \"" + clip(jcacheMode)
+                    + "\" (use compare-and-swap or entry-processor)");
+        }
+        Duration jcacheRetryBudget = duration(source, JCACHE_RETRY_BUDGET, "500ms", false, problems);
+        Duration jcacheExpire = duration(source, JCACHE_EXPIRE, "25h", false, problems);
         String keyPrefix = text(source, KEY_PREFIX, "quota");
         if (!keyPrefix.matches("[A-Za-z0-9_.-]{1,32}")) {
             problems.add(KEY_PREFIX + ": must be 1 to 32 of A-Z a-z 0-9 _ . - but was \"" + clip(keyPrefix) + "\"");
@@ -161,6 +179,7 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
             throw new InvalidSettingsException(problems);
         }
         return new QuotaSettings(plans, reload, store, store == Store.REDIS ? redisUri : null, redisTimeout, retryBudget, cache,
+                jcacheMode, jcacheRetryBudget, jcacheExpire,
                 keyPrefix, caller, ttl, maxEntries, token);
     }
 

@@ -36,8 +36,10 @@ final class Stores {
                 requireModule("dev.quota.redis.RedisStore", "redis", "quota-redis");
                 yield RedisStores.build(settings);
             }
-            case JCACHE -> throw new InvalidSettingsException(List.of(QuotaSettings.STORE
-                    + ": jcache needs dev.quota:quota-jcache in the application (WEB-INF/lib)"));
+            case JCACHE -> {
+                requireModule("dev.quota.jcache.JCacheStore", "jcache", "quota-jcache");
+                yield JCacheStores.build(settings, beans);
+            }
         };
     }
 

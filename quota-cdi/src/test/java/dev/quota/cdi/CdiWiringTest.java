@@ -140,6 +140,14 @@ class CdiWiringTest {
     }
 
     @Test
+    void jcacheWithoutACacheManagerBean_failsTheStart_namingTheStore() {
+        try (SystemProperties ignored = new SystemProperties().set("quota.store", "jcache")) {
+            assertThatThrownBy(() -> weld().initialize())
+                    .hasMessageContaining("quota.store: jcache needs a javax.cache.CacheManager bean");
+        }
+    }
+
+    @Test
     void aBadPlansFile_failsTheStart_namingTheSettingAndTheError() throws IOException {
         Path plans = dir.resolve("broken.yaml");
         Files.writeString(plans, "plans:\n  free:\n    limits:\n      - {name: burst, capacity: 0, period: 1s}\n");

@@ -39,6 +39,9 @@ class QuotaSettingsTest {
         assertThat(settings.redisTimeout()).isEqualTo(Duration.ofMillis(100));
         assertThat(settings.redisRetryBudget()).isEqualTo(Duration.ofMillis(500));
         assertThat(settings.jcacheCache()).isEqualTo("quota-buckets");
+        assertThat(settings.jcacheMode()).isEqualTo("compare-and-swap");
+        assertThat(settings.jcacheRetryBudget()).isEqualTo(Duration.ofMillis(500));
+        assertThat(settings.jcacheExpireAfterWrite()).isEqualTo(Duration.ofHours(25));
         assertThat(settings.keyPrefix()).isEqualTo("quota");
         assertThat(settings.caller()).containsExactly("api-key");
         assertThat(settings.customersTtl()).isEqualTo(Duration.ofSeconds(30));
@@ -57,6 +60,9 @@ class QuotaSettingsTest {
                 Map.entry("quota.redis.timeout", "2s"),
                 Map.entry("quota.redis.retry-budget", "PT3S"),
                 Map.entry("quota.jcache.cache", "bank-quotas"),
+                Map.entry("quota.jcache.mode", "entry-processor"),
+                Map.entry("quota.jcache.retry-budget", "1s"),
+                Map.entry("quota.jcache.expire-after-write", "2d"),
                 Map.entry("quota.key-prefix", "bank"),
                 Map.entry("quota.caller", "principal, api-key"),
                 Map.entry("quota.customers.ttl", "5m"),
@@ -71,6 +77,9 @@ class QuotaSettingsTest {
         assertThat(settings.redisTimeout()).isEqualTo(Duration.ofSeconds(2));
         assertThat(settings.redisRetryBudget()).isEqualTo(Duration.ofSeconds(3));
         assertThat(settings.jcacheCache()).isEqualTo("bank-quotas");
+        assertThat(settings.jcacheMode()).isEqualTo("entry-processor");
+        assertThat(settings.jcacheRetryBudget()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(settings.jcacheExpireAfterWrite()).isEqualTo(Duration.ofDays(2));
         assertThat(settings.keyPrefix()).isEqualTo("bank");
         assertThat(settings.caller()).containsExactly("principal", "api-key");
         assertThat(settings.customersTtl()).isEqualTo(Duration.ofMinutes(5));
