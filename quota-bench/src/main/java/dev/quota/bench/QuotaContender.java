@@ -2,6 +2,7 @@ package dev.quota.bench;
 
 import dev.quota.core.Amount;
 import dev.quota.core.AmountLimits;
+import dev.quota.core.Caller;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.Identity;
@@ -124,24 +125,12 @@ final class QuotaContender implements Contender {
     }
 
     /**
-     * The transfer decision in two calls, as the demo's transfer resource made it before the
-     * one-call decision: the plan and the rule in one {@code decide}, then the amount on its own;
-     * a refused amount gives back what the request took ({@code refund}: the rule's tokens; the
-     * plan keeps its request token). The one place to switch to
-     * {@code decide(Caller.of(customer), RULE, amount)}, which takes all five buckets in one call.
+     * The transfer decision as the demo's transfer resource makes it: the plan, the rule (per
+     * customer and shared) and the amount in one {@code decide}, all five buckets in one store call.
      */
     private QuotaDecision transfer(Customer customer) {
         TransferLimits limits = Objects.requireNonNull(transfer);
-        QuotaDecision request = service.decide(customer, RULE);
-        if (request.outcome() != QuotaDecision.Outcome.ALLOWED) {
-            return request;
-        }
-        QuotaDecision amount = service.consumeAmount(customer,
-                new Amount(AMOUNTS, TransferLimits.CURRENCY, limits.amount()));
-        if (amount.outcome() != QuotaDecision.Outcome.ALLOWED) {
-            service.refund(request);
-        }
-        return amount;
+        return service.decide(Caller.of(customer), RULE, new Amount(AMOUNTS, TransferLimits.CURRENCY, limits.amount()));
     }
 
     @Override
