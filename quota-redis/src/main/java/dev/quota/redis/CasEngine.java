@@ -51,6 +51,13 @@ final class CasEngine {
 
     /** The most jobs one round trip carries. */
     private static final int MAX_BATCH = 256;
+    /**
+     * How long a waiting caller sleeps before it looks again, should a wake-up never come. Every
+     * release of the combiner wakes the first waiter, and every answered job wakes its own, so this
+     * is a safety net only: a short timeout (200 µs) made 64 waiting callers wake 320,000 times a
+     * second, which cost more CPU than the decisions (quota-bench: 214 µs per decision, 20 µs with 10 ms).
+     */
+    private static final long PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** A remembered state is forgotten this long before Redis expires its key. */
     private static final long EXPIRY_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** How long "there is no key" is remembered. */
@@ -187,7 +194,7 @@ final class CasEngine {
                     LockSupport.unpark(next.waiter);
                 }
             } else {
-                LockSupport.parkNanos(job, 200_000L); // woken when done; the timeout covers a hand-over missed
+                LockSupport.parkNanos(job, PARK_NANOS); // woken when answered or handed over
             }
         }
         return job.outcome();
