@@ -398,25 +398,24 @@ final class CasEngine {
         }
 
         void send(CasEngine engine, long now) {
-            List<Object> keys = new ArrayList<>(cells.size());
-            List<byte @Nullable []> expected = new ArrayList<>(cells.size());
-            List<byte @Nullable []> put = new ArrayList<>(cells.size());
-            ttls = new long[cells.size()];
-            written = new byte[cells.size()][];
-            for (int i = 0; i < cells.size(); i++) {
+            int n = cells.size();
+            List<Object> keys = new ArrayList<>(n);
+            byte[][] expected = new byte[n][];
+            ttls = new long[n];
+            written = new byte[n][];
+            for (int i = 0; i < n; i++) {
                 Cell cell = cells.get(i);
                 keys.add(cell.key);
-                expected.add(cell.expected);
+                expected[i] = cell.expected;
                 if (cell.dirty && cell.state != null) {
                     written[i] = BucketMath.serialize(cell.state);
                     ExpirationAfterWriteStrategy strategy = cell.ttl != null ? cell.ttl : engine.expiry;
                     ttls[i] = strategy.calculateTimeToLiveMillis(cell.state, now);
                 }
-                put.add(written[i]);
             }
             org.redisson.api.RFuture<List<Object>> sent = engine.redis.evalWriteAsync(cells.get(0).key,
                     ByteArrayCodec.INSTANCE, RedisCommands.EVAL_LIST, CasScript.TEXT, keys,
-                    CasScript.arguments(expected, put, ttls));
+                    CasScript.arguments(n, expected, written, ttls));
             reply = sent.toCompletableFuture();
         }
 
