@@ -170,12 +170,28 @@ class Http2CleartextTest {
         assertThat(wellFormed.headers().get("content-type")).isEqualTo("application/json");
     }
 
+    /** RFC 9113, section 8.3.1: an http request without it is malformed, like HTTP/1.1 without Host. */
+    @Test
+    void noAuthority_gets400Problem() throws IOException {
+        RawHttp2.Response response;
+        try (RawHttp2 connection = RawHttp2.connect(api, InetAddress.getLoopbackAddress())) {
+            response = connection.get(null, "/api/v1/accounts/ACC-1001", KEY, FREE);
+        }
+
+        assertThat(response.status()).isEqualTo(400);
+        assertThat(response.headers().get("content-type")).startsWith("application/problem+json");
+        assertThat(response.body()).contains("\"detail\":\"The request has no :authority; send the host in it.\"");
+    }
+
     @Test
     void management_servesMetricsOverHttp2_toLoopbackAuthoritiesOnly() throws IOException {
         HttpResponse<String> metrics = get(demo.management.resolve("metrics"));
         RawHttp2.Response rebound;
+        RawHttp2.Response unaddressed;
         try (RawHttp2 connection = RawHttp2.connect(demo.management, InetAddress.getLoopbackAddress())) {
             rebound = connection.get("attacker.example:" + demo.management.getPort(), "/metrics");
+            // Grizzly drops a host field over HTTP/2: without :authority the request names no host
+            unaddressed = connection.get(null, "/metrics", "host", "attacker.example");
         }
 
         assertThat(metrics.version()).isEqualTo(HttpClient.Version.HTTP_2);
@@ -184,6 +200,7 @@ class Http2CleartextTest {
         assertThat(metrics.body()).contains("# TYPE ");
         assertThat(rebound.status()).isEqualTo(403);
         assertThat(rebound.headers().get("content-type")).startsWith("application/problem+json");
+        assertThat(unaddressed.status()).isEqualTo(403);
     }
 
     @Test
