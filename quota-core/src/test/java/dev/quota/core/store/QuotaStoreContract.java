@@ -1,6 +1,7 @@
 package dev.quota.core.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quota.core.Limit;
 import dev.quota.core.Refill;
@@ -8,6 +9,7 @@ import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.spi.Take;
 import dev.quota.testkit.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +26,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The behaviour every store must have. Each backend (in-JVM, Redis standalone, sentinel, cluster)
- * runs this suite through a subclass.
+ * runs this suite through a subclass, and the Redis store once more with each of its
+ * optimisations off.
+ *
+ * <p>A consume of several buckets uses keys that land in different Redis Cluster slots (a cluster
+ * store splits it), except where concurrency must be exact: there the keys share a slot, since a
+ * split consume may refuse a concurrent request early.
  */
 public abstract class QuotaStoreContract {
 
@@ -46,6 +53,11 @@ public abstract class QuotaStoreContract {
 
     protected static BucketKey freshKey() {
         return new BucketKey("quota-test:" + UUID.randomUUID());
+    }
+
+    /** A key in the Redis Cluster slot of {@code tag}, whatever the rest of the key. */
+    protected static BucketKey keyInSlot(String tag, String name) {
+        return new BucketKey("quota-test:{" + tag + "}:" + name);
     }
 
     private static BucketSpec greedy(long capacity, long tokens, Duration period, long version) {
@@ -198,6 +210,171 @@ public abstract class QuotaStoreContract {
 
         assertThat(admitted).isEqualTo(10);
         assertThat(store.peek(key, spec).remaining()).containsExactly(0);
+    }
+
+    @Test
+    void tryConsume_severalBuckets_whenAllHaveEnough_takesEveryTake() {
+        BucketKey plan = freshKey();
+        BucketKey day = freshKey();
+        BucketKey rule = freshKey();
+        BucketSpec planSpec = greedy(10, 1, Duration.ofHours(1), 1);
+        BucketSpec daySpec = greedy(100, 1, Duration.ofHours(1), 1);
+        BucketSpec ruleSpec = greedy(3, 1, Duration.ofHours(1), 1);
+
+        List<ConsumeResult> results = store.tryConsume(List.of(new Take(plan, planSpec, 3, 1),
+                new Take(day, daySpec, 3, 1), Take.of(rule, ruleSpec, 3)));
+
+        assertThat(results).hasSize(3).allSatisfy(result -> {
+            assertThat(result.consumed()).isTrue();
+            assertThat(result.nanosToWait()).isZero();
+        });
+        assertThat(results.get(0).remaining()).containsExactly(7);
+        assertThat(results.get(1).remaining()).containsExactly(97);
+        assertThat(results.get(2).remaining()).containsExactly(0);
+        assertThat(store.peek(plan, planSpec).remaining()).containsExactly(7);
+        assertThat(store.peek(day, daySpec).remaining()).containsExactly(97);
+        assertThat(store.peek(rule, ruleSpec).remaining()).containsExactly(0);
+    }
+
+    @Test
+    void tryConsume_refusedByOneBucket_takesEachTakesRefusalTokens() {
+        BucketKey plan = freshKey();
+        BucketKey day = freshKey();
+        BucketKey rule = freshKey();
+        BucketSpec planSpec = greedy(10, 1, Duration.ofHours(1), 1);
+        BucketSpec daySpec = greedy(100, 1, Duration.ofHours(1), 1);
+        BucketSpec ruleSpec = greedy(5, 1, Duration.ofHours(1), 1);
+        store.tryConsume(rule, ruleSpec, 4);
+
+        List<ConsumeResult> results = store.tryConsume(List.of(new Take(plan, planSpec, 3, 1),
+                new Take(day, daySpec, 3, 1), Take.of(rule, ruleSpec, 3)));
+
+        // the rule lacks 2 tokens: the plan and the day give their refusal token, the rule nothing
+        assertThat(results.get(0).consumed()).isTrue();
+        assertThat(results.get(0).remaining()).containsExactly(9);
+        assertThat(results.get(1).consumed()).isTrue();
+        assertThat(results.get(1).remaining()).containsExactly(99);
+        assertThat(results.get(2).consumed()).isFalse();
+        assertThat(results.get(2).remaining()).containsExactly(1);
+        assertThat(results.get(2).nanosToWait()).isEqualTo(Duration.ofHours(2).toNanos());
+        assertThat(store.peek(plan, planSpec).remaining()).containsExactly(9);
+        assertThat(store.peek(day, daySpec).remaining()).containsExactly(99);
+        assertThat(store.peek(rule, ruleSpec).remaining()).containsExactly(1);
+    }
+
+    @Test
+    void tryConsume_refusedAndATakeLacksItsRefusalTokens_takesNothing() {
+        BucketKey plan = freshKey();
+        BucketKey day = freshKey();
+        BucketKey rule = freshKey();
+        BucketSpec planSpec = greedy(2, 1, Duration.ofHours(1), 1);
+        BucketSpec daySpec = greedy(100, 1, Duration.ofHours(1), 1);
+        BucketSpec ruleSpec = greedy(5, 1, Duration.ofHours(1), 1);
+        store.tryConsume(plan, planSpec, 2);
+
+        List<ConsumeResult> results = store.tryConsume(List.of(new Take(plan, planSpec, 1, 1),
+                new Take(day, daySpec, 1, 1), Take.of(rule, ruleSpec, 1)));
+
+        // the plan refuses and cannot give its refusal token: the day gives none either
+        assertThat(results).extracting(ConsumeResult::consumed).containsExactly(false, false, false);
+        assertThat(results.get(0).nanosToWait()).isEqualTo(Duration.ofHours(1).toNanos());
+        assertThat(store.peek(plan, planSpec).remaining()).containsExactly(0);
+        assertThat(store.peek(day, daySpec).remaining()).containsExactly(100);
+        assertThat(store.peek(rule, ruleSpec).remaining()).containsExactly(5);
+    }
+
+    @Test
+    void tryConsume_aTakeLeftUntaken_reportsItsBucketAsItStands() {
+        BucketKey enough = freshKey();
+        BucketKey empty = freshKey();
+        BucketSpec enoughSpec = greedy(10, 1, Duration.ofHours(1), 1);
+        BucketSpec emptySpec = greedy(1, 1, Duration.ofHours(1), 1);
+        store.tryConsume(enough, enoughSpec, 3);
+        store.tryConsume(empty, emptySpec, 1);
+
+        List<ConsumeResult> results = store.tryConsume(List.of(Take.of(enough, enoughSpec, 2),
+                Take.of(empty, emptySpec, 1)));
+
+        ConsumeResult untaken = results.get(0);
+        assertThat(untaken.consumed()).isFalse();
+        assertThat(untaken.remaining()).containsExactly(7);
+        assertThat(untaken.nanosToWait()).as("it alone could give its tokens now").isZero();
+        assertThat(untaken.sufficient()).isTrue();
+        assertThat(results.get(1).sufficient()).isFalse();
+        assertThat(store.peek(enough, enoughSpec).remaining()).containsExactly(7);
+    }
+
+    @Test
+    void tryConsume_moreTokensThanCapacity_isRefusedWithAWaitThatNeverEnds() {
+        BucketKey key = freshKey();
+        BucketSpec spec = greedy(10, 10, Duration.ofSeconds(1), 1);
+
+        ConsumeResult result = store.tryConsume(key, spec, 11);
+
+        assertThat(result.consumed()).isFalse();
+        assertThat(result.nanosToWait()).isEqualTo(Long.MAX_VALUE);
+        assertThat(store.peek(key, spec).remaining()).containsExactly(10);
+    }
+
+    @Test
+    void tryConsume_severalBuckets_oneAskingMoreThanItsCapacity_chargesOnlyTheRefusalTokens() {
+        BucketKey plan = freshKey();
+        BucketKey amount = freshKey();
+        BucketSpec planSpec = greedy(10, 1, Duration.ofHours(1), 1);
+        BucketSpec amountSpec = greedy(1_000, 1_000, Duration.ofDays(1), 1);
+
+        List<ConsumeResult> results = store.tryConsume(List.of(new Take(plan, planSpec, 1, 1),
+                Take.of(amount, amountSpec, 1_001)));
+
+        assertThat(results.get(0).consumed()).isTrue();
+        assertThat(results.get(0).remaining()).containsExactly(9);
+        assertThat(results.get(1).consumed()).isFalse();
+        assertThat(results.get(1).nanosToWait()).isEqualTo(Long.MAX_VALUE);
+        assertThat(store.peek(amount, amountSpec).remaining()).containsExactly(1_000);
+    }
+
+    @Test
+    void tryConsume_sameKeyTwice_throwsIllegalArgumentExceptionAndTakesNothing() {
+        BucketKey key = freshKey();
+        BucketSpec spec = greedy(10, 1, Duration.ofHours(1), 1);
+
+        assertThatThrownBy(() -> store.tryConsume(List.of(Take.of(key, spec, 1), Take.of(freshKey(), spec, 1),
+                Take.of(key, spec, 2))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(key.value());
+        assertThatThrownBy(() -> store.tryConsume(List.of())).isInstanceOf(IllegalArgumentException.class);
+        assertThat(store.peek(key, spec).remaining()).containsExactly(10);
+    }
+
+    @Test
+    void concurrentMultiBucketConsumers_atFrozenTime_admitExactlyTheRuleCapacity_andChargeThePlanForEveryRequest()
+            throws Exception {
+        String customer = UUID.randomUUID().toString();
+        BucketKey plan = keyInSlot(customer, "p");
+        BucketKey rule = keyInSlot(customer, "r");
+        BucketSpec planSpec = greedy(1_000, 1, Duration.ofHours(1), 1);
+        BucketSpec ruleSpec = greedy(10, 1, Duration.ofHours(1), 1);
+        List<Take> takes = List.of(new Take(plan, planSpec, 2, 1), Take.of(rule, ruleSpec, 1));
+        int threads = 100;
+        ExecutorService pool = Executors.newFixedThreadPool(32);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Boolean>> results = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            results.add(pool.submit(() -> {
+                start.await();
+                return store.tryConsume(takes).get(1).consumed();
+            }));
+        }
+        start.countDown();
+        int admitted = 0;
+        for (Future<Boolean> f : results) {
+            admitted += f.get(30, TimeUnit.SECONDS) ? 1 : 0;
+        }
+        pool.shutdown();
+
+        assertThat(admitted).isEqualTo(10);
+        assertThat(store.peek(rule, ruleSpec).remaining()).containsExactly(0);
+        // 10 admitted requests took 2 each, 90 refused ones 1 each
+        assertThat(store.peek(plan, planSpec).remaining()).containsExactly(1_000 - 10 * 2 - 90);
     }
 
     /** Hook for stores whose contention handling may give up; the default consumes once. */
