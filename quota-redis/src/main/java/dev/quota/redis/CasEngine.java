@@ -129,10 +129,15 @@ final class CasEngine {
         run(new AddJob(key.value(), spec, tokens));
     }
 
-    /** Runs one Bucket4j command on one key, writing the state if the command changed it. */
+    /**
+     * Runs one Bucket4j command on one key, writing the state if the command changed it, as a Bucket4j
+     * proxy manager would: with the TTL of {@code ttl}, and none when {@code ttl} is null (a manager
+     * without an expiration strategy keeps its buckets for ever).
+     */
     <T> CommandResult<T> execute(String key, RemoteCommand<T> command, @Nullable ExpirationAfterWriteStrategy ttl,
                                  @Nullable Long clientTimeNanos) {
-        return run(new CommandJob<>(key, command, ttl, clientTimeNanos));
+        return run(new CommandJob<>(key, command, ttl != null ? ttl : ExpirationAfterWriteStrategy.none(),
+                clientTimeNanos));
     }
 
     /** The bucket as Redis holds it now, read fresh; a key that holds no bucket counts as none (and is deleted). */
@@ -372,6 +377,7 @@ final class CasEngine {
         final boolean knownBefore;
         final long confirmedNanos;
         boolean dirty;
+        /** The expiration of the last job that wrote the cell this round. */
         @Nullable ExpirationAfterWriteStrategy ttl;
 
         Cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
@@ -383,12 +389,10 @@ final class CasEngine {
             this.confirmedNanos = confirmedNanos;
         }
 
-        void write(RemoteBucketState after, @Nullable ExpirationAfterWriteStrategy strategy) {
+        void write(RemoteBucketState after, ExpirationAfterWriteStrategy strategy) {
             state = after;
             dirty = true;
-            if (strategy != null) {
-                ttl = strategy;
-            }
+            ttl = strategy;
         }
     }
 
@@ -423,7 +427,8 @@ final class CasEngine {
                 if (cell.dirty && cell.state != null) {
                     written[i] = BucketMath.serialize(cell.state);
                     ExpirationAfterWriteStrategy strategy = cell.ttl != null ? cell.ttl : engine.expiry;
-                    ttls[i] = strategy.calculateTimeToLiveMillis(cell.state, now);
+                    // a strategy's 0 or less means no expiry; the script takes 0 for that
+                    ttls[i] = Math.max(0, strategy.calculateTimeToLiveMillis(cell.state, now));
                 }
                 put.add(written[i]);
             }
@@ -539,7 +544,7 @@ final class CasEngine {
             for (int i = 0; i < mine.length; i++) {
                 RemoteBucketState after = outcome.writes()[i];
                 if (after != null) {
-                    mine[i].write(after, null);
+                    mine[i].write(after, engine.expiry);
                 }
             }
             answer(outcome.results());
@@ -565,7 +570,7 @@ final class CasEngine {
         @Override
         void compute(CasEngine engine, Map<String, Cell> cells, long nowNanos) {
             Cell cell = engine.cell(cells, key);
-            cell.write(BucketMath.addTokens(cell.state, spec, tokens, nowNanos), null);
+            cell.write(BucketMath.addTokens(cell.state, spec, tokens, nowNanos), engine.expiry);
             answer(Boolean.TRUE);
         }
     }
@@ -573,10 +578,10 @@ final class CasEngine {
     private static final class CommandJob<T> extends Job {
         private final String key;
         private final RemoteCommand<T> command;
-        private final @Nullable ExpirationAfterWriteStrategy ttl;
+        private final ExpirationAfterWriteStrategy ttl;
         private final @Nullable Long clientTimeNanos;
 
-        CommandJob(String key, RemoteCommand<T> command, @Nullable ExpirationAfterWriteStrategy ttl,
+        CommandJob(String key, RemoteCommand<T> command, ExpirationAfterWriteStrategy ttl,
                    @Nullable Long clientTimeNanos) {
             this.key = key;
             this.command = command;
