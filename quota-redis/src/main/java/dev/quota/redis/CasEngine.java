@@ -404,8 +404,16 @@ final class CasEngine {
         byte @Nullable [][] written;
         long[] ttls = new long[0];
 
-        /** Whether a round trip is needed: something to write, or a key not confirmed lately. */
+        /**
+         * Whether a round trip is needed: something to write, a key not confirmed lately, or a job
+         * whose answer is not a refusal (only a refusal stands whatever other instances did since).
+         */
         boolean needsRedis(long now, long trustNanos) {
+            for (Job job : jobs) {
+                if (!job.refusal()) {
+                    return true;
+                }
+            }
             for (Cell cell : cells) {
                 if (cell.dirty || !cell.knownBefore || trustNanos == 0 || now - cell.confirmedNanos >= trustNanos) {
                     return true;
@@ -483,6 +491,16 @@ final class CasEngine {
 
         abstract List<String> keys();
 
+        /**
+         * Whether the computed answer, if it wrote nothing, is a refusal that may stand on states
+         * Redis confirmed within the trust window: consumption by other instances only lowers
+         * tokens, so it would refuse too. Anything else (a read, a bucket not found) must be
+         * confirmed by Redis.
+         */
+        boolean refusal() {
+            return false;
+        }
+
         String firstKey() {
             return keys().get(0);
         }
@@ -530,6 +548,12 @@ final class CasEngine {
         @Override
         List<String> keys() {
             return keys;
+        }
+
+        /** A consume that wrote nothing took nothing: a refusal. */
+        @Override
+        boolean refusal() {
+            return true;
         }
 
         @Override
