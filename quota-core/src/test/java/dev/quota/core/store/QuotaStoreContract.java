@@ -23,15 +23,17 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The behaviour every store must have. Each backend (in-JVM, Redis standalone, sentinel, cluster)
- * runs this suite through a subclass, and the Redis store once more with each of its
+ * The behaviour every store must have. Each backend (in-JVM, Redis standalone, sentinel, cluster,
+ * JCache) runs this suite through a subclass, and the Redis store once more with each of its
  * optimisations off.
  *
- * <p>A consume of several buckets uses keys that land in different Redis Cluster slots (a cluster
- * store splits it), except where concurrency must be exact: there the keys share a slot, since a
- * split consume may refuse a concurrent request early.
+ * <p>Consumes of several buckets run with the keys in one Redis Cluster slot and spread over
+ * several (a cluster store splits those). The concurrent one keeps its keys in one slot: a split
+ * consume may refuse a concurrent request early, so only one slot gives an exact count.
  */
 public abstract class QuotaStoreContract {
 
@@ -53,11 +55,6 @@ public abstract class QuotaStoreContract {
 
     protected static BucketKey freshKey() {
         return new BucketKey("quota-test:" + UUID.randomUUID());
-    }
-
-    /** A key in the Redis Cluster slot of {@code tag}, whatever the rest of the key. */
-    protected static BucketKey keyInSlot(String tag, String name) {
-        return new BucketKey("quota-test:{" + tag + "}:" + name);
     }
 
     private static BucketSpec greedy(long capacity, long tokens, Duration period, long version) {
@@ -130,6 +127,127 @@ public abstract class QuotaStoreContract {
         assertThat(rejected.consumed()).isFalse();
         assertThat(rejected.remaining()).containsExactly(8, 1);
         assertThat(store.tryConsume(key, spec, 1).remaining()).containsExactly(7, 0);
+    }
+
+    /** Keys of one customer: with {@code sameSlot}, in one Redis Cluster hash slot (one atomic step there). */
+    private static List<BucketKey> keys(int n, boolean sameSlot) {
+        String tag = UUID.randomUUID().toString();
+        List<BucketKey> keys = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            keys.add(new BucketKey(sameSlot ? "quota-test:{" + tag + "}:" + i : "quota-test:" + tag + ":" + i));
+        }
+        return keys;
+    }
+
+    private static BucketSpec hourly(long capacity) {
+        return greedy(capacity, capacity, Duration.ofHours(1), 1);
+    }
+
+    @Test
+    void chargedTake_whoseBucketLacksItsTokens_paysItsRefusalTokens_andSaysItLacked() {
+        BucketKey key = freshKey();
+        BucketSpec spec = hourly(12);
+        assertThat(store.tryConsume(List.of(new Take(key, spec, 10, 1))).get(0).remaining()).containsExactly(2);
+
+        ConsumeResult refused = store.tryConsume(List.of(new Take(key, spec, 10, 1))).get(0);
+
+        assertThat(refused.consumed()).as("the refusal token was taken").isTrue();
+        assertThat(refused.sufficient()).as("the bucket lacked the take's 10 tokens").isFalse();
+        assertThat(refused.remaining()).containsExactly(1);
+        assertThat(refused.nanosToWait()).as("9 more tokens at 12 an hour").isEqualTo(Duration.ofMinutes(45).toNanos());
+        assertThat(store.peek(key, spec).remaining()).containsExactly(1);
+    }
+
+    @Test
+    void chargedTake_onAnEmptyBucket_takesNothing() {
+        BucketKey key = freshKey();
+        BucketSpec spec = hourly(3);
+        store.tryConsume(key, spec, 3);
+
+        ConsumeResult refused = store.tryConsume(List.of(new Take(key, spec, 2, 1))).get(0);
+
+        assertThat(refused.consumed()).isFalse();
+        assertThat(refused.sufficient()).isFalse();
+        assertThat(store.peek(key, spec).remaining()).containsExactly(0);
+    }
+
+    @ParameterizedTest(name = "same slot: {0}")
+    @ValueSource(booleans = {true, false})
+    void consume_whenEveryBucketHasEnough_takesEveryTake(boolean sameSlot) {
+        List<BucketKey> k = keys(3, sameSlot);
+
+        List<ConsumeResult> results = store.tryConsume(List.of(
+                new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
+
+        assertThat(results).allSatisfy(r -> assertThat(r.consumed()).isTrue());
+        assertThat(results).extracting(r -> r.remaining()[0]).containsExactly(10L, 10L, 4L);
+    }
+
+    @ParameterizedTest(name = "same slot: {0}")
+    @ValueSource(booleans = {true, false})
+    void consume_refusedByAnUnchargedTake_chargesOnlyTheRefusalTokens(boolean sameSlot) {
+        List<BucketKey> k = keys(3, sameSlot);
+        store.tryConsume(k.get(2), hourly(5), 5); // the rule's bucket is empty
+
+        List<ConsumeResult> results = store.tryConsume(List.of(
+                new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
+
+        assertThat(results.get(0).consumed()).isTrue();
+        assertThat(results.get(0).sufficient()).isTrue();
+        assertThat(results.get(2).consumed()).isFalse();
+        assertThat(results.get(2).sufficient()).isFalse();
+        assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(19);
+        assertThat(store.peek(k.get(1), hourly(20)).remaining()).containsExactly(19);
+        assertThat(store.peek(k.get(2), hourly(5)).remaining()).containsExactly(0);
+    }
+
+    @ParameterizedTest(name = "same slot: {0}")
+    @ValueSource(booleans = {true, false})
+    void consume_refusedByAChargedTakesOwnBucket_chargesEveryChargedTake_andNothingElse(boolean sameSlot) {
+        List<BucketKey> k = keys(3, sameSlot);
+        store.tryConsume(k.get(0), hourly(20), 15); // 5 left: short of 10
+
+        List<ConsumeResult> results = store.tryConsume(List.of(
+                new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
+
+        assertThat(results.get(0).sufficient()).isFalse();
+        assertThat(results.get(0).consumed()).isTrue();
+        assertThat(results.get(1).sufficient()).isTrue();
+        assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(4);
+        assertThat(store.peek(k.get(1), hourly(20)).remaining()).containsExactly(19);
+        assertThat(store.peek(k.get(2), hourly(5)).remaining()).as("an uncharged take keeps nothing").containsExactly(5);
+    }
+
+    @ParameterizedTest(name = "same slot: {0}")
+    @ValueSource(booleans = {true, false})
+    void consume_whereAChargedTakeLacksEvenItsRefusalTokens_takesNothingAnywhere(boolean sameSlot) {
+        List<BucketKey> k = keys(3, sameSlot);
+        store.tryConsume(k.get(0), hourly(20), 20); // empty
+
+        List<ConsumeResult> results = store.tryConsume(List.of(
+                new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
+
+        assertThat(results).allSatisfy(r -> assertThat(r.consumed()).isFalse());
+        assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(0);
+        assertThat(store.peek(k.get(1), hourly(20)).remaining()).containsExactly(20);
+        assertThat(store.peek(k.get(2), hourly(5)).remaining()).containsExactly(5);
+    }
+
+    @Test
+    void consume_overTwoSlots_refusedInsideOne_keepsExactlyTheRefusalTokens() {
+        // a customer's plan and rule share a slot; a shared limit lives in another
+        List<BucketKey> customer = keys(2, true);
+        BucketKey shared = freshKey();
+        store.tryConsume(customer.get(0), hourly(30), 10); // 20 left
+        store.tryConsume(customer.get(1), hourly(5), 5);   // the rule's bucket is empty
+
+        List<ConsumeResult> results = store.tryConsume(List.of(new Take(customer.get(0), hourly(30), 10, 1),
+                Take.of(customer.get(1), hourly(5), 1), Take.of(shared, hourly(5), 1)));
+
+        assertThat(results.get(1).sufficient()).isFalse();
+        assertThat(store.peek(customer.get(0), hourly(30)).remaining()).as("plan: the refusal token only").containsExactly(19);
+        assertThat(store.peek(customer.get(1), hourly(5)).remaining()).containsExactly(0);
+        assertThat(store.peek(shared, hourly(5)).remaining()).as("shared: given back").containsExactly(5);
     }
 
     @Test
@@ -213,77 +331,6 @@ public abstract class QuotaStoreContract {
     }
 
     @Test
-    void tryConsume_severalBuckets_whenAllHaveEnough_takesEveryTake() {
-        BucketKey plan = freshKey();
-        BucketKey day = freshKey();
-        BucketKey rule = freshKey();
-        BucketSpec planSpec = greedy(10, 1, Duration.ofHours(1), 1);
-        BucketSpec daySpec = greedy(100, 1, Duration.ofHours(1), 1);
-        BucketSpec ruleSpec = greedy(3, 1, Duration.ofHours(1), 1);
-
-        List<ConsumeResult> results = store.tryConsume(List.of(new Take(plan, planSpec, 3, 1),
-                new Take(day, daySpec, 3, 1), Take.of(rule, ruleSpec, 3)));
-
-        assertThat(results).hasSize(3).allSatisfy(result -> {
-            assertThat(result.consumed()).isTrue();
-            assertThat(result.nanosToWait()).isZero();
-        });
-        assertThat(results.get(0).remaining()).containsExactly(7);
-        assertThat(results.get(1).remaining()).containsExactly(97);
-        assertThat(results.get(2).remaining()).containsExactly(0);
-        assertThat(store.peek(plan, planSpec).remaining()).containsExactly(7);
-        assertThat(store.peek(day, daySpec).remaining()).containsExactly(97);
-        assertThat(store.peek(rule, ruleSpec).remaining()).containsExactly(0);
-    }
-
-    @Test
-    void tryConsume_refusedByOneBucket_takesEachTakesRefusalTokens() {
-        BucketKey plan = freshKey();
-        BucketKey day = freshKey();
-        BucketKey rule = freshKey();
-        BucketSpec planSpec = greedy(10, 1, Duration.ofHours(1), 1);
-        BucketSpec daySpec = greedy(100, 1, Duration.ofHours(1), 1);
-        BucketSpec ruleSpec = greedy(5, 1, Duration.ofHours(1), 1);
-        store.tryConsume(rule, ruleSpec, 4);
-
-        List<ConsumeResult> results = store.tryConsume(List.of(new Take(plan, planSpec, 3, 1),
-                new Take(day, daySpec, 3, 1), Take.of(rule, ruleSpec, 3)));
-
-        // the rule lacks 2 tokens: the plan and the day give their refusal token, the rule nothing
-        assertThat(results.get(0).consumed()).isTrue();
-        assertThat(results.get(0).remaining()).containsExactly(9);
-        assertThat(results.get(1).consumed()).isTrue();
-        assertThat(results.get(1).remaining()).containsExactly(99);
-        assertThat(results.get(2).consumed()).isFalse();
-        assertThat(results.get(2).remaining()).containsExactly(1);
-        assertThat(results.get(2).nanosToWait()).isEqualTo(Duration.ofHours(2).toNanos());
-        assertThat(store.peek(plan, planSpec).remaining()).containsExactly(9);
-        assertThat(store.peek(day, daySpec).remaining()).containsExactly(99);
-        assertThat(store.peek(rule, ruleSpec).remaining()).containsExactly(1);
-    }
-
-    @Test
-    void tryConsume_refusedAndATakeLacksItsRefusalTokens_takesNothing() {
-        BucketKey plan = freshKey();
-        BucketKey day = freshKey();
-        BucketKey rule = freshKey();
-        BucketSpec planSpec = greedy(2, 1, Duration.ofHours(1), 1);
-        BucketSpec daySpec = greedy(100, 1, Duration.ofHours(1), 1);
-        BucketSpec ruleSpec = greedy(5, 1, Duration.ofHours(1), 1);
-        store.tryConsume(plan, planSpec, 2);
-
-        List<ConsumeResult> results = store.tryConsume(List.of(new Take(plan, planSpec, 1, 1),
-                new Take(day, daySpec, 1, 1), Take.of(rule, ruleSpec, 1)));
-
-        // the plan refuses and cannot give its refusal token: the day gives none either
-        assertThat(results).extracting(ConsumeResult::consumed).containsExactly(false, false, false);
-        assertThat(results.get(0).nanosToWait()).isEqualTo(Duration.ofHours(1).toNanos());
-        assertThat(store.peek(plan, planSpec).remaining()).containsExactly(0);
-        assertThat(store.peek(day, daySpec).remaining()).containsExactly(100);
-        assertThat(store.peek(rule, ruleSpec).remaining()).containsExactly(5);
-    }
-
-    @Test
     void tryConsume_aTakeLeftUntaken_reportsItsBucketAsItStands() {
         BucketKey enough = freshKey();
         BucketKey empty = freshKey();
@@ -348,9 +395,9 @@ public abstract class QuotaStoreContract {
     @Test
     void concurrentMultiBucketConsumers_atFrozenTime_admitExactlyTheRuleCapacity_andChargeThePlanForEveryRequest()
             throws Exception {
-        String customer = UUID.randomUUID().toString();
-        BucketKey plan = keyInSlot(customer, "p");
-        BucketKey rule = keyInSlot(customer, "r");
+        List<BucketKey> customer = keys(2, true);
+        BucketKey plan = customer.get(0);
+        BucketKey rule = customer.get(1);
         BucketSpec planSpec = greedy(1_000, 1, Duration.ofHours(1), 1);
         BucketSpec ruleSpec = greedy(10, 1, Duration.ofHours(1), 1);
         List<Take> takes = List.of(new Take(plan, planSpec, 2, 1), Take.of(rule, ruleSpec, 1));
