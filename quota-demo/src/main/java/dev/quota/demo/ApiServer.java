@@ -34,6 +34,8 @@ import org.slf4j.LoggerFactory;
  * <p>{@code GET /metrics} is not on this server: a second Grizzly server, the management listener,
  * bound to 127.0.0.1 whatever {@code host} the API binds to, serves it ({@link MetricsHandler});
  * the API port answers 404 there.
+ *
+ * <p>Both listeners speak HTTP/1.1 and HTTP/2 cleartext ({@link Http2Cleartext}).
  */
 final class ApiServer implements AutoCloseable {
 
@@ -131,6 +133,7 @@ final class ApiServer implements AutoCloseable {
         server.getListener("grizzly").getTransport().setWorkerThreadPoolConfig(
                 ThreadPoolConfig.defaultConfig().setPoolName("quota-demo-worker").setCorePoolSize(WORKERS)
                         .setMaxPoolSize(WORKERS));
+        server.getListener("grizzly").registerAddOn(new Http2Cleartext());
         HttpServer management = GrizzlyHttpServerFactory.createHttpServer(
                 URI.create("http://" + MANAGEMENT_HOST + ":" + managementPort + "/"), (GrizzlyHttpContainer) null,
                 false, null, false);
@@ -140,6 +143,7 @@ final class ApiServer implements AutoCloseable {
         management.getListener("grizzly").getTransport().setWorkerThreadPoolConfig(
                 ThreadPoolConfig.defaultConfig().setPoolName("quota-demo-management").setCorePoolSize(2)
                         .setMaxPoolSize(2));
+        management.getListener("grizzly").registerAddOn(new Http2Cleartext());
         try {
             server.start();
         } catch (IOException e) {
