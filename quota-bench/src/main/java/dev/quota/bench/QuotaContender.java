@@ -9,7 +9,6 @@ import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
-import dev.quota.core.internal.Keys;
 import dev.quota.redis.RedisStore;
 import java.time.Duration;
 import java.util.List;
@@ -28,7 +27,6 @@ final class QuotaContender implements Contender {
 
     private final QuotaService service;
     private final String namespace;
-    private final Keys keys = new Keys("quota");
     private volatile Customer[] customers = new Customer[0];
 
     /**
@@ -83,7 +81,7 @@ final class QuotaContender implements Contender {
 
     @Override
     public String keyMarker(int customer) {
-        return keys.plan(namespace + customer);
+        return service.admin().bucketKeys(Customer.of(namespace + customer, PLAN)).get(0);
     }
 
     @Override

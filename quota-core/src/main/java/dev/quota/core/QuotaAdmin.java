@@ -58,6 +58,18 @@ public final class QuotaAdmin {
     }
 
     /**
+     * The storage keys of the customer's plan and rule buckets (current calendar windows included),
+     * for an operator looking at the store itself: {@code quota:{c.3q2+7w...}:p}.
+     *
+     * @throws IllegalArgumentException if the customer's plan is not configured
+     */
+    public List<String> bucketKeys(Customer customer) {
+        QuotaConfig cfg = config.get();
+        return layout.customerBuckets(cfg, customer, QuotaService.planOf(cfg, customer)).stream()
+                .map(slot -> slot.key().value()).toList();
+    }
+
+    /**
      * Deletes the customer's plan and rule buckets (current calendar windows included): the next
      * request starts with full buckets.
      *

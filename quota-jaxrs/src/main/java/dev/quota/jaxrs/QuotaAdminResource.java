@@ -42,15 +42,14 @@ import org.slf4j.LoggerFactory;
  * <p>Wrong tokens are throttled per client address, in this JVM: after 5 (default) the address is
  * answered 429 with {@code Retry-After}, before its token is looked at, and gets one more attempt
  * every 10 s (default), so a guesser learns nothing while blocked. Refused calls are written to
- * the audit log sampled (10, then 1 a second, the rest counted). Give the resource the client's
- * address ({@link QuotaAdminResourceBuilder#clientAddress}); without one every caller is
- * {@code unknown} and all share one allowance, and then a stranger's wrong tokens lock an operator
- * out for as long as the stranger keeps sending them.
+ * the audit log sampled (10, then 1 a second, the rest counted). The client address is the
+ * connection's peer ({@link ClientAddress#peer()}, found where a {@link QuotaFeature} is registered
+ * in the same application) unless {@link QuotaAdminResourceBuilder#clientAddress} names another;
+ * where none is found every caller is {@code unknown} and all share one allowance, and then a
+ * stranger's wrong tokens lock an operator out for as long as the stranger keeps sending them.
  *
  * <pre>{@code
- * resourceConfig.register(QuotaAdminResource.builder(quotaService, System.getenv("QUOTA_ADMIN_TOKEN"))
- *         .clientAddress(request -> grizzlyRequest.get().getRemoteAddr())
- *         .build());
+ * resourceConfig.register(QuotaAdminResource.builder(quotaService, System.getenv("QUOTA_ADMIN_TOKEN")).build());
  * }</pre>
  *
  * Mounted at {@code /admin}; to mount it elsewhere, return it from a sub-resource locator. The
@@ -77,19 +76,6 @@ public final class QuotaAdminResource {
     private final AdminThrottle throttle;
     private final AdminAudit audit;
 
-    /**
-     * An admin API over {@code service}, open to requests that carry {@code token}, with the
-     * defaults of {@link #builder}: no client address, so all callers share one allowance of
-     * wrong tokens.
-     *
-     * @throws NullPointerException     if an argument is null
-     * @throws IllegalArgumentException if the token is not strong enough ({@link AdminTokens#requireStrong});
-     *                                  the message never contains the token
-     */
-    public QuotaAdminResource(QuotaService service, String token) {
-        this(builder(service, token));
-    }
-
     QuotaAdminResource(QuotaAdminResourceBuilder builder) {
         this.service = builder.service;
         this.tokenDigest = builder.tokenDigest;
@@ -115,18 +101,14 @@ public final class QuotaAdminResource {
     @Path("customers/{id}")
     public Response customer(@PathParam("id") String id, @HeaderParam(HttpHeaders.AUTHORIZATION) @Nullable String auth,
                              @Context @Nullable ContainerRequestContext request) {
-        String client = client(request);
-        Response refused = refuse("standing", auth, client);
-        if (refused != null) {
-            return refused;
+        Target target = target("standing", id, auth, request);
+        if (target.answer() != null) {
+            return target.answer();
         }
-        QuotaConfig config = service.config();
-        Customer customer = service.admin().customer(id);
-        if (customer == null) {
-            return unknownCustomer(config);
-        }
+        Customer customer = target.customer();
         try {
-            return json(Response.ok(), AdminDocuments.standing(customer, config.version(), service.admin().standing(customer)));
+            return json(Response.ok(), AdminDocuments.standing(customer, target.config().version(),
+                    service.admin().standing(customer)));
         } catch (QuotaStoreException e) {
             log.warn("admin standing of customer {}: store unavailable", AdminAudit.value(customer.id()), e);
             return ProblemResponses.unavailable(Duration.ofSeconds(1), null);
@@ -138,28 +120,48 @@ public final class QuotaAdminResource {
     @Path("customers/{id}/buckets")
     public Response reset(@PathParam("id") String id, @HeaderParam(HttpHeaders.AUTHORIZATION) @Nullable String auth,
                           @Context @Nullable ContainerRequestContext request) {
-        String client = client(request);
-        Response refused = refuse("reset-buckets", auth, client);
-        if (refused != null) {
-            return refused;
+        Target target = target("reset-buckets", id, auth, request);
+        if (target.answer() != null) {
+            return target.answer();
         }
-        QuotaConfig config = service.config();
-        Customer customer = service.admin().customer(id);
-        if (customer == null) {
-            audit.authorized("action=reset-buckets outcome=unknown-customer configVersion=" + config.version()
-                    + " client=" + AdminAudit.value(client), false);
-            return unknownCustomer(config);
-        }
+        Customer customer = target.customer();
         String who = "action=reset-buckets customer=" + AdminAudit.value(customer.id()) + " plan="
-                + AdminAudit.value(customer.plan()) + " configVersion=" + config.version();
+                + AdminAudit.value(customer.plan()) + " configVersion=" + target.config().version();
         try {
             service.admin().reset(customer);
         } catch (QuotaStoreException e) {
-            audit.authorized(who + " outcome=store-unavailable client=" + AdminAudit.value(client), true);
+            audit.authorized(who + " outcome=store-unavailable client=" + AdminAudit.value(target.client()), true);
             return ProblemResponses.unavailable(Duration.ofSeconds(1), null);
         }
-        audit.authorized(who + " outcome=ok client=" + AdminAudit.value(client), false);
+        audit.authorized(who + " outcome=ok client=" + AdminAudit.value(target.client()), false);
         return Response.noContent().build();
+    }
+
+    /**
+     * The customer a call on {@code id} is about, once the caller is let through; or the answer:
+     * the refusal ({@link #refuse}), or 404 for an id the customer directory does not know.
+     */
+    private Target target(String action, String id, @Nullable String auth,
+                          @Nullable ContainerRequestContext request) {
+        String client = client(request);
+        QuotaConfig config = service.config();
+        Response refused = refuse(action, auth, client);
+        if (refused != null) {
+            return new Target(client, config, null, refused);
+        }
+        Customer customer = service.admin().customer(id);
+        if (customer == null) {
+            if (action.equals("reset-buckets")) {
+                audit.authorized("action=reset-buckets outcome=unknown-customer configVersion=" + config.version()
+                        + " client=" + AdminAudit.value(client), false);
+            }
+            return new Target(client, config, null, unknownCustomer(config));
+        }
+        return new Target(client, config, customer, null);
+    }
+
+    /** A call's client, the config it sees, and the customer it is about or the answer it gets instead. */
+    private record Target(String client, QuotaConfig config, @Nullable Customer customer, @Nullable Response answer) {
     }
 
     /** The active config, summarised without API key hashes. */

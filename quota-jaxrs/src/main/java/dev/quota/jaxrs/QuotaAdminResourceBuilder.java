@@ -9,7 +9,7 @@ import java.util.Objects;
 public final class QuotaAdminResourceBuilder {
     final QuotaService service;
     final byte[] tokenDigest;
-    ClientAddress clientAddress = request -> null;
+    ClientAddress clientAddress = ClientAddress.peer();
     int maxFailures = QuotaAdminResource.DEFAULT_MAX_FAILURES;
     Duration retryEvery = QuotaAdminResource.DEFAULT_RETRY_EVERY;
     Clock clock = Clock.systemUTC();
@@ -22,10 +22,11 @@ public final class QuotaAdminResourceBuilder {
 
     /**
      * Where a call's client address comes from, for throttling wrong tokens and for the audit
-     * lines; default none: every caller is {@code unknown} and shares one allowance. Give the same
-     * {@link ClientAddress} as the quota feature's (the connection's peer; the admin API is meant for
-     * an internal port, so {@code X-Forwarded-For} is not read). A failure counts the call as
-     * {@code unknown}.
+     * lines; default {@link ClientAddress#peer()}, the connection's peer where a {@link QuotaFeature}
+     * is registered in the same application. Give the same {@link ClientAddress} as the quota
+     * feature's if it has its own (the admin API is meant for an internal port, so
+     * {@code X-Forwarded-For} is not read). No address or a failure counts the call as
+     * {@code unknown}, and all such calls share one allowance.
      *
      * @throws NullPointerException if {@code clientAddress} is null
      */

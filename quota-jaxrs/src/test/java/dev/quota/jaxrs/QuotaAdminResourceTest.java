@@ -158,7 +158,7 @@ class QuotaAdminResourceTest {
 
     @Test
     void shortToken_isRefused_withItsLengthNotItsValue() {
-        assertThatThrownBy(() -> new QuotaAdminResource(fixture.service, "secret"))
+        assertThatThrownBy(() -> QuotaAdminResource.builder(fixture.service, "secret"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("admin token must be 32 to 256 characters but was 6 characters long");
     }

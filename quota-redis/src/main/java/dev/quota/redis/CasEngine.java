@@ -546,20 +546,30 @@ final class CasEngine {
         }
     }
 
-    private static final class AddJob extends Job {
-        private final String key;
-        private final BucketSpec spec;
-        private final long tokens;
+    /** A job on one key. */
+    private abstract static class SingleKeyJob extends Job {
+        final String key;
+        private final List<String> keys;
 
-        AddJob(String key, BucketSpec spec, long tokens) {
+        SingleKeyJob(String key) {
             this.key = key;
-            this.spec = spec;
-            this.tokens = tokens;
+            this.keys = List.of(key);
         }
 
         @Override
         List<String> keys() {
-            return List.of(key);
+            return keys;
+        }
+    }
+
+    private static final class AddJob extends SingleKeyJob {
+        private final BucketSpec spec;
+        private final long tokens;
+
+        AddJob(String key, BucketSpec spec, long tokens) {
+            super(key);
+            this.spec = spec;
+            this.tokens = tokens;
         }
 
         @Override
@@ -570,23 +580,17 @@ final class CasEngine {
         }
     }
 
-    private static final class CommandJob<T> extends Job {
-        private final String key;
+    private static final class CommandJob<T> extends SingleKeyJob {
         private final RemoteCommand<T> command;
         private final @Nullable ExpirationAfterWriteStrategy ttl;
         private final @Nullable Long clientTimeNanos;
 
         CommandJob(String key, RemoteCommand<T> command, @Nullable ExpirationAfterWriteStrategy ttl,
                    @Nullable Long clientTimeNanos) {
-            this.key = key;
+            super(key);
             this.command = command;
             this.ttl = ttl;
             this.clientTimeNanos = clientTimeNanos;
-        }
-
-        @Override
-        List<String> keys() {
-            return List.of(key);
         }
 
         @Override

@@ -1,5 +1,6 @@
 package dev.quota.redis;
 
+import dev.quota.core.QuotaStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -7,6 +8,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -24,6 +26,9 @@ import org.redisson.config.ReadMode;
  * request at most that long and the failure policy decides what happens.
  */
 public final class RedisStoreBuilder {
+
+    /** How often {@link #build()} pings while it waits for Redis to answer. */
+    private static final Duration CONNECT_POLL = Duration.ofMillis(50);
 
     private @Nullable Config redissonConfig;
     private @Nullable RedissonClient client;
@@ -246,7 +251,7 @@ public final class RedisStoreBuilder {
      * The store. A client the builder creates connects now, unless {@link #connectOnBuild} is false.
      *
      * @throws IllegalStateException if no Redis was named
-     * @throws dev.quota.core.QuotaStoreException if Redis cannot be reached
+     * @throws QuotaStoreException if Redis cannot be reached
      */
     public RedisStore build() {
         if (client != null) {
@@ -277,7 +282,7 @@ public final class RedisStoreBuilder {
         try {
             created = Redisson.create(config);
         } catch (RuntimeException e) {
-            throw new dev.quota.core.QuotaStoreException("cannot connect to " + description + ": " + e.getMessage(), e);
+            throw new QuotaStoreException("cannot connect to " + description + ": " + e.getMessage(), e);
         }
         try {
             RedisStore store = new RedisStore(this, created, true, description);
@@ -299,12 +304,12 @@ public final class RedisStoreBuilder {
             try {
                 store.ping();
                 return;
-            } catch (dev.quota.core.QuotaStoreException e) {
+            } catch (QuotaStoreException e) {
                 if (System.nanoTime() - deadline >= 0) {
-                    throw new dev.quota.core.QuotaStoreException("cannot connect to " + description + " within "
+                    throw new QuotaStoreException("cannot connect to " + description + " within "
                             + connectTimeout.toMillis() + " ms: " + e.getMessage(), e);
                 }
-                java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
+                LockSupport.parkNanos(CONNECT_POLL.toNanos());
             }
         }
     }

@@ -8,8 +8,9 @@ import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
-import dev.quota.redis.RedisStore;
+import dev.quota.core.config.ApiKeys;
 import dev.quota.jaxrs.QuotaFeature;
+import dev.quota.redis.RedisStore;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -74,7 +75,7 @@ public final class HttpBench {
         for (int i = 0; i < CUSTOMERS; i++) {
             Customer c = Customer.of("http-customer-" + i, "bench");
             customers.put(c.id(), c);
-            keys.put(QuotaService.sha256Hex(LoadGenerator.apiKey(i)), c.id());
+            keys.put(ApiKeys.sha256Hex(LoadGenerator.apiKey(i)), c.id());
         }
         return new QuotaConfig(0, Identity.DEFAULT, Map.of("bench", plan), Map.of(), Map.of(), customers, keys,
                 List.of());

@@ -2,8 +2,6 @@ package dev.quota.jaxrs.internal;
 
 import jakarta.inject.Inject;
 import jakarta.inject.Provider;
-import jakarta.ws.rs.container.ContainerRequestContext;
-import jakarta.ws.rs.container.ContainerRequestFilter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import org.eclipse.jetty.server.Request;
@@ -15,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * {@code request.getConnectionMetaData().getRemoteSocketAddress()}; Jetty 11 and older, whose
  * {@code Request} is a servlet request: {@code getRemoteAddr()}, called reflectively.
  */
-public final class JettyPeer implements ContainerRequestFilter {
+public final class JettyPeer extends ProvidedPeer<Request> {
 
     /** Jetty 12 made {@code Request} an interface of the core API. */
     private static final boolean JETTY_12 = Request.class.isInterface();
@@ -30,22 +28,13 @@ public final class JettyPeer implements ContainerRequestFilter {
     }
 
     @Override
-    public void filter(ContainerRequestContext request) {
-        Provider<Request> provider = requests;
-        if (provider == null || Peers.known(request)) {
-            return;
-        }
-        String address;
-        try {
-            Request jetty = provider.get();
-            address = jetty == null ? null : remoteAddress(jetty);
-        } catch (RuntimeException notThisContainer) {
-            // Jetty is on the class path, but another container serves this request;
-            // should no other adapter find the address, the quota filter logs this as the cause
-            Peers.failed(request, notThisContainer);
-            return;
-        }
-        Peers.record(request, address);
+    @Nullable Provider<Request> provider() {
+        return requests;
+    }
+
+    @Override
+    @Nullable String address(Request containerRequest) {
+        return remoteAddress(containerRequest);
     }
 
     private static @Nullable String remoteAddress(Request jetty) {

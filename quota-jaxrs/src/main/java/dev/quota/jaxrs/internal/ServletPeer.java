@@ -3,8 +3,6 @@ package dev.quota.jaxrs.internal;
 import jakarta.inject.Inject;
 import jakarta.inject.Provider;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.ws.rs.container.ContainerRequestContext;
-import jakarta.ws.rs.container.ContainerRequestFilter;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * Grizzly's servlet support, ...): the peer is {@link HttpServletRequest#getRemoteAddr()} of the
  * servlet request, which Jersey's servlet container binds per request.
  */
-public final class ServletPeer implements ContainerRequestFilter {
+public final class ServletPeer extends ProvidedPeer<HttpServletRequest> {
 
     @Inject
     private @Nullable Provider<HttpServletRequest> requests;
@@ -22,21 +20,12 @@ public final class ServletPeer implements ContainerRequestFilter {
     }
 
     @Override
-    public void filter(ContainerRequestContext request) {
-        Provider<HttpServletRequest> provider = requests;
-        if (provider == null || Peers.known(request)) {
-            return;
-        }
-        String address;
-        try {
-            HttpServletRequest servlet = provider.get();
-            address = servlet == null ? null : servlet.getRemoteAddr();
-        } catch (RuntimeException notThisContainer) {
-            // the servlet API is on the class path, but this request did not come through a servlet;
-            // should no other adapter find the address, the quota filter logs this as the cause
-            Peers.failed(request, notThisContainer);
-            return;
-        }
-        Peers.record(request, address);
+    @Nullable Provider<HttpServletRequest> provider() {
+        return requests;
+    }
+
+    @Override
+    @Nullable String address(HttpServletRequest containerRequest) {
+        return containerRequest.getRemoteAddr();
     }
 }
