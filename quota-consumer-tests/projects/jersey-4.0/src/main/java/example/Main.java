@@ -28,10 +28,7 @@ public final class Main {
         QuotaFeature feature = QuotaFeature.builder(quota).build();           // X-API-Key, else the client address
         // end of the README snippet
 
-        // AMOUNT LIMIT: once dev.quota.jaxrs.QuotaAmount and @AmountLimit land, register the README's
-        // transfer resource here too (ConsumerBuildsTest.transferOverTheAmountLimit_is429NamingTheAmountLimit).
-
-        ResourceConfig app = new ResourceConfig(ExportResource.class).register(feature);
+        ResourceConfig app = new ResourceConfig(ExportResource.class, TransferResource.class).register(feature);
         Server server = JettyHttpContainerFactory.createServer(URI.create("http://127.0.0.1:" + port + "/"), app);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {

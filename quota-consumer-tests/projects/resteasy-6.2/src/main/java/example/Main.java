@@ -27,11 +27,9 @@ public final class Main {
         QuotaFeature feature = QuotaFeature.builder(quota).build();           // X-API-Key, else the client address
         // end of the README snippet
 
-        // AMOUNT LIMIT: once dev.quota.jaxrs.QuotaAmount and @AmountLimit land, register the README's
-        // transfer resource here too (ConsumerBuildsTest.transferOverTheAmountLimit_is429NamingTheAmountLimit).
-
         ResteasyDeployment deployment = new ResteasyDeploymentImpl();
         deployment.getActualResourceClasses().add(ExportResource.class);
+        deployment.getActualResourceClasses().add(TransferResource.class);
         deployment.getProviders().add(feature);
         UndertowJaxrsServer server = new UndertowJaxrsServer().setHostname("127.0.0.1").setPort(port);
         server.deploy(server.undertowDeployment(deployment, "/").setDeploymentName("bank").setContextPath("/")
