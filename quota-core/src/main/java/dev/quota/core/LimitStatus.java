@@ -1,5 +1,6 @@
 package dev.quota.core;
 
+import dev.quota.core.internal.WholeSeconds;
 import java.time.Duration;
 
 /**
@@ -25,6 +26,14 @@ public record LimitStatus(String policy, Limit limit, long remaining, Duration r
     public LimitStatus(String policy, Limit limit, long remaining, Duration resetAfter, Duration retryAfter,
                        boolean requests) {
         this(policy, limit, remaining, resetAfter, retryAfter, requests, false);
+    }
+
+    /**
+     * {@link #resetAfter} in whole seconds rounded up, as clients are told it: 0 when full, 1 for
+     * 0.2 s, 60 for exactly a minute.
+     */
+    public long resetSeconds() {
+        return WholeSeconds.ceil(resetAfter);
     }
 
     /** Whether this limit lacked tokens for the decided request. */

@@ -11,7 +11,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,9 +21,6 @@ import java.util.List;
  */
 @Path("/api/v1/quota")
 public final class QuotaResource {
-
-    /** The currencies a transfer may be made in, each with its own amount limits. */
-    static final List<String> CURRENCIES = List.of("EUR", "USD", "GBP");
 
     private final QuotaService service;
 
@@ -45,7 +41,7 @@ public final class QuotaResource {
         List<AmountView> amounts = new ArrayList<>();
         // a config without the amount limits (a test's, an operator's) has nothing to show here
         if (service.config().amounts().containsKey(TransfersResource.AMOUNTS)) {
-            for (String currency : CURRENCIES) {
+            for (String currency : TransferRequest.CURRENCIES) {
                 for (LimitStatus status : service.admin().amountStanding(customer, TransfersResource.AMOUNTS, currency)) {
                     amounts.add(AmountView.of(currency, status));
                 }
@@ -79,10 +75,7 @@ public final class QuotaResource {
     public record LimitView(String policy, long capacity, long remaining, long resetSeconds) {
 
         static LimitView of(LimitStatus status) {
-            Duration reset = status.resetAfter();
-            long seconds = reset.isZero() || reset.isNegative() ? 0
-                    : reset.getSeconds() + (reset.getNano() > 0 ? 1 : 0);
-            return new LimitView(status.policy(), status.limit().capacity(), status.remaining(), seconds);
+            return new LimitView(status.policy(), status.limit().capacity(), status.remaining(), status.resetSeconds());
         }
     }
 

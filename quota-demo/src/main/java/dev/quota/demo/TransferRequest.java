@@ -41,7 +41,8 @@ record TransferRequest(String from, String to, long amountMinor, String currency
 
     /** The largest body read: 16 KB. A transfer needs about 80 bytes. */
     static final int MAX_BODY_BYTES = 16 * 1024;
-    static final Set<String> CURRENCIES = Set.of("EUR", "GBP", "USD");
+    /** The currencies a transfer may be made in, each with its own amount limits. */
+    static final List<String> CURRENCIES = List.of("EUR", "USD", "GBP");
     /** 1,000,000,000.00: far above any limit, far below overflow. */
     static final BigDecimal MAX_AMOUNT = new BigDecimal("1000000000.00");
 

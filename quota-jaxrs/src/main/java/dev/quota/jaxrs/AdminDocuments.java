@@ -44,7 +44,7 @@ final class AdminDocuments {
                     .name("refill");
             refill(json, status.limit().refill());
             json.member("remaining", status.remaining())
-                    .member("resetSeconds", RateLimitHeaders.ceilSeconds(status.resetAfter()))
+                    .member("resetSeconds", status.resetSeconds())
                     .name("requests").value(status.requests())
                     .endObject();
         }

@@ -63,7 +63,7 @@ final class ProblemResponses {
         }
         body.member("retryAfterSeconds", retryAfter);
         if (!violated.requests()) {
-            body.member("resetSeconds", RateLimitHeaders.ceilSeconds(violated.resetAfter()));
+            body.member("resetSeconds", violated.resetSeconds());
         }
         Response.ResponseBuilder response = Response.status(429).header(RETRY_AFTER, Long.toString(retryAfter));
         String policy = RateLimitHeaders.policy(decision.limits());

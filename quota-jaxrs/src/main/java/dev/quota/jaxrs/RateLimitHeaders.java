@@ -4,6 +4,7 @@ import dev.quota.core.Limit;
 import dev.quota.core.LimitStatus;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.Refill;
+import dev.quota.core.internal.WholeSeconds;
 import jakarta.ws.rs.core.MultivaluedMap;
 import java.math.BigInteger;
 import java.time.Duration;
@@ -43,7 +44,7 @@ final class RateLimitHeaders {
     /** {@code "free-burst";r=0;t=1, "free-daily";r=980;t=86400}, or null without request limits. */
     static @Nullable String rateLimit(List<LimitStatus> limits) {
         return list(limits, (out, status) -> out.append(";r=").append(status.remaining())
-                .append(";t=").append(ceilSeconds(status.resetAfter())));
+                .append(";t=").append(status.resetSeconds()));
     }
 
     /** A structured-field list of the advertised limits, each item's parameters written by {@code parameters}. */
@@ -72,7 +73,7 @@ final class RateLimitHeaders {
         if (tightest != null) {
             headers.putSingle(X_LIMIT, Long.toString(tightest.limit().capacity()));
             headers.putSingle(X_REMAINING, Long.toString(tightest.remaining()));
-            headers.putSingle(X_RESET, Long.toString(ceilSeconds(tightest.resetAfter())));
+            headers.putSingle(X_RESET, Long.toString(tightest.resetSeconds()));
         }
     }
 
@@ -100,17 +101,9 @@ final class RateLimitHeaders {
         return unit == ChronoUnit.WEEKS ? 604_800 : 2_678_400;
     }
 
-    /** Whole seconds rounded up; zero for zero or negative durations. */
-    static long ceilSeconds(Duration duration) {
-        if (duration.isNegative() || duration.isZero()) {
-            return 0;
-        }
-        return duration.getNano() == 0 ? duration.getSeconds() : duration.getSeconds() + 1;
-    }
-
     /** The {@code Retry-After} value: whole seconds rounded up, at least 1 (0 would invite a hot loop). */
     static long retryAfterSeconds(Duration retryAfter) {
-        return Math.max(1, ceilSeconds(retryAfter));
+        return Math.max(1, WholeSeconds.ceil(retryAfter));
     }
 
     /** {@code "free-burst"}: a structured-field string, quotes and backslashes escaped. */
