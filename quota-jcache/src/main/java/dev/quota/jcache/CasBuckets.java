@@ -1,0 +1,127 @@
+package dev.quota.jcache;
+
+import dev.quota.core.QuotaStoreException;
+import dev.quota.core.internal.BucketMath;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.Take;
+import io.github.bucket4j.TimeMeter;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import java.util.concurrent.TimeUnit;
+import javax.cache.Cache;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Buckets changed by compare-and-swap: read the bucket's bytes, compute the change in this JVM with
+ * {@link BucketMath}, and write the new bytes only if the entry still holds the bytes read
+ * ({@code putIfAbsent} for a new bucket, {@code replace(key, old, new)} otherwise). A lost race
+ * reads again and computes again, for at most the retry budget.
+ *
+ * <p>Only {@code byte[]} travels between members: no class of the application or of Bucket4j is
+ * ever deserialized on another member. Correct only where {@code replace} compares values by
+ * content, which {@link JCacheStoreBuilder#build()} checks.
+ */
+final class CasBuckets implements Buckets {
+
+    private static final Logger log = LoggerFactory.getLogger(JCacheStore.class);
+
+    private final Cache<String, byte[]> cache;
+    private final EntryWriter writer;
+    private final CacheLifetime lifetime;
+    private final TimeMeter time;
+    private final long retryBudgetNanos;
+    private final long marginNanos;
+
+    CasBuckets(Cache<String, byte[]> cache, EntryWriter writer, CacheLifetime lifetime, TimeMeter time,
+               long retryBudgetNanos, long marginNanos) {
+        this.cache = cache;
+        this.writer = writer;
+        this.lifetime = lifetime;
+        this.time = time;
+        this.retryBudgetNanos = retryBudgetNanos;
+        this.marginNanos = marginNanos;
+    }
+
+    @Override
+    public ConsumeResult consume(Take take) {
+        String key = take.key().value();
+        long deadline = System.nanoTime() + retryBudgetNanos;
+        int races = 0;
+        while (true) {
+            Stored stored = read(key);
+            long now = time.currentTimeNanos();
+            BucketMath.Step step = BucketMath.consume(stored.state, take.spec(), take.tokens(), now);
+            RemoteBucketState after = step.after();
+            if (after == null) {
+                return step.result(); // refused: nothing to write
+            }
+            if (write(key, stored.bytes, after, step.result().nanosToFull(), take.spec())) {
+                return step.result();
+            }
+            lostRace(key, ++races, deadline);
+        }
+    }
+
+    @Override
+    public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
+        String k = key.value();
+        long deadline = System.nanoTime() + retryBudgetNanos;
+        int races = 0;
+        while (true) {
+            Stored stored = read(k);
+            long now = time.currentTimeNanos();
+            RemoteBucketState after = BucketMath.addTokens(stored.state, spec, tokens, now);
+            if (write(k, stored.bytes, after, after.calculateFullRefillingTime(now), spec)) {
+                return;
+            }
+            lostRace(k, ++races, deadline);
+        }
+    }
+
+    /** The bucket as stored; bytes that are not a bucket state are removed (with a warning) and count as none. */
+    private Stored read(String key) {
+        byte[] bytes = cache.get(key);
+        if (bytes == null) {
+            return Stored.NONE;
+        }
+        try {
+            return new Stored(bytes, BucketMath.deserialize(bytes));
+        } catch (RuntimeException e) {
+            // a customer must not be refused service for ever by an unreadable entry: it starts full
+            log.warn("cache '{}' holds {} bytes at {} that are not a bucket state ({}); removing them, the bucket"
+                    + " starts full", cache.getName(), bytes.length, key, e.toString());
+            cache.remove(key, bytes);
+            return Stored.NONE;
+        }
+    }
+
+    private boolean write(String key, byte @Nullable [] expected, RemoteBucketState after, long nanosToFull,
+                          BucketSpec spec) {
+        byte[] bytes = BucketMath.serialize(after);
+        long keep = RefillTimes.plus(nanosToFull, marginNanos);
+        long keepAny = RefillTimes.plus(Math.max(nanosToFull, RefillTimes.fromEmptyNanos(spec)), marginNanos);
+        boolean written = expected == null ? writer.create(key, bytes, keep, keepAny)
+                : writer.replace(key, expected, bytes, keep, keepAny);
+        if (written) {
+            lifetime.check(key, nanosToFull);
+        }
+        return written;
+    }
+
+    /** Counts a lost race; past the deadline, fails the call so the failure policy answers. */
+    private void lostRace(String key, int races, long deadline) {
+        if (System.nanoTime() - deadline >= 0) {
+            throw new QuotaStoreException("bucket " + key + " in cache '" + cache.getName() + "': lost " + races
+                    + " compare-and-swap races within the retry budget of "
+                    + TimeUnit.NANOSECONDS.toMillis(retryBudgetNanos) + " ms");
+        }
+    }
+
+    /** What a key holds: its bytes (null: no entry) and the state they encode. */
+    private record Stored(byte @Nullable [] bytes, @Nullable RemoteBucketState state) {
+        static final Stored NONE = new Stored(null, null);
+    }
+}

@@ -1,0 +1,218 @@
+package dev.quota.jcache;
+
+import dev.quota.core.QuotaStoreException;
+import dev.quota.core.internal.BucketMath;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.PerBucketStore;
+import dev.quota.core.spi.Take;
+import io.github.bucket4j.TimeMeter;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import javax.cache.Cache;
+import javax.cache.CacheException;
+import javax.cache.CacheManager;
+import javax.cache.configuration.Factory;
+import javax.cache.configuration.MutableConfiguration;
+import javax.cache.expiry.EternalExpiryPolicy;
+import javax.cache.expiry.ExpiryPolicy;
+import javax.cache.expiry.ModifiedExpiryPolicy;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Buckets in a JCache (JSR-107) cache of {@code String} keys and {@code byte[]} values, shared by every
+ * instance through the data grid behind it: Payara's Hazelcast, or any grid whose JCache is a
+ * cluster. Bucket4j's bucket states, computed exactly as by the other stores.
+ *
+ * <pre>{@code
+ * Cache<String, byte[]> cache = JCacheStore.cache(cacheManager, "quota-buckets");
+ * QuotaStore store = JCacheStore.builder(cache).build();           // compare-and-swap
+ * }</pre>
+ *
+ * <p>Two {@link Mode modes}:
+ * <ul>
+ *   <li>{@link Mode#COMPARE_AND_SWAP} (the default): reads the bucket's bytes, computes in this JVM,
+ *       writes with {@code replace(key, old, new)} or {@code putIfAbsent}; a lost race computes again,
+ *       within the {@link JCacheStoreBuilder#retryBudget retry budget}. Only byte arrays travel between
+ *       members, so it works on Payara whatever the application is called on each member and whatever
+ *       thread calls. Needs a provider that compares values in serialized form (Hazelcast does;
+ *       {@code build()} checks it). Two round trips per change, more under contention.
+ *   <li>{@link Mode#ENTRY_PROCESSOR}: Bucket4j's JCache integration; one {@code invoke} per change,
+ *       run where the entry lives. Needs a provider whose entry processors run atomically where the
+ *       data is (Bucket4j names Hazelcast, Apache Ignite and Oracle Coherence), and Bucket4j's classes
+ *       deserializable on every member.
+ * </ul>
+ *
+ * <p>A decision over several buckets takes them one at a time and gives back what a refusal must
+ * not keep ({@link PerBucketStore}): JCache has no atomic change of several keys. It never admits
+ * what an atomic store would refuse; a concurrent request may meanwhile find a bucket short.
+ *
+ * <p>Idle customers: with compare-and-swap on Hazelcast, each entry expires when its bucket would be
+ * full again plus {@link JCacheStoreBuilder#expiryMargin the margin}. Otherwise the cache's own expiry
+ * policy decides; it must keep an entry, after each write, at least as long as the longest time a
+ * bucket needs to refill fully (e.g. {@link #cache(CacheManager, String, Duration)}); the store warns
+ * when a bucket needs longer.
+ *
+ * <p>Failures of the cache become {@link QuotaStoreException}s, for the caller's failure policy.
+ * The store does not bound how long a call to the cache may take: the provider's own operation
+ * timeout does (Hazelcast: {@code hazelcast.operation.call.timeout.millis}, default 60 s).
+ */
+public final class JCacheStore extends PerBucketStore {
+
+    /** How buckets are changed; see {@link JCacheStore}. */
+    public enum Mode {
+        /** Read, compute in this JVM, conditional write of byte arrays: nothing but bytes between members. */
+        COMPARE_AND_SWAP,
+        /** Bucket4j's entry processor, run on the member that owns the entry. */
+        ENTRY_PROCESSOR
+    }
+
+    private static final String PING_KEY = "quota:ping";
+
+    private final Cache<String, byte[]> cache;
+    private final Mode mode;
+    private final Buckets buckets;
+    private final TimeMeter time;
+    private final String description;
+
+    JCacheStore(Cache<String, byte[]> cache, Mode mode, Buckets buckets, TimeMeter time, String description) {
+        this.cache = cache;
+        this.mode = mode;
+        this.buckets = buckets;
+        this.time = time;
+        this.description = description;
+    }
+
+    /** A builder for a store over {@code cache}, with the defaults described on {@link JCacheStoreBuilder}. */
+    public static JCacheStoreBuilder builder(Cache<String, byte[]> cache) {
+        return new JCacheStoreBuilder(cache);
+    }
+
+    /**
+     * The cache {@code name} of {@code manager}, created if no member has created it yet: {@code String}
+     * keys, {@code byte[]} values, stored by value, entries kept until removed (for compare-and-swap on
+     * Hazelcast, which expires each entry itself). Safe when several members create it at once.
+     *
+     * @throws ClassCastException if the cache exists with other key or value types
+     * @throws javax.cache.CacheException if the cache cannot be created
+     */
+    public static Cache<String, byte[]> cache(CacheManager manager, String name) {
+        return open(manager, name, EternalExpiryPolicy.factoryOf());
+    }
+
+    /**
+     * As {@link #cache(CacheManager, String)}, but a new cache drops an entry {@code expireAfterWrite}
+     * after it was created or last written ({@code ModifiedExpiryPolicy}): for entry processors, or a
+     * provider without per-entry expiry. Give it at least the longest time any bucket needs to refill
+     * fully plus a margin: a plan of 1,000 a day refilled greedily needs 1 day, so e.g. 25 hours.
+     * An existing cache keeps its own policy.
+     *
+     * @throws IllegalArgumentException if {@code expireAfterWrite} is not positive
+     * @throws ClassCastException if the cache exists with other key or value types
+     * @throws javax.cache.CacheException if the cache cannot be created
+     */
+    public static Cache<String, byte[]> cache(CacheManager manager, String name, Duration expireAfterWrite) {
+        if (expireAfterWrite.isNegative() || expireAfterWrite.isZero()) {
+            throw new IllegalArgumentException("expireAfterWrite must be positive but was " + expireAfterWrite);
+        }
+        long millis = Math.max(1, expireAfterWrite.toMillis());
+        return open(manager, name, ModifiedExpiryPolicy.factoryOf(
+                new javax.cache.expiry.Duration(TimeUnit.MILLISECONDS, millis)));
+    }
+
+    @Override
+    protected ConsumeResult consumeOne(Take take) {
+        return call(take.key(), () -> buckets.consume(take));
+    }
+
+    @Override
+    public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
+        call(key, () -> {
+            buckets.addTokens(key, spec, tokens);
+            return null;
+        });
+    }
+
+    /** Reads the entry (one {@code get}) and computes in this JVM, in both modes: a peek writes nothing. */
+    @Override
+    public ConsumeResult peek(BucketKey key, BucketSpec spec) {
+        return call(key, () -> BucketMath.peek(state(cache.get(key.value())), spec, time.currentTimeNanos()));
+    }
+
+    @Override
+    public void reset(BucketKey key) {
+        call(key, () -> cache.remove(key.value()));
+    }
+
+    /** The mode this store changes buckets in. */
+    public Mode mode() {
+        return mode;
+    }
+
+    /**
+     * Returns when the cache answers a read: the health check for a circuit breaker,
+     * {@code CircuitBreakerStore.builder(store).healthCheck(store::ping)}.
+     *
+     * @throws QuotaStoreException if the cache does not answer
+     */
+    public void ping() {
+        call(new BucketKey(PING_KEY), () -> cache.containsKey(PING_KEY));
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    /** Releases nothing: the cache, its manager and the grid belong to the application or server. */
+    @Override
+    public void close() {
+    }
+
+    private static @Nullable RemoteBucketState state(byte @Nullable [] bytes) {
+        if (bytes == null) {
+            return null;
+        }
+        try {
+            return BucketMath.deserialize(bytes);
+        } catch (RuntimeException e) {
+            return null; // not a bucket: the next change replaces it, the bucket counts as full until then
+        }
+    }
+
+    private <T> T call(BucketKey key, Supplier<T> operation) {
+        try {
+            return operation.get();
+        } catch (QuotaStoreException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new QuotaStoreException("cache '" + cache.getName() + "' failed on " + key + ": " + e, e);
+        }
+    }
+
+    private static Cache<String, byte[]> open(CacheManager manager, String name,
+                                              Factory<? extends ExpiryPolicy> expiry) {
+        Objects.requireNonNull(manager, "manager");
+        Objects.requireNonNull(name, "name");
+        Cache<String, byte[]> existing = manager.getCache(name, String.class, byte[].class);
+        if (existing != null) {
+            return existing;
+        }
+        MutableConfiguration<String, byte[]> config = new MutableConfiguration<String, byte[]>()
+                .setTypes(String.class, byte[].class).setStoreByValue(true).setExpiryPolicyFactory(expiry);
+        try {
+            return manager.createCache(name, config);
+        } catch (CacheException e) {
+            // another member created it in between
+            Cache<String, byte[]> created = manager.getCache(name, String.class, byte[].class);
+            if (created == null) {
+                throw e;
+            }
+            return created;
+        }
+    }
+}

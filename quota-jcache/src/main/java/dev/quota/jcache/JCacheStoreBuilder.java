@@ -1,0 +1,157 @@
+package dev.quota.jcache;
+
+import dev.quota.core.QuotaStoreException;
+import dev.quota.core.internal.Bandwidths;
+import io.github.bucket4j.TimeMeter;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import javax.cache.Cache;
+
+/**
+ * Settings for a {@link JCacheStore}. Defaults: {@link JCacheStore.Mode#COMPARE_AND_SWAP}, the system
+ * clock, a retry budget of 500 ms, an expiry margin of 60 s, and per-entry expiry where the provider
+ * supports it.
+ */
+public final class JCacheStoreBuilder {
+
+    private final Cache<String, byte[]> cache;
+    private JCacheStore.Mode mode = JCacheStore.Mode.COMPARE_AND_SWAP;
+    private Clock clock = Clock.systemUTC();
+    private Duration retryBudget = Duration.ofMillis(500);
+    private Duration expiryMargin = Duration.ofSeconds(60);
+    private boolean perEntryExpiry = true;
+
+    JCacheStoreBuilder(Cache<String, byte[]> cache) {
+        this.cache = Objects.requireNonNull(cache, "cache");
+    }
+
+    /** How buckets are changed; default {@link JCacheStore.Mode#COMPARE_AND_SWAP}. See {@link JCacheStore}. */
+    public JCacheStoreBuilder mode(JCacheStore.Mode mode) {
+        this.mode = Objects.requireNonNull(mode, "mode");
+        return this;
+    }
+
+    /** The clock buckets refill by; default {@link Clock#systemUTC()}. */
+    public JCacheStoreBuilder clock(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        return this;
+    }
+
+    /**
+     * How long one change may keep losing compare-and-swap races (its bucket written by other
+     * instances in between) before it fails and the failure policy answers; default 500 ms. Used in
+     * {@link JCacheStore.Mode#COMPARE_AND_SWAP} only. 300 decisions at once for one customer from two
+     * members take about a second on 2 cores: a budget wide enough for your peaks keeps contention from
+     * looking like an outage.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public JCacheStoreBuilder retryBudget(Duration budget) {
+        if (budget.isNegative() || budget.isZero()) {
+            throw new IllegalArgumentException("retryBudget must be positive but was " + budget);
+        }
+        this.retryBudget = budget;
+        return this;
+    }
+
+    /**
+     * How long an entry outlives the time its bucket needs to be full again, where the store sets
+     * each entry's expiry; default 60 s. It covers clock differences between members: buckets refill
+     * by this JVM's clock, entries expire by the grid's.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public JCacheStoreBuilder expiryMargin(Duration margin) {
+        if (margin.isNegative()) {
+            throw new IllegalArgumentException("expiryMargin must be >= 0 but was " + margin);
+        }
+        this.expiryMargin = margin;
+        return this;
+    }
+
+    /**
+     * Whether each write sets its entry's expiry where the provider supports it; default true.
+     * Supported: Hazelcast (Payara's data grid), in {@link JCacheStore.Mode#COMPARE_AND_SWAP}. With
+     * false, or elsewhere, the cache's own expiry policy applies (see {@link JCacheStore}).
+     */
+    public JCacheStoreBuilder perEntryExpiry(boolean perEntry) {
+        this.perEntryExpiry = perEntry;
+        return this;
+    }
+
+    /**
+     * The store. In {@link JCacheStore.Mode#COMPARE_AND_SWAP}, first checks with a probe entry (written,
+     * replaced and removed) that the cache's {@code replace(key, old, new)} replaces an unchanged entry
+     * given the value read from it, and refuses a stale one.
+     *
+     * @throws IllegalStateException if the cache is closed, or in compare-and-swap mode does not pass
+     *                               that check (use {@link JCacheStore.Mode#ENTRY_PROCESSOR}, or for
+     *                               Hazelcast the in-memory format BINARY, its default)
+     * @throws QuotaStoreException   if the cache does not answer the check
+     */
+    public JCacheStore build() {
+        if (cache.isClosed()) {
+            throw new IllegalStateException("cache '" + cache.getName() + "' is closed");
+        }
+        TimeMeter time = Bandwidths.timeMeter(clock);
+        String provider = provider(cache);
+        if (mode == JCacheStore.Mode.ENTRY_PROCESSOR) {
+            CacheLifetime lifetime = CacheLifetime.of(cache, false);
+            lifetime.warnIfEternal();
+            return new JCacheStore(cache, mode, new ProcessorBuckets(cache, lifetime, time), time,
+                    "jcache '" + cache.getName() + "' (" + provider + "), entry processors, entries "
+                            + lifetime.describe());
+        }
+        EntryWriter writer = EntryWriters.of(cache, perEntryExpiry);
+        requireCompareAndSwap(writer, provider);
+        CacheLifetime lifetime = CacheLifetime.of(cache, writer.perEntryExpiry());
+        if (!writer.perEntryExpiry()) {
+            lifetime.warnIfEternal();
+        }
+        String expiry = writer.perEntryExpiry() ? "each entry expires " + expiryMargin.toSeconds()
+                + " s after its bucket is full again" : "entries " + lifetime.describe();
+        return new JCacheStore(cache, mode, new CasBuckets(cache, writer, lifetime, time, retryBudget.toNanos(),
+                expiryMargin.toNanos()), time,
+                "jcache '" + cache.getName() + "' (" + provider + "), compare-and-swap, " + expiry);
+    }
+
+    /** Writes, replaces and removes a probe entry: a replace must compare what it is given by content. */
+    private void requireCompareAndSwap(EntryWriter writer, String provider) {
+        String key = "quota:probe:" + UUID.randomUUID();
+        long keep = TimeUnit.MINUTES.toNanos(1); // a probe left behind by a failure goes away
+        byte[] first = {1, 2, 3};
+        boolean created;
+        boolean replaced;
+        boolean staleRefused;
+        try {
+            created = writer.create(key, first, keep, keep);
+            byte[] read = cache.get(key);
+            replaced = read != null && Arrays.equals(read, first) && writer.replace(key, read, new byte[] {4, 5, 6}, keep, keep);
+            staleRefused = replaced && !writer.replace(key, read, new byte[] {7, 8, 9}, keep, keep);
+            cache.remove(key);
+        } catch (RuntimeException e) {
+            throw new QuotaStoreException("cache '" + cache.getName() + "' (" + provider + ") does not answer: " + e, e);
+        }
+        if (!created || !replaced || !staleRefused) {
+            throw new IllegalStateException("cache '" + cache.getName() + "' (" + provider + ") cannot hold buckets"
+                    + " by compare-and-swap: " + (!created ? "putIfAbsent did not create a new entry"
+                    : !replaced ? "replace(key, value read, new value) did not replace an unchanged entry,"
+                            + " so it does not compare byte arrays by content"
+                    : "replace(key, stale value, new value) replaced an entry that had changed")
+                    + ". Use Mode.ENTRY_PROCESSOR, or a cache that compares values in serialized form"
+                    + " (Hazelcast: in-memory format BINARY, the default)");
+        }
+    }
+
+    private static String provider(Cache<String, byte[]> cache) {
+        try {
+            return cache.getCacheManager().getCachingProvider().getClass().getName();
+        } catch (RuntimeException e) {
+            return cache.getClass().getName();
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package dev.quota.jcache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quota.core.Limit;
+import dev.quota.core.QuotaStoreException;
+import dev.quota.core.Refill;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketSpec;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import javax.cache.Cache;
+import org.junit.jupiter.api.Test;
+
+/** The contract in compare-and-swap mode, and what that mode needs from the provider. */
+class JCacheCompareAndSwapStoreTest extends JCacheStoreContract {
+
+    @Override
+    JCacheStore.Mode mode() {
+        return JCacheStore.Mode.COMPARE_AND_SWAP;
+    }
+
+    @Test
+    void build_onACacheThatComparesValuesAsObjects_failsAndSaysWhy() {
+        // Hazelcast's in-memory format OBJECT compares byte arrays with equals(): by reference
+        Cache<String, byte[]> objects = grid.cache(0, "object-cas");
+
+        assertThatThrownBy(() -> JCacheStore.builder(objects).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("cache 'object-cas' (com.hazelcast.cache.impl.HazelcastServerCachingProvider)")
+                .hasMessageContaining("does not compare byte arrays by content")
+                .hasMessageContaining("Use Mode.ENTRY_PROCESSOR");
+    }
+
+    @Test
+    void aChangeThatKeepsLosingRaces_failsAfterTheRetryBudget_andTakesNothing() {
+        // past build()'s check, on a cache where every replace loses: each attempt is a lost race
+        Cache<String, byte[]> objects = grid.cache(1, "object-races");
+        var time = dev.quota.core.internal.Bandwidths.timeMeter(clock);
+        JCacheStore racing = new JCacheStore(objects, mode(), new CasBuckets(objects, new JCacheWriter(objects),
+                CacheLifetime.of(objects, false), time, Duration.ofMillis(200).toNanos(), 0), time, "racing");
+        BucketKey key = freshKey();
+        BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
+        assertThat(racing.tryConsume(key, spec, 1).consumed()).as("a new bucket is created, no race").isTrue();
+
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> racing.tryConsume(key, spec, 1)).isInstanceOf(QuotaStoreException.class)
+                .hasMessageContaining("bucket " + key + " in cache 'object-races': lost")
+                .hasMessageContaining("compare-and-swap races within the retry budget of 200 ms");
+        long millis = (System.nanoTime() - started) / 1_000_000;
+
+        assertThat(millis).isBetween(200L, 10_000L);
+        assertThat(racing.peek(key, spec).remaining()).containsExactly(4);
+    }
+
+    @Test
+    void bytesThatAreNoBucket_areRemoved_andTheBucketStartsFull() {
+        Cache<String, byte[]> cache = grid.cache(1, "contract-" + mode());
+        BucketKey key = freshKey();
+        BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
+        cache.put(key.value(), "not a bucket".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(store.peek(key, spec).remaining()).containsExactly(5);
+        assertThat(store.tryConsume(key, spec, 2).remaining()).containsExactly(3);
+        assertThat(store.peek(key, spec).remaining()).containsExactly(3);
+    }
+}

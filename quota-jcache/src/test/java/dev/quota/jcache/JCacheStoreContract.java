@@ -1,0 +1,91 @@
+package dev.quota.jcache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quota.core.Limit;
+import dev.quota.core.Refill;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.spi.Take;
+import dev.quota.core.store.QuotaStoreContract;
+import dev.quota.testkit.MutableClock;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The store contract for one mode, on a real grid of two members: each store talks to its own
+ * member's JCache manager (the stores of consecutive tests alternate between the members), and the
+ * contract's random keys fall on both members' partitions. Adds what is particular to a grid: a
+ * bucket changed through one member is seen through the other, and a consume of buckets on
+ * different members keeps the SPI's semantics.
+ */
+abstract class JCacheStoreContract extends QuotaStoreContract {
+
+    @RegisterExtension
+    static HazelcastGrid grid = HazelcastGrid.shared();
+
+    private static final BucketSpec TEN_PER_HOUR = new BucketSpec(
+            List.of(new Limit("hourly", 10, Refill.greedy(10, Duration.ofHours(1)))), 1);
+    private static int stores;
+
+    /** The mode under test. */
+    abstract JCacheStore.Mode mode();
+
+    /** A store of this mode on member {@code member}, reading {@code clock}. */
+    JCacheStore store(int member, MutableClock clock) {
+        return JCacheStore.builder(grid.cache(member, "contract-" + mode())).mode(mode()).clock(clock)
+                .retryBudget(Duration.ofSeconds(10)).build();
+    }
+
+    @Override
+    protected QuotaStore newStore(MutableClock clock) {
+        return store(stores++ % 2, clock);
+    }
+
+    @Test
+    void aBucketOnEitherMember_changedThroughOne_isSeenThroughTheOther() {
+        try (JCacheStore first = store(0, clock); JCacheStore second = store(1, clock)) {
+            for (int owner = 0; owner < 2; owner++) {
+                BucketKey key = new BucketKey(grid.keyOwnedBy(owner, "quota-test:"));
+
+                assertThat(first.tryConsume(key, TEN_PER_HOUR, 3).remaining()).containsExactly(7);
+                assertThat(second.peek(key, TEN_PER_HOUR).remaining()).as("owner %d", owner).containsExactly(7);
+                assertThat(second.tryConsume(key, TEN_PER_HOUR, 2).remaining()).containsExactly(5);
+                assertThat(first.peek(key, TEN_PER_HOUR).remaining()).as("owner %d", owner).containsExactly(5);
+            }
+        }
+    }
+
+    @Test
+    void consumeOfBucketsOnBothMembers_whenTheSecondRefuses_keepsOnlyTheRefusalCharge() {
+        BucketKey plan = new BucketKey(grid.keyOwnedBy(0, "quota-test:p:"));
+        BucketKey rule = new BucketKey(grid.keyOwnedBy(1, "quota-test:r:"));
+        BucketKey shared = new BucketKey(grid.keyOwnedBy(0, "quota-test:s:"));
+        assertThat(store.tryConsume(rule, TEN_PER_HOUR, 10).consumed()).isTrue();
+
+        // plan 2 tokens (1 when refused), shared 1, rule 1: the empty rule refuses
+        List<ConsumeResult> results = store.tryConsume(List.of(new Take(plan, TEN_PER_HOUR, 2, 1),
+                Take.of(shared, TEN_PER_HOUR, 1), Take.of(rule, TEN_PER_HOUR, 1)));
+
+        assertThat(results).extracting(ConsumeResult::consumed).containsExactly(true, false, false);
+        assertThat(results.get(2).nanosToWait()).isEqualTo(Duration.ofMinutes(6).toNanos());
+        assertThat(store.peek(plan, TEN_PER_HOUR).remaining()).as("plan: the refusal charge only").containsExactly(9);
+        assertThat(store.peek(shared, TEN_PER_HOUR).remaining()).as("shared: given back").containsExactly(10);
+        assertThat(store.peek(rule, TEN_PER_HOUR).remaining()).containsExactly(0);
+    }
+
+    @Test
+    void describe_namesTheCacheTheProviderAndTheMode() {
+        assertThat(store.describe()).startsWith("jcache 'contract-" + mode() + "' (com.hazelcast.")
+                .contains(mode() == JCacheStore.Mode.COMPARE_AND_SWAP ? "compare-and-swap" : "entry processors");
+    }
+
+    @Test
+    void ping_answersWhileTheGridDoes() {
+        ((JCacheStore) store).ping();
+    }
+}

@@ -1,0 +1,200 @@
+package dev.quota.jcache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quota.core.Customer;
+import dev.quota.core.FailurePolicy;
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.QuotaDecision.Outcome;
+import dev.quota.core.QuotaService;
+import dev.quota.core.Refill;
+import dev.quota.core.resilience.OnePlan;
+import dev.quota.testkit.Await;
+import dev.quota.testkit.MutableClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import javax.cache.Cache;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A member of a two-member grid is killed while both instances decide for the same customers: the
+ * survivor's instance goes on from the backups, the instance whose member died answers by its failure
+ * policy, and no exception reaches a caller. Bucket time is frozen, so every count is exact: capacity
+ * 400 and no refill; the failure policy is LOCAL, so the instance without a member enforces 400 / 2
+ * live instances in its JVM.
+ *
+ * <p>Each customer has one caller on each instance. A decision in flight at the kill may have taken a
+ * grid token and then failed or been retried by Hazelcast (taking another), so the grid admits
+ * between 400 minus those decisions and 400: never more.
+ */
+class MemberLossTest {
+
+    private static final long CAPACITY = 400;
+    private static final int LIVE_INSTANCES = 2;
+    private static final int CUSTOMERS = 8;
+
+    /** One decision: which instance made it, for whom, its outcome, the capacity it was decided under, and when. */
+    record Sample(int instance, String customer, Outcome outcome, long capacity, long startNanos, long endNanos) {
+
+        boolean inFlightBetween(long from, long to) {
+            return startNanos < to && endNanos > from;
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(JCacheStore.Mode.class)
+    void memberKilledUnderLoad_survivorGoesOnFromBackups_otherFollowsThePolicy_noneAdmitsTooMuch(
+            JCacheStore.Mode mode) throws Exception {
+        HazelcastGrid grid = HazelcastGrid.members(2);
+        grid.start();
+        List<QuotaService> instances = new ArrayList<>();
+        try {
+            MutableClock bucketTime = MutableClock.at("2026-11-29T10:00:00Z");
+            String cacheName = "loss-" + mode;
+            for (int member = 0; member < 2; member++) {
+                JCacheStore store = JCacheStore.builder(grid.cache(member, cacheName)).mode(mode).clock(bucketTime)
+                        .retryBudget(Duration.ofSeconds(10)).build();
+                instances.add(QuotaService.builder().store(store).clock(bucketTime)
+                        .config(OnePlan.config("free", CAPACITY, Refill.greedy(1, Duration.ofHours(1)), FailurePolicy.LOCAL))
+                        .liveInstances(() -> LIVE_INSTANCES).build());
+            }
+            Load load = new Load(instances);
+            load.start();
+            Await.until(Duration.ofSeconds(60), () -> load.allAdmittedAtLeast(CAPACITY / 8),
+                    () -> "every customer admitted " + CAPACITY / 8 + " times");
+            Set<Integer> owners = owners(grid, grid.cache(0, cacheName));
+
+            long killStart = System.nanoTime();
+            grid.terminate(1);
+            long killEnd = System.nanoTime();
+            // run until the survivor has spent every bucket in the grid, and the other instance its local ones
+            Await.until(Duration.ofSeconds(60), () -> load.allSpent(s -> s.instance() == 0 && s.startNanos() > killEnd)
+                            && load.allSpent(s -> s.instance() == 1 && s.startNanos() > killEnd),
+                    () -> "every customer refused on both instances after the kill");
+            load.stop();
+
+            List<Sample> samples = load.samples();
+            System.out.printf("%s: %d decisions, %d in flight while member 1 was killed (%d ms)%n", mode, samples.size(),
+                    samples.stream().filter(s -> s.inFlightBetween(killStart, killEnd)).count(),
+                    (killEnd - killStart) / 1_000_000);
+            assertThat(load.errors).as("exceptions thrown to callers").isEmpty();
+            assertThat(owners).as("members owning the customers' buckets before the kill").containsExactly(0, 1);
+            assertThat(samples).filteredOn(s -> s.instance() == 0)
+                    .as("the survivor decides from the grid throughout")
+                    .allSatisfy(s -> {
+                        assertThat(s.outcome()).isIn(Outcome.ALLOWED, Outcome.REJECTED);
+                        assertThat(s.capacity()).isEqualTo(CAPACITY);
+                    });
+            assertThat(samples).filteredOn(s -> s.instance() == 1 && s.startNanos() > killEnd)
+                    .as("the instance without a member decides in its JVM, with its share of the limit")
+                    .isNotEmpty()
+                    .allSatisfy(s -> {
+                        assertThat(s.outcome()).isIn(Outcome.ALLOWED, Outcome.REJECTED);
+                        assertThat(s.capacity()).isEqualTo(CAPACITY / LIVE_INSTANCES);
+                    });
+            for (int c = 0; c < CUSTOMERS; c++) {
+                String customer = "customer-" + c;
+                List<Sample> own = samples.stream().filter(s -> s.customer().equals(customer)).toList();
+                long throughGrid = own.stream().filter(s -> s.capacity() == CAPACITY && s.outcome() == Outcome.ALLOWED).count();
+                long local = own.stream().filter(s -> s.capacity() == CAPACITY / LIVE_INSTANCES
+                        && s.outcome() == Outcome.ALLOWED).count();
+                long inFlight = own.stream().filter(s -> s.inFlightBetween(killStart, killEnd)).count();
+                System.out.printf("%s %s: %d admitted through the grid (%d decisions in flight at the kill), %d locally%n",
+                        mode, customer, throughGrid, inFlight, local);
+                assertThat(throughGrid).as("%s admitted through the grid", customer)
+                        .isBetween(CAPACITY - inFlight, CAPACITY);
+                assertThat(local).as("%s admitted in the JVM of the instance without a member", customer)
+                        .isEqualTo(CAPACITY / LIVE_INSTANCES);
+                assertThat(instances.get(0).admin().standing(Customer.of(customer, "free")).get(0).remaining())
+                        .as("%s: tokens left in the grid", customer).isZero();
+            }
+        } finally {
+            instances.forEach(QuotaService::close);
+            grid.stop();
+        }
+    }
+
+    /** The members that own the partitions of the cache's keys, as member 0 sees them. */
+    private static Set<Integer> owners(HazelcastGrid grid, Cache<String, byte[]> cache) {
+        Set<Integer> owners = new HashSet<>();
+        for (Cache.Entry<String, byte[]> entry : cache) {
+            owners.add(grid.ownerOf(entry.getKey(), 0));
+        }
+        return new java.util.TreeSet<>(owners);
+    }
+
+    /** One caller per customer on each instance, deciding every 2 ms until stopped. */
+    private static final class Load {
+        private final List<QuotaService> instances;
+        private final List<Sample> samples = new CopyOnWriteArrayList<>();
+        private final List<Throwable> errors = new CopyOnWriteArrayList<>();
+        private final Map<String, AtomicLong> admitted = new ConcurrentHashMap<>();
+        private final List<Thread> threads = new ArrayList<>();
+        private volatile boolean stopped;
+
+        Load(List<QuotaService> instances) {
+            this.instances = instances;
+        }
+
+        void start() {
+            for (int i = 0; i < CUSTOMERS * instances.size(); i++) {
+                int instance = i % instances.size();
+                String customer = "customer-" + i / instances.size();
+                Thread thread = new Thread(() -> call(instance, customer), "caller-" + i);
+                thread.setDaemon(true);
+                threads.add(thread);
+                thread.start();
+            }
+        }
+
+        void stop() throws InterruptedException {
+            stopped = true;
+            for (Thread thread : threads) {
+                thread.join(30_000);
+                assertThat(thread.isAlive()).as("%s finished", thread.getName()).isFalse();
+            }
+        }
+
+        boolean allAdmittedAtLeast(long count) {
+            return admitted.size() == CUSTOMERS && admitted.values().stream().allMatch(a -> a.get() >= count);
+        }
+
+        boolean allSpent(Predicate<Sample> which) {
+            return samples.stream().filter(which).filter(s -> s.outcome() == Outcome.REJECTED)
+                    .map(Sample::customer).collect(Collectors.toSet()).size() == CUSTOMERS;
+        }
+
+        List<Sample> samples() {
+            return List.copyOf(samples);
+        }
+
+        private void call(int instance, String customer) {
+            Customer who = Customer.of(customer, "free");
+            while (!stopped) {
+                long start = System.nanoTime();
+                try {
+                    QuotaDecision decision = instances.get(instance).decide(who, null);
+                    long capacity = decision.limits().isEmpty() ? 0 : decision.limits().get(0).limit().capacity();
+                    samples.add(new Sample(instance, customer, decision.outcome(), capacity, start, System.nanoTime()));
+                    if (decision.allowed()) {
+                        admitted.computeIfAbsent(customer, k -> new AtomicLong()).incrementAndGet();
+                    }
+                } catch (RuntimeException e) {
+                    errors.add(e);
+                }
+                LockSupport.parkNanos(2_000_000);
+            }
+        }
+    }
+}
