@@ -42,6 +42,10 @@ final class DecisionRunner {
     private final AtomicLong nextFailureWarning = new AtomicLong(System.nanoTime());
     /** Failures answered by the policy since the last warning. */
     private final AtomicLong unwarnedFailures = new AtomicLong();
+    /** The last instance count {@link #liveInstances} answered: used while it throws. */
+    private volatile int lastInstances = 1;
+    /** Whether the instance count is failing now (logged once per spell). */
+    private final AtomicBoolean instancesFailing = new AtomicBoolean();
 
     DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
                    Duration unavailableRetryAfter, QuotaListener listener) {
@@ -76,7 +80,7 @@ final class DecisionRunner {
                         log.warn("quota fallback engaged: limits are enforced in this JVM until the store answers");
                         listener.onFallback(true);
                     }
-                    return execute(fallback, planner.apply(Math.max(1, liveInstances.getAsInt())));
+                    return execute(fallback, planner.apply(liveInstances()));
             }
         }
         if (fallbackActive.compareAndSet(true, false)) {
@@ -264,6 +268,27 @@ final class DecisionRunner {
         } else {
             unwarnedFailures.incrementAndGet();
             log.debug("quota store unavailable ({}); applying failure policy {}", e.getMessage(), policy);
+        }
+    }
+
+    /**
+     * How many instances share the limits while the store is down. A count that throws (a grid
+     * whose own member is gone) keeps the last count it gave: a decision is never failed by it.
+     */
+    private int liveInstances() {
+        try {
+            int n = Math.max(1, liveInstances.getAsInt());
+            lastInstances = n;
+            if (instancesFailing.compareAndSet(true, false)) {
+                log.info("the live instance count answers again: {}", n);
+            }
+            return n;
+        } catch (RuntimeException e) {
+            if (instancesFailing.compareAndSet(false, true)) {
+                log.warn("the live instance count failed ({}); local limits stay divided by the last count, {}",
+                        e.toString(), lastInstances);
+            }
+            return lastInstances;
         }
     }
 }

@@ -79,9 +79,10 @@ public record QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable
         /** Every limit had tokens; they were taken. */
         ALLOWED,
         /**
-         * A limit lacked tokens. Nothing was taken from the limit that refused or from the rule,
-         * shared and amount limits; a refusal by a rule, shared or amount limit still costs the plan's
-         * request limits their tokens (the request was made), when they had them.
+         * A limit lacked tokens. Nothing was taken from the rule, shared and amount limits; the
+         * request still costs the plan's request limits one token each (the request was made),
+         * whichever limit refused, when each of them has one: a request costing 10 against a plan
+         * with 2 tokens left is refused and leaves 1.
          */
         REJECTED,
         /**

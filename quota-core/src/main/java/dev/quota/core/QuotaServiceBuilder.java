@@ -80,7 +80,8 @@ public final class QuotaServiceBuilder {
 
     /**
      * How many instances share the limits, for {@link FailurePolicy#LOCAL}: local buckets get
-     * {@code 1/n} of each limit. Default: always 1.
+     * {@code 1/n} of each limit. Default: always 1. Asked only while the store is down; when it
+     * throws, the last count it gave is used (a warning is logged once).
      */
     public QuotaServiceBuilder liveInstances(IntSupplier liveInstances) {
         this.liveInstances = Objects.requireNonNull(liveInstances, "liveInstances");

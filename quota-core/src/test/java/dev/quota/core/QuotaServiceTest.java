@@ -41,6 +41,23 @@ class QuotaServiceTest {
         assertThat(rejected.violated().resetAfter()).isEqualTo(Duration.ofSeconds(2));
     }
 
+    /** What broke: a request costing 10 with 2 tokens left was admitted, charged 1. */
+    @Test
+    void decide_whenThePlanHoldsLessThanTheCost_rejects_andChargesOneToken() {
+        Rule export = new Rule("export", List.of(), 10, List.of(), List.of(), null);
+        QuotaService service = service(config(List.of(plan("free", greedy("burst", 12, 12, Duration.ofHours(1)))),
+                List.of(export), List.of()));
+        assertThat(service.decide(alice, "export").allowed()).isTrue();
+
+        QuotaDecision rejected = service.decide(alice, "export");
+
+        assertThat(rejected.outcome()).isEqualTo(QuotaDecision.Outcome.REJECTED);
+        assertThat(rejected.violated().policy()).isEqualTo("free-burst");
+        assertThat(rejected.violated().remaining()).as("2 left, 1 charged for the request").isEqualTo(1);
+        assertThat(rejected.retryAfter()).as("9 more tokens at 12 an hour").isEqualTo(Duration.ofMinutes(45));
+        assertThat(service.decide(alice, null).limits().get(0).remaining()).isZero();
+    }
+
     @Test
     void decide_reportsEveryPlanLimitAfterTheRequest() {
         QuotaService service = service(config(plan("free",

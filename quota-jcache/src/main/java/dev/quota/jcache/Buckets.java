@@ -8,7 +8,7 @@ import dev.quota.core.spi.Take;
 /** How a {@link JCacheStore} changes one bucket atomically: one implementation per mode. */
 interface Buckets {
 
-    /** Takes the take's tokens from its bucket, or nothing (refusal tokens are the caller's concern). */
+    /** Consumes one take as {@link dev.quota.core.spi.PerBucketStore#consumeOne} says: its tokens, or its refusal tokens, or nothing. */
     ConsumeResult consume(Take take);
 
     /** Gives tokens back to every limit of the bucket, never above capacity. */

@@ -8,6 +8,7 @@ import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
 import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.cache.Cache;
 import org.jspecify.annotations.Nullable;
@@ -53,13 +54,14 @@ final class CasBuckets implements Buckets {
         while (true) {
             Stored stored = read(key);
             long now = time.currentTimeNanos();
-            BucketMath.Step step = BucketMath.consume(stored.state, take.spec(), take.tokens(), now);
-            RemoteBucketState after = step.after();
+            BucketMath.Outcome outcome = BucketMath.decide(List.of(take), new RemoteBucketState[] {stored.state}, now);
+            RemoteBucketState after = outcome.writes()[0];
+            ConsumeResult result = outcome.results().get(0);
             if (after == null) {
-                return step.result(); // refused: nothing to write
+                return result; // refused, and nothing charged: nothing to write
             }
-            if (write(key, stored.bytes, after, step.result().nanosToFull(), take.spec())) {
-                return step.result();
+            if (write(key, stored.bytes, after, result.nanosToFull(), take.spec())) {
+                return result;
             }
             lostRace(key, ++races, deadline);
         }

@@ -47,8 +47,25 @@ final class ProcessorBuckets implements Buckets {
     @Override
     public ConsumeResult consume(Take take) {
         long now = time.currentTimeNanos();
+        ConsumeResult result = tryConsume(take, take.tokens(), now);
+        if (result.consumed() || !take.chargedOnRefusal()) {
+            return result;
+        }
+        // a second processor call, only for a charged take whose bucket lacks its tokens
         RemoteVerboseResult<ConsumptionProbe> verbose = execute(take.key(), take.spec(),
-                VerboseCommand.from(new TryConsumeAndReturnRemainingTokensCommand(take.tokens())), now);
+                VerboseCommand.from(new TryConsumeAndReturnRemainingTokensCommand(take.refusalTokens())), now);
+        if (!verbose.getValue().isConsumed()) {
+            return result;
+        }
+        BucketMath.Step paid = new BucketMath.Step(BucketMath.peek(verbose.getState(), take.spec(), now),
+                verbose.getState());
+        lifetime.check(take.key().value(), paid.result().nanosToFull());
+        return BucketMath.charged(paid, take, now);
+    }
+
+    private ConsumeResult tryConsume(Take take, long tokens, long now) {
+        RemoteVerboseResult<ConsumptionProbe> verbose = execute(take.key(), take.spec(),
+                VerboseCommand.from(new TryConsumeAndReturnRemainingTokensCommand(tokens)), now);
         // the state the processor left, read in spec order exactly as the other stores read theirs
         ConsumeResult standing = BucketMath.peek(verbose.getState(), take.spec(), now);
         ConsumptionProbe probe = verbose.getValue();

@@ -24,6 +24,7 @@ import io.github.bucket4j.distributed.serialization.InternalSerializationHelper;
 import io.github.bucket4j.distributed.versioning.Version;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -134,7 +135,8 @@ public final class BucketMath {
             Take take = takes.get(i);
             if (charge && take.chargedOnRefusal()) {
                 writes[i] = charged[i].after();
-                results[i] = charged[i].result();
+                results[i] = steps[i].after() != null ? charged[i].result()
+                        : charged(charged[i], take, nowNanos);
             } else if (steps[i].after() != null) {
                 // had enough, but another bucket refused: report it as it stands
                 results[i] = untaken(peek(before[i], take.spec(), nowNanos));
@@ -143,6 +145,17 @@ public final class BucketMath {
             }
         }
         return new Outcome(List.of(results), writes);
+    }
+
+    /**
+     * The answer for a take charged its refusal tokens by a bucket that lacked the take's tokens:
+     * those tokens taken, and the wait for the take's tokens from the state after them.
+     */
+    public static ConsumeResult charged(Step paid, Take take, long nowNanos) {
+        RemoteBucketState after = Objects.requireNonNull(paid.after(), "a charge that took nothing");
+        long wait = consume(after, take.spec(), take.tokens(), nowNanos).result().nanosToWait();
+        ConsumeResult result = paid.result();
+        return new ConsumeResult(true, result.remaining(), Math.max(1, wait), result.nanosToFull());
     }
 
     /** @throws IllegalArgumentException if {@code takes} is empty or a key appears twice */

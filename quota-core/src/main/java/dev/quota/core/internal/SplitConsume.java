@@ -13,9 +13,9 @@ import org.slf4j.LoggerFactory;
  * atomically on its own, then what the whole consume must not keep is given back.
  *
  * <p>The outcome is the one an atomic store would reach, except that between taking and giving
- * back, a concurrent request may find a bucket short and be refused, and that a charged take whose
- * bucket lacked its full tokens is not charged its refusal tokens either; nothing is ever admitted
- * that an atomic store would refuse.
+ * back, a concurrent request may find a bucket short and be refused; nothing is ever admitted that
+ * an atomic store would refuse. Each group must answer as an atomic consume of its takes does
+ * (refusal tokens included), which {@link BucketMath#decide} computes.
  */
 public final class SplitConsume {
 
@@ -48,35 +48,43 @@ public final class SplitConsume {
         }
         List<List<ConsumeResult>> answers = store.consume(split);
         ConsumeResult[] results = new ConsumeResult[takes.size()];
+        boolean[] admitted = new boolean[takes.size()]; // whether the take's group took all its tokens
         for (int g = 0; g < groups.size(); g++) {
             int[] group = groups.get(g);
+            boolean groupAdmitted = true;
             for (int j = 0; j < group.length; j++) {
                 results[group[j]] = answers.get(g).get(j);
+                groupAdmitted &= results[group[j]].sufficient();
+            }
+            for (int i : group) {
+                admitted[i] = groupAdmitted;
             }
         }
         boolean all = true;
-        boolean charged = true;
         boolean anyCharged = false;
+        boolean chargeable = true; // every charged take could give its refusal tokens
         for (int i = 0; i < results.length; i++) {
-            all &= results[i].sufficient();
+            all &= admitted[i];
             if (takes.get(i).chargedOnRefusal()) {
                 anyCharged = true;
-                charged &= results[i].sufficient();
+                chargeable &= results[i].consumed();
             }
         }
         if (all) {
             return List.of(results); // every group took everything
         }
+        boolean charge = anyCharged && chargeable;
         for (int i = 0; i < results.length; i++) {
             Take take = takes.get(i);
             if (!results[i].consumed()) {
                 continue;
             }
-            boolean keep = anyCharged && charged && take.chargedOnRefusal();
-            long back = keep ? take.tokens() - take.refusalTokens() : take.tokens();
+            long taken = admitted[i] ? take.tokens() : take.refusalTokens();
+            long kept = charge && take.chargedOnRefusal() ? take.refusalTokens() : 0;
+            long back = taken - kept;
             if (back > 0) {
                 giveBack(store, new Take(take.key(), take.spec(), back, 0));
-                results[i] = givenBack(results[i], take, back, !keep);
+                results[i] = givenBack(results[i], take, back, kept > 0);
             }
         }
         return List.of(results);
@@ -100,11 +108,11 @@ public final class SplitConsume {
         }
     }
 
-    private static ConsumeResult givenBack(ConsumeResult taken, Take take, long back, boolean untaken) {
+    private static ConsumeResult givenBack(ConsumeResult taken, Take take, long back, boolean stillCharged) {
         long[] remaining = taken.remaining().clone();
         for (int i = 0; i < remaining.length; i++) {
             remaining[i] = Math.min(take.spec().limits().get(i).capacity(), remaining[i] + back);
         }
-        return new ConsumeResult(!untaken, remaining, 0, taken.nanosToFull());
+        return new ConsumeResult(stillCharged, remaining, taken.nanosToWait(), taken.nanosToFull());
     }
 }

@@ -5,19 +5,22 @@ package dev.quota.core.spi;
  *
  * <p>A take that was not taken reports the bucket as it stands: its remaining tokens, and how long
  * until it alone could give the take's tokens (zero when it could now: another take refused the
- * consume).
+ * consume). A take charged its refusal tokens on a refused consume reports them taken, and
+ * whether its own bucket had the take's tokens: with 5 tokens left, a take of 10 (refusal 1)
+ * reports {@code consumed}, 4 remaining, and the wait until 10 will be there.
  *
- * @param consumed    whether this take's tokens were taken (from every limit of the bucket)
- * @param remaining   tokens left in each limit, in {@link BucketSpec#limits()} order, after this take
- *                    when taken; owned by the caller, not copied
- * @param nanosToWait when not consumed: nanoseconds until this bucket could give the take's tokens
- *                    ({@link Long#MAX_VALUE} when it never can: more than its capacity); else 0
+ * @param consumed    whether tokens were taken from this bucket (from every limit of it): the take's
+ *                    tokens when the consume was admitted, its refusal tokens when it was refused
+ * @param remaining   tokens left in each limit, in {@link BucketSpec#limits()} order, after this take;
+ *                    owned by the caller, not copied
+ * @param nanosToWait 0 when this bucket alone had the take's tokens; else nanoseconds until it
+ *                    would ({@link Long#MAX_VALUE} when it never can: more than its capacity)
  * @param nanosToFull nanoseconds until every limit of the bucket is full again
  */
 public record ConsumeResult(boolean consumed, long[] remaining, long nanosToWait, long nanosToFull) {
 
     /** Whether this bucket alone had enough tokens for its take. */
     public boolean sufficient() {
-        return consumed || nanosToWait == 0;
+        return nanosToWait == 0;
     }
 }

@@ -17,7 +17,9 @@ public abstract class PerBucketStore implements QuotaStore {
     }
 
     /**
-     * Takes {@code take}'s tokens from its bucket, atomically, or nothing.
+     * Consumes one take atomically, as {@link QuotaStore#tryConsume} consumes a list of one: the
+     * take's tokens when its bucket has them; else its refusal tokens when it has those (answered
+     * as taken, with the wait for the take's tokens after them); else nothing.
      *
      * @throws dev.quota.core.QuotaStoreException if the store cannot answer
      */
@@ -40,10 +42,12 @@ public abstract class PerBucketStore implements QuotaStore {
                 } catch (RuntimeException e) {
                     // the store failed half-way: what was taken goes back before the failure policy answers
                     for (int i = 0; i < out.size(); i++) {
-                        if (out.get(i).get(0).consumed()) {
+                        ConsumeResult result = out.get(i).get(0);
+                        if (result.consumed()) {
                             Take taken = groups.get(i).get(0);
                             try {
-                                addTokens(taken.key(), taken.spec(), taken.tokens());
+                                addTokens(taken.key(), taken.spec(),
+                                        result.sufficient() ? taken.tokens() : taken.refusalTokens());
                             } catch (RuntimeException ignored) {
                                 e.addSuppressed(ignored);
                             }

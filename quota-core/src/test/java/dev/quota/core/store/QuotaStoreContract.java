@@ -8,6 +8,7 @@ import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.spi.Take;
 import dev.quota.testkit.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The behaviour every store must have. Each backend (in-JVM, Redis standalone, sentinel, cluster)
@@ -118,6 +121,127 @@ public abstract class QuotaStoreContract {
         assertThat(rejected.consumed()).isFalse();
         assertThat(rejected.remaining()).containsExactly(8, 1);
         assertThat(store.tryConsume(key, spec, 1).remaining()).containsExactly(7, 0);
+    }
+
+    /** Keys of one customer: with {@code sameSlot}, in one Redis Cluster hash slot (one atomic step there). */
+    private static List<BucketKey> keys(int n, boolean sameSlot) {
+        String tag = UUID.randomUUID().toString();
+        List<BucketKey> keys = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            keys.add(new BucketKey(sameSlot ? "quota-test:{" + tag + "}:" + i : "quota-test:" + tag + ":" + i));
+        }
+        return keys;
+    }
+
+    private static BucketSpec hourly(long capacity) {
+        return greedy(capacity, capacity, Duration.ofHours(1), 1);
+    }
+
+    @Test
+    void chargedTake_whoseBucketLacksItsTokens_paysItsRefusalTokens_andSaysItLacked() {
+        BucketKey key = freshKey();
+        BucketSpec spec = hourly(12);
+        assertThat(store.tryConsume(List.of(new Take(key, spec, 10, 1))).get(0).remaining()).containsExactly(2);
+
+        ConsumeResult refused = store.tryConsume(List.of(new Take(key, spec, 10, 1))).get(0);
+
+        assertThat(refused.consumed()).as("the refusal token was taken").isTrue();
+        assertThat(refused.sufficient()).as("the bucket lacked the take's 10 tokens").isFalse();
+        assertThat(refused.remaining()).containsExactly(1);
+        assertThat(refused.nanosToWait()).as("9 more tokens at 12 an hour").isEqualTo(Duration.ofMinutes(45).toNanos());
+        assertThat(store.peek(key, spec).remaining()).containsExactly(1);
+    }
+
+    @Test
+    void chargedTake_onAnEmptyBucket_takesNothing() {
+        BucketKey key = freshKey();
+        BucketSpec spec = hourly(3);
+        store.tryConsume(key, spec, 3);
+
+        ConsumeResult refused = store.tryConsume(List.of(new Take(key, spec, 2, 1))).get(0);
+
+        assertThat(refused.consumed()).isFalse();
+        assertThat(refused.sufficient()).isFalse();
+        assertThat(store.peek(key, spec).remaining()).containsExactly(0);
+    }
+
+    @ParameterizedTest(name = "same slot: {0}")
+    @ValueSource(booleans = {true, false})
+    void consume_whenEveryBucketHasEnough_takesEveryTake(boolean sameSlot) {
+        List<BucketKey> k = keys(3, sameSlot);
+
+        List<ConsumeResult> results = store.tryConsume(List.of(
+                new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
+
+        assertThat(results).allSatisfy(r -> assertThat(r.consumed()).isTrue());
+        assertThat(results).extracting(r -> r.remaining()[0]).containsExactly(10L, 10L, 4L);
+    }
+
+    @ParameterizedTest(name = "same slot: {0}")
+    @ValueSource(booleans = {true, false})
+    void consume_refusedByAnUnchargedTake_chargesOnlyTheRefusalTokens(boolean sameSlot) {
+        List<BucketKey> k = keys(3, sameSlot);
+        store.tryConsume(k.get(2), hourly(5), 5); // the rule's bucket is empty
+
+        List<ConsumeResult> results = store.tryConsume(List.of(
+                new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
+
+        assertThat(results.get(0).consumed()).isTrue();
+        assertThat(results.get(0).sufficient()).isTrue();
+        assertThat(results.get(2).consumed()).isFalse();
+        assertThat(results.get(2).sufficient()).isFalse();
+        assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(19);
+        assertThat(store.peek(k.get(1), hourly(20)).remaining()).containsExactly(19);
+        assertThat(store.peek(k.get(2), hourly(5)).remaining()).containsExactly(0);
+    }
+
+    @ParameterizedTest(name = "same slot: {0}")
+    @ValueSource(booleans = {true, false})
+    void consume_refusedByAChargedTakesOwnBucket_chargesEveryChargedTake_andNothingElse(boolean sameSlot) {
+        List<BucketKey> k = keys(3, sameSlot);
+        store.tryConsume(k.get(0), hourly(20), 15); // 5 left: short of 10
+
+        List<ConsumeResult> results = store.tryConsume(List.of(
+                new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
+
+        assertThat(results.get(0).sufficient()).isFalse();
+        assertThat(results.get(0).consumed()).isTrue();
+        assertThat(results.get(1).sufficient()).isTrue();
+        assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(4);
+        assertThat(store.peek(k.get(1), hourly(20)).remaining()).containsExactly(19);
+        assertThat(store.peek(k.get(2), hourly(5)).remaining()).as("an uncharged take keeps nothing").containsExactly(5);
+    }
+
+    @ParameterizedTest(name = "same slot: {0}")
+    @ValueSource(booleans = {true, false})
+    void consume_whereAChargedTakeLacksEvenItsRefusalTokens_takesNothingAnywhere(boolean sameSlot) {
+        List<BucketKey> k = keys(3, sameSlot);
+        store.tryConsume(k.get(0), hourly(20), 20); // empty
+
+        List<ConsumeResult> results = store.tryConsume(List.of(
+                new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
+
+        assertThat(results).allSatisfy(r -> assertThat(r.consumed()).isFalse());
+        assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(0);
+        assertThat(store.peek(k.get(1), hourly(20)).remaining()).containsExactly(20);
+        assertThat(store.peek(k.get(2), hourly(5)).remaining()).containsExactly(5);
+    }
+
+    @Test
+    void consume_overTwoSlots_refusedInsideOne_keepsExactlyTheRefusalTokens() {
+        // a customer's plan and rule share a slot; a shared limit lives in another
+        List<BucketKey> customer = keys(2, true);
+        BucketKey shared = freshKey();
+        store.tryConsume(customer.get(0), hourly(30), 10); // 20 left
+        store.tryConsume(customer.get(1), hourly(5), 5);   // the rule's bucket is empty
+
+        List<ConsumeResult> results = store.tryConsume(List.of(new Take(customer.get(0), hourly(30), 10, 1),
+                Take.of(customer.get(1), hourly(5), 1), Take.of(shared, hourly(5), 1)));
+
+        assertThat(results.get(1).sufficient()).isFalse();
+        assertThat(store.peek(customer.get(0), hourly(30)).remaining()).as("plan: the refusal token only").containsExactly(19);
+        assertThat(store.peek(customer.get(1), hourly(5)).remaining()).containsExactly(0);
+        assertThat(store.peek(shared, hourly(5)).remaining()).as("shared: given back").containsExactly(5);
     }
 
     @Test
