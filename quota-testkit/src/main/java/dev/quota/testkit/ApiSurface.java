@@ -34,13 +34,13 @@ import java.util.stream.Stream;
  * surface.assertMatches(Path.of("src/test/resources/api.txt"));
  * }</pre>
  *
- * <p>To accept an intended change, run the module's test with {@code -Dquota.api.update=true}: the
+ * <p>To accept an intended change, run the module's test with {@code -DupdateApiSurface=true}: the
  * file is rewritten and the diff is what a reviewer reads.
  */
 public final class ApiSurface {
 
     /** System property that makes {@link #assertMatches} write the file instead of comparing. */
-    public static final String UPDATE_PROPERTY = "quota.api.update";
+    public static final String UPDATE_PROPERTY = "updateApiSurface";
 
     private static final Pattern INTERNAL_TYPE = Pattern.compile("[\\w.$]*\\.internal\\.[\\w$]+");
 

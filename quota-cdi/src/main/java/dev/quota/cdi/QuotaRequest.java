@@ -1,0 +1,61 @@
+package dev.quota.cdi;
+
+import dev.quota.core.Customer;
+import dev.quota.core.QuotaDecision;
+import dev.quota.jaxrs.QuotaFeature;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the quota filter decided for the current request, for a resource that checks an amount of
+ * its own or shows the caller's standing:
+ *
+ * <pre>{@code
+ * @Inject QuotaService quotas;
+ * @Inject QuotaRequest quota;
+ *
+ * @GET @Path("me/quota")
+ * public List<LimitStatus> standing() {
+ *     return quotas.admin().standing(quota.customer());
+ * }
+ * }</pre>
+ *
+ * Read lazily: for an {@link dev.quota.jaxrs.AmountLimit} method the decision is taken once the
+ * body is read, and is here from then on. Outside a request the container refuses access.
+ */
+@RequestScoped
+public class QuotaRequest {
+
+    private @Nullable ContainerRequestContext request;
+
+    /** For the container. */
+    public QuotaRequest() {
+    }
+
+    /** Set by the quota filter as the request comes in. */
+    void bind(ContainerRequestContext request) {
+        this.request = request;
+    }
+
+    /**
+     * The customer the request was counted against (an account, a principal, or an anonymous
+     * client address); null when the quota filter did not run for the request.
+     */
+    public @Nullable Customer customer() {
+        ContainerRequestContext context = request;
+        return context == null ? null : QuotaFeature.customer(context);
+    }
+
+    /** The decision taken for the request; null before it is taken or when the filter did not run. */
+    public @Nullable QuotaDecision decision() {
+        ContainerRequestContext context = request;
+        return context == null ? null : QuotaFeature.decision(context);
+    }
+
+    /** The rule the request was counted on, or null for the plan limits only. */
+    public @Nullable String rule() {
+        ContainerRequestContext context = request;
+        return context != null && context.getProperty(QuotaFeature.RULE) instanceof String rule ? rule : null;
+    }
+}

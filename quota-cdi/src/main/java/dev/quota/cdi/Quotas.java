@@ -1,0 +1,157 @@
+package dev.quota.cdi;
+
+import dev.quota.core.QuotaConfig;
+import dev.quota.core.QuotaListener;
+import dev.quota.core.QuotaService;
+import dev.quota.core.QuotaServiceBuilder;
+import dev.quota.core.config.ConfigReloader;
+import dev.quota.core.spi.CustomerDirectory;
+import dev.quota.jaxrs.AdminTokens;
+import dev.quota.jaxrs.CallerResolver;
+import dev.quota.jaxrs.ClientAddress;
+import dev.quota.jaxrs.QuotaAdminResource;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running quota parts of one application: the service, its store's companions, the plans
+ * file's reloader, and how callers are identified. Closed when the application stops.
+ */
+final class Quotas implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Quotas.class);
+
+    private final QuotaSettings settings;
+    private final QuotaService service;
+    private final CallerResolver callerResolver;
+    private final String customers;
+    private final QuotaAdminResource adminResource;
+    /** Closed in order, before the service. */
+    private final List<AutoCloseable> companions;
+
+    private Quotas(QuotaSettings settings, QuotaService service, CallerResolver callerResolver, String customers,
+                   List<AutoCloseable> companions) {
+        this.settings = settings;
+        this.service = service;
+        this.callerResolver = callerResolver;
+        this.customers = customers;
+        QuotaSettings.AdminToken token = settings.adminToken();
+        // Without a token the admin API is off, but a runtime that scans WEB-INF/lib still finds its
+        // class: it gets a token that is never shown, so that every call is answered 401.
+        this.adminResource = QuotaAdminResource.builder(service, token != null ? token.token() : AdminTokens.generate())
+                .clientAddress(ClientAddress.peer())
+                .build();
+        this.companions = List.copyOf(companions);
+    }
+
+    /**
+     * Loads the plans file, builds the store and the service, and starts watching the plans file.
+     * On failure whatever was started is closed again.
+     *
+     * @param loader the application's class loader, for a {@code classpath:} plans file
+     * @throws InvalidSettingsException naming the setting that is wrong (the plans file included)
+     */
+    static Quotas start(QuotaSettings settings, ClassLoader loader, AppBeans beans) {
+        QuotaConfig config = PlansFile.load(settings, loader);
+        CallerResolver caller = callerResolver(settings.caller());
+        CustomerDirectory directory = beans.customers();
+        List<QuotaListener> listeners = beans.listeners();
+        Stores.Built store = Stores.build(settings, beans);
+        List<AutoCloseable> companions = new ArrayList<>(store.companions());
+        QuotaService service = null;
+        try {
+            QuotaServiceBuilder builder = QuotaService.builder()
+                    .store(store.store())
+                    .config(config)
+                    .keyPrefix(settings.keyPrefix())
+                    .liveInstances(store.liveInstances());
+            if (directory != null) {
+                builder.customers(CustomerDirectory.cached(directory, settings.customersTtl(),
+                        settings.customersMaxEntries()));
+            }
+            listeners.forEach(builder::listener);
+            service = builder.build();
+            if (settings.plansOnDisk() && !settings.reloadInterval().isZero()) {
+                companions.add(0, ConfigReloader.watch(Path.of(settings.plans()), service, settings.reloadInterval(),
+                        result -> { }));
+            }
+        } catch (RuntimeException e) {
+            closeAll(companions);
+            if (service != null) {
+                service.close();
+            } else {
+                store.store().close();
+            }
+            throw e;
+        }
+        String customers = directory == null ? "the plans file" : "the application's " + directory
+                + " (answers kept " + settings.customersTtl() + ")";
+        log.info("quota: plans {} (version {}, {} plans{}), store {}, customers from {}, callers by {}, admin API {}",
+                settings.plans(), service.config().version(), service.config().plans().size(),
+                settings.plansOnDisk() && !settings.reloadInterval().isZero()
+                        ? ", checked for edits every " + settings.reloadInterval().toMillis() + " ms" : "",
+                store.store().describe(), customers, String.join(" then ", settings.caller()),
+                settings.adminToken() == null ? "off" : "at /admin (" + settings.adminToken() + ")");
+        return new Quotas(settings, service, caller, customers, companions);
+    }
+
+    QuotaService service() {
+        return service;
+    }
+
+    QuotaSettings settings() {
+        return settings;
+    }
+
+    CallerResolver callerResolver() {
+        return callerResolver;
+    }
+
+    /** Where customers come from, for the log. */
+    String customers() {
+        return customers;
+    }
+
+    /** The admin API's token, or null when it is off. */
+    @Nullable String adminToken() {
+        QuotaSettings.AdminToken token = settings.adminToken();
+        return token == null ? null : token.token();
+    }
+
+    /**
+     * The admin API: the one instance, so that its throttling of wrong tokens holds across
+     * requests; with every call answered 401 when the admin API is off.
+     */
+    QuotaAdminResource adminResource() {
+        return adminResource;
+    }
+
+    /** Stops watching the plans file and the store's companions, then closes the service and its store. */
+    @Override
+    public void close() {
+        closeAll(companions);
+        service.close();
+        log.info("quota: service closed");
+    }
+
+    private static CallerResolver callerResolver(List<String> kinds) {
+        CallerResolver[] resolvers = kinds.stream()
+                .map(kind -> kind.equals("principal") ? CallerResolver.principal() : CallerResolver.apiKey())
+                .toArray(CallerResolver[]::new);
+        return resolvers.length == 1 ? resolvers[0] : CallerResolver.firstOf(resolvers);
+    }
+
+    private static void closeAll(List<AutoCloseable> resources) {
+        for (AutoCloseable resource : resources) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                log.warn("quota: closing {} failed: {}", resource, e.toString());
+            }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package dev.quota.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quota.core.Customer;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.control.RequestContextController;
+import jakarta.enterprise.inject.spi.CDI;
+import jakarta.ws.rs.GET;
+
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.core.MediaType;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.glassfish.grizzly.http.server.HttpServer;
+import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpServerFactory;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The provider on a real Jakarta REST runtime (Jersey on Grizzly) beside a CDI container (Weld
+ * SE): registered as a scanning runtime would find it, it enforces the quotas of the service the
+ * extension built, with the same headers and problems as a hand-wired {@code QuotaFeature}.
+ */
+class JerseyProvidersTest {
+
+    static final String TOKEN = "0123456789abcdefABCDEF0123456789-_token";
+
+    @TempDir
+    Path dir;
+
+    final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void theProvider_enforcesThePlans_withRateLimitHeadersAnd429Problems() throws Exception {
+        try (SystemProperties ignored = new SystemProperties();
+             Running running = start()) {
+            HttpResponse<String> first = get(running, "/accounts", CdiWiringTest.PLANS_KEY, null);
+            HttpResponse<String> second = get(running, "/accounts", CdiWiringTest.PLANS_KEY, null);
+            HttpResponse<String> third = get(running, "/accounts", CdiWiringTest.PLANS_KEY, null);
+
+            assertThat(first.statusCode()).isEqualTo(200);
+            assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"small-burst\";q=2;w=3600");
+            assertThat(second.headers().firstValue("RateLimit")).hasValueSatisfying(v -> assertThat(v).contains("r=0;"));
+            assertThat(third.statusCode()).as(third.headers() + " " + third.body()).isEqualTo(429);
+            assertThat(third.headers().firstValue("Retry-After")).isPresent();
+            assertThat(third.body()).startsWith("{\"type\":\"urn:quota:problem:quota-exceeded\"");
+        }
+    }
+
+    @Test
+    void anonymousCallers_areCountedByTheTcpPeer_withoutCode() throws Exception {
+        try (SystemProperties ignored = new SystemProperties();
+             Running running = start()) {
+            HttpResponse<String> anonymous = get(running, "/accounts", null, null);
+
+            assertThat(anonymous.statusCode()).isEqualTo(200);
+            assertThat(anonymous.headers().firstValue("RateLimit-Policy")).hasValue("\"anonymous-burst\";q=3;w=3600");
+        }
+    }
+
+    @Test
+    void theRequestView_namesTheCallerTheFilterCounted() throws Exception {
+        try (SystemProperties ignored = new SystemProperties();
+             Running running = start()) {
+            HttpResponse<String> me = get(running, "/me", CdiWiringTest.PLANS_KEY, null);
+
+            assertThat(me.statusCode()).isEqualTo(200);
+            assertThat(me.body()).isEqualTo("FROM-PLANS ALLOWED");
+        }
+    }
+
+    @Test
+    void theAdminApi_isOnWithATokenFile_andAnswersOnlyThatToken() throws Exception {
+        Path token = dir.resolve("admin.token");
+        Files.createFile(token, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(token, TOKEN + "\n");
+        try (SystemProperties ignored = new SystemProperties().set("quota.admin.token-file", token.toString());
+             Running running = start()) {
+            HttpResponse<String> ok = get(running, "/admin/customers/FROM-PLANS", null, "Bearer " + TOKEN);
+            HttpResponse<String> wrong = get(running, "/admin/customers/FROM-PLANS", null, "Bearer " + TOKEN + "x");
+
+            assertThat(ok.statusCode()).isEqualTo(200);
+            assertThat(ok.body()).contains("\"customer\":\"FROM-PLANS\"");
+            assertThat(wrong.statusCode()).isEqualTo(401);
+        }
+    }
+
+    @Test
+    void withoutATokenTheAdminApiIsNotServed() throws Exception {
+        try (SystemProperties ignored = new SystemProperties();
+             Running running = start()) {
+            assertThat(get(running, "/admin/customers/FROM-PLANS", null, "Bearer " + TOKEN).statusCode())
+                    .isEqualTo(404);
+        }
+    }
+
+    private HttpResponse<String> get(Running running, String path, String key, String authorization)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(running.base.resolve(path.substring(1))).GET();
+        if (key != null) {
+            request.header("X-API-Key", key);
+        }
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static Running start() {
+        WeldContainer container = CdiWiringTest.weld().initialize();
+        ResourceConfig app = new ResourceConfig(TestResource.class, RequestScope.class, QuotaProviders.class);
+        HttpServer server = GrizzlyHttpServerFactory.createHttpServer(URI.create("http://127.0.0.1:0/"), app);
+        return new Running(container, server, URI.create("http://127.0.0.1:"
+                + server.getListener("grizzly").getPort() + "/"));
+    }
+
+    private record Running(WeldContainer container, HttpServer server, URI base) implements AutoCloseable {
+        @Override
+        public void close() {
+            server.shutdownNow();
+            container.shutdown();
+        }
+    }
+
+    /** A resource of the application. */
+    @jakarta.ws.rs.Path("/")
+    public static class TestResource {
+        @GET
+        @jakarta.ws.rs.Path("accounts")
+        public String accounts() {
+            return "ok";
+        }
+
+        @GET
+        @jakarta.ws.rs.Path("me")
+        @Produces(MediaType.TEXT_PLAIN)
+        public String me() {
+            QuotaRequest quota = CDI.current().select(QuotaRequest.class).get();
+            Customer customer = quota.customer();
+            return (customer == null ? "nobody" : customer.id()) + " "
+                    + (quota.decision() == null ? "undecided" : quota.decision().outcome());
+        }
+    }
+
+    /**
+     * CDI's request scope around each request, as a server does it (Weld SE alone has none for
+     * HTTP requests).
+     */
+    @Priority(Priorities.AUTHENTICATION - 200)
+    public static class RequestScope implements ContainerRequestFilter, ContainerResponseFilter {
+        private static final ThreadLocal<RequestContextController> CONTROLLER = new ThreadLocal<>();
+
+        @Override
+        public void filter(ContainerRequestContext request) {
+            RequestContextController controller = CDI.current().select(RequestContextController.class).get();
+            controller.activate();
+            CONTROLLER.set(controller);
+        }
+
+        @Override
+        public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+            RequestContextController controller = CONTROLLER.get();
+            if (controller != null) {
+                controller.deactivate();
+                CONTROLLER.remove();
+            }
+        }
+    }
+}
