@@ -43,8 +43,8 @@ final class JCacheStores {
                     .retryBudget(settings.jcacheRetryBudget())
                     .build();
             CircuitBreakerStore breaker = CircuitBreakerStore.builder(store).healthCheck(store::ping).build();
-            // the grid does not say how many members share the limits: the local policy divides by 1
-            return new Stores.Built(breaker, () -> 1, List.of());
+            // the local policy divides limits by the grid's members (on Hazelcast; 1 elsewhere)
+            return new Stores.Built(breaker, JCacheStore.members(cache), List.of());
         } catch (CacheException | ClassCastException | IllegalStateException | QuotaStoreException e) {
             throw new InvalidSettingsException(List.of(QuotaSettings.JCACHE_CACHE + ": cache '" + name + "' of "
                     + manager.getURI() + " cannot hold buckets: " + e.getMessage()));

@@ -12,6 +12,7 @@ import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import javax.cache.Cache;
 import javax.cache.CacheException;
@@ -122,6 +123,23 @@ public final class JCacheStore extends PerBucketStore {
         long millis = Math.max(1, expireAfterWrite.toMillis());
         return open(manager, name, ModifiedExpiryPolicy.factoryOf(
                 new javax.cache.expiry.Duration(TimeUnit.MILLISECONDS, millis)));
+    }
+
+    /**
+     * How many members share {@code cache}'s grid, for {@link dev.quota.core.QuotaServiceBuilder#liveInstances}
+     * (the {@code local} failure policy divides each limit by it while the grid is unreachable): on
+     * Hazelcast (Payara's grid included) the member's own view of its cluster, asked without a
+     * remote call; on other providers always 1. On Payara every server of the cluster is a member
+     * and runs the application; a grid with members that do not serve it divides more than needed.
+     */
+    public static IntSupplier members(Cache<?, ?> cache) {
+        try {
+            Class.forName("com.hazelcast.cache.HazelcastCacheManager", false, JCacheStore.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            return () -> 1; // no Hazelcast here: another provider
+        }
+        IntSupplier hazelcast = HazelcastMembers.of(cache);
+        return hazelcast != null ? hazelcast : () -> 1;
     }
 
     @Override

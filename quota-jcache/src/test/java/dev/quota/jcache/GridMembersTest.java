@@ -1,0 +1,35 @@
+package dev.quota.jcache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quota.testkit.Await;
+import java.time.Duration;
+import java.util.function.IntSupplier;
+import javax.cache.Cache;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The member count the {@code local} failure policy divides limits by. */
+class GridMembersTest {
+
+    @RegisterExtension
+    static HazelcastGrid grid = HazelcastGrid.members(2);
+
+    @Test
+    void members_followTheGrid_andThrowOnceTheMemberIsGone() {
+        Cache<String, byte[]> cache = grid.cache(0, "members");
+        IntSupplier members = JCacheStore.members(cache);
+        assertThat(members.getAsInt()).isEqualTo(2);
+
+        int third = grid.startMember();
+        Await.until(Duration.ofSeconds(60), () -> members.getAsInt() == 3, () -> "the third member to be seen");
+
+        grid.terminate(third);
+        Await.until(Duration.ofSeconds(60), () -> members.getAsInt() == 2, () -> "the third member to be gone");
+
+        grid.terminate(0);
+        // the service keeps the last count it was given while this throws
+        assertThatThrownBy(members::getAsInt).isInstanceOf(RuntimeException.class);
+    }
+}
