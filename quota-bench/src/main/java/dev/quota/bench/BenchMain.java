@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -12,11 +13,12 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Runs the scenarios against a redis-server it starts on loopback, prints the tables, and writes
- * them as markdown and the chart as a PNG.
+ * Runs the scenarios against a redis-server it starts on loopback, once per configured network
+ * round trip ({@code --redis-rtt}: directly, then through a delaying proxy), prints the tables, and
+ * writes them as markdown and the chart as a PNG.
  *
  * <pre>
- * mvn -q -B install -DskipTests &amp;&amp; java -jar quota-bench/target/quota-bench.jar          # about 8 minutes
+ * mvn -q -B install -DskipTests &amp;&amp; java -jar quota-bench/target/quota-bench.jar          # about 20 minutes
  * java -jar quota-bench/target/quota-bench.jar --quick                                  # about 2 minutes
  * </pre>
  */
@@ -48,6 +50,8 @@ public final class BenchMain {
         long started = System.nanoTime();
         List<RunResult> runs = new ArrayList<>();
         List<HttpScenario.Row> http = new ArrayList<>();
+        List<TransferScenario.Check> checks = new ArrayList<>();
+        List<String> networks = new ArrayList<>();
         String redisVersion;
         String sizing;
         try (RedisUnderTest redis = RedisUnderTest.start()) {
@@ -56,36 +60,72 @@ public final class BenchMain {
                 sizing = probe.sizing();
             }
             log.println("redis-server " + redisVersion + " at " + redis.uri() + "; client: " + sizing);
-            Scenarios scenarios = new Scenarios(settings, redis, log);
-            List<Kind> baselines = List.of(Kind.LUA, Kind.RRATELIMITER, Kind.BUCKET4J_DEFAULT);
-            if (settings.scenarios().contains("many")) {
-                log.println("1. many customers");
-                runs.addAll(scenarios.manyCustomers(chosen(settings, Kind.QUOTA, Kind.QUOTA_READ_FIRST, baselines)));
-            }
-            if (settings.scenarios().contains("hot")) {
-                log.println("2. one hot customer, 2 instances");
-                runs.addAll(scenarios.hotCustomer(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
-            }
-            if (settings.scenarios().contains("flood")) {
-                log.println("3. abusive flood");
-                runs.addAll(scenarios.flood(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
-            }
-            if (settings.scenarios().contains("http")) {
-                log.println("4. HTTP end to end");
-                http.addAll(new HttpScenario(settings, redis, log).run());
+            for (Duration rtt : settings.rtts()) {
+                try (Network network = Network.open(redis, rtt)) {
+                    log.println();
+                    log.println("Redis round trip " + Network.label(rtt) + ": " + network.describe());
+                    runPass(settings, redis, network, log, runs, http, checks);
+                    networks.add(network.describe());
+                }
             }
         }
-        String markdown = Report.render(settings, redisVersion, sizing, runs, http);
+        String markdown = Report.render(settings, redisVersion, sizing, networks, runs, http, checks,
+                (System.nanoTime() - started) / 1e9);
         log.println();
         log.print(markdown);
         write(settings.results(), markdown);
         String subtitle = String.format(Locale.ROOT, "%d cores, Java %s, redis-server %s, %.0f s per run%s",
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), redisVersion,
                 settings.measureNanos() / 1e9, settings.quick() ? " (--quick)" : "");
-        Chart.write(settings.chart(), subtitle, Chart.panels(runs, http));
+        Chart.write(settings.chart(), subtitle, Chart.panels(runs, http, settings.rtts()));
         log.printf("wrote %s and %s in %.0f s%n", settings.results(), settings.chart(),
                 (System.nanoTime() - started) / 1e9);
         System.exit(0);
+    }
+
+    /** Every scenario asked for, once, with the contenders' clients connecting through {@code network}. */
+    private static void runPass(Settings settings, RedisUnderTest redis, Network network, PrintStream log,
+                                List<RunResult> runs, List<HttpScenario.Row> http,
+                                List<TransferScenario.Check> checks) {
+        String at = " (Redis " + Network.label(network.rtt()) + ")";
+        Comparison comparison = new Comparison(settings, redis, network, log);
+        Scenarios scenarios = new Scenarios(settings, comparison);
+        List<Kind> baselines = List.of(Kind.LUA, Kind.RRATELIMITER, Kind.BUCKET4J_DEFAULT);
+        if (settings.scenarios().contains("many")) {
+            log.println("1. many customers" + at);
+            runs.addAll(scenarios.manyCustomers(chosen(settings, Kind.QUOTA, Kind.QUOTA_READ_FIRST, baselines)));
+        }
+        if (settings.scenarios().contains("hot")) {
+            log.println("2. one hot customer, 2 instances" + at);
+            runs.addAll(scenarios.hotCustomer(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
+        }
+        if (settings.scenarios().contains("flood")) {
+            log.println("3. abusive flood" + at);
+            runs.addAll(scenarios.flood(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
+        }
+        if (settings.scenarios().contains("http")) {
+            log.println("4. HTTP end to end" + at);
+            http.addAll(new HttpScenario(settings, redis, network, log).run());
+        }
+        if (settings.scenarios().contains("transfer")) {
+            TransferScenario transfer = new TransferScenario(settings, redis, network, comparison, log);
+            List<Kind> kinds = chosen(settings, List.of(Kind.QUOTA_TRANSFER, Kind.QUOTA, Kind.LUA_TRANSFER, Kind.LUA));
+            log.println("5. transfer decision, many customers" + at);
+            List<RunResult> peak = transfer.throughput(kinds);
+            runs.addAll(peak);
+            double slowest = peak.stream().mapToDouble(RunResult::throughput).min().orElse(0);
+            if (slowest > 0) {
+                log.println("5b. transfer decision, paced at half the slowest peak" + at);
+                runs.addAll(transfer.paced(kinds, slowest / 2));
+            }
+            log.println("5. transfer decision, exactness with one bucket tight at a time" + at);
+            checks.addAll(transfer.exactness(chosen(settings, List.of(Kind.QUOTA_TRANSFER, Kind.LUA_TRANSFER))));
+        }
+    }
+
+    /** Those of {@code kinds} asked for, in order. */
+    private static List<Kind> chosen(Settings settings, List<Kind> kinds) {
+        return kinds.stream().filter(settings.limiters()::contains).toList();
     }
 
     /** This module, the variant that shows one tuning's before, and the baselines: those asked for. */

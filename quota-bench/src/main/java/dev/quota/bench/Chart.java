@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -21,8 +22,8 @@ import javax.imageio.ImageIO;
  */
 final class Chart {
 
-    private static final int WIDTH = 1400;
-    private static final int PANEL_HEIGHT = 300;
+    private static final int WIDTH = 1600;
+    private static final int ROW_HEIGHT = 28;
     private static final Color OURS = new Color(0x2B6CB0);
     private static final Color BASELINE = new Color(0x9AA5B1);
     private static final Color TEXT = new Color(0x1A202C);
@@ -38,48 +39,91 @@ final class Chart {
     private Chart() {
     }
 
-    static List<Panel> panels(List<RunResult> runs, List<HttpScenario.Row> http) {
+    /**
+     * Scenarios 1, 2 and 5 (decisions per second), 5b (p50 latency), 3 (round trips per request) and
+     * 4 (requests per second), each panel with every limiter at every round trip, the round trips one
+     * after another.
+     */
+    static List<Panel> panels(List<RunResult> runs, List<HttpScenario.Row> http, List<Duration> rtts) {
         List<Panel> panels = new ArrayList<>();
-        for (String prefix : List.of("1.", "2.")) {
-            List<RunResult> rows = runs.stream().filter(r -> r.scenario().startsWith(prefix)).toList();
-            if (rows.isEmpty()) {
-                continue;
-            }
-            double lua = rows.stream().filter(r -> r.limiter().equals(Kind.LUA.label()))
-                    .mapToDouble(RunResult::throughput).findFirst().orElse(Double.NaN);
+        for (String prefix : List.of("1.", "2.", "5.")) {
             List<Bar> bars = new ArrayList<>();
-            for (RunResult r : rows) {
-                String text = f("%,.0f/s  %.2fx Lua  %.2f round trips  p99 %.1f ms", r.throughput(),
-                        r.throughput() / lua, r.roundTripsPerDecision(), r.p99() / 1e6);
-                bars.add(new Bar(r.limiter(), r.throughput(), text, ours(r)));
+            String title = null;
+            for (Duration rtt : rtts) {
+                List<RunResult> rows = runs.stream().filter(r -> r.scenario().startsWith(prefix) && r.rtt().equals(rtt))
+                        .toList();
+                for (RunResult r : rows) {
+                    title = title != null ? title : shortTitle(r.scenario());
+                    Kind floorKind = prefix.equals("5.") && isTransfer(r) ? Kind.LUA_TRANSFER : Kind.LUA;
+                    double floor = rows.stream().filter(x -> x.limiter().equals(floorKind.label()))
+                            .mapToDouble(RunResult::throughput).findFirst().orElse(Double.NaN);
+                    String text = f("%,.0f/s  %.2fx %s  %.2f round trips  p50 %.2f ms  %.0f µs CPU", r.throughput(),
+                            r.throughput() / floor, floorKind == Kind.LUA ? "Lua" : "layered Lua",
+                            r.roundTripsPerDecision(), r.p50() / 1e6, r.clientCpuMicros());
+                    bars.add(new Bar(r.limiter() + "  " + Network.label(rtt), r.throughput(), text, ours(r)));
+                }
             }
-            panels.add(new Panel(rows.get(0).scenario() + ": decisions per second", bars));
+            if (title != null) {
+                panels.add(new Panel(title + ": decisions per second", bars));
+            }
         }
-        List<RunResult> flood = runs.stream().filter(r -> r.scenario().startsWith("3.")).toList();
+        List<Bar> paced = new ArrayList<>();
+        for (Duration rtt : rtts) {
+            for (RunResult r : runs) {
+                if (r.scenario().startsWith("5b.") && r.rtt().equals(rtt)) {
+                    String text = f("p50 %.2f ms  p99 %.2f ms  at %,.0f/s  %.2f round trips", r.p50() / 1e6, r.p99() / 1e6,
+                            r.throughput(), r.roundTripsPerDecision());
+                    paced.add(new Bar(r.limiter() + "  " + Network.label(rtt), r.p50(), text, ours(r)));
+                }
+            }
+        }
+        if (!paced.isEmpty()) {
+            panels.add(new Panel("5b. transfer decision, paced at half the slowest peak: p50 latency (shorter is better)",
+                    paced));
+        }
+        List<Bar> flood = new ArrayList<>();
+        for (Duration rtt : rtts) {
+            for (RunResult r : runs) {
+                if (r.scenario().startsWith("3.") && r.rtt().equals(rtt)) {
+                    String text = f("%.2f per request;  %.3f per rejected request beyond what admitted ones need",
+                            r.roundTripsPerDecision(), r.extraRoundTripsPerRejected());
+                    flood.add(new Bar(r.limiter() + "  " + Network.label(rtt), r.roundTripsPerDecision(), text, ours(r)));
+                }
+            }
+        }
         if (!flood.isEmpty()) {
-            List<Bar> bars = new ArrayList<>();
-            for (RunResult r : flood) {
-                String text = f("%.2f per request;  %.3f per rejected request beyond what admitted ones need",
-                        r.roundTripsPerDecision(), r.extraRoundTripsPerRejected());
-                bars.add(new Bar(r.limiter(), r.roundTripsPerDecision(), text, ours(r)));
-            }
-            panels.add(new Panel(flood.get(0).scenario() + ": Redis round trips per request", bars));
+            panels.add(new Panel("3. abusive flood: Redis round trips per request", flood));
         }
-        if (!http.isEmpty()) {
-            List<Bar> bars = new ArrayList<>();
+        List<Bar> web = new ArrayList<>();
+        for (Duration rtt : rtts) {
             for (HttpScenario.Row row : http) {
-                var r = row.result();
-                String text = f("%,.0f req/s  p50 %.2f ms  p99 %.2f ms", r.throughput(), r.p50() / 1e6, r.p99() / 1e6);
-                bars.add(new Bar(row.server() + ", " + row.load(), r.throughput(), text,
-                        row.server().equals(HttpScenario.WITH)));
+                if (row.rtt().equals(rtt)) {
+                    var r = row.result();
+                    String text = f("%,.0f req/s  p50 %.2f ms  p99 %.2f ms", r.throughput(), r.p50() / 1e6,
+                            r.p99() / 1e6);
+                    web.add(new Bar(row.server() + ", " + row.load() + "  " + Network.label(rtt), r.throughput(), text,
+                            row.server().equals(HttpScenario.WITH)));
+                }
             }
-            panels.add(new Panel("4. HTTP end to end: requests per second", bars));
+        }
+        if (!web.isEmpty()) {
+            panels.add(new Panel("4. HTTP end to end: requests per second", web));
         }
         return panels;
     }
 
+    /** A scenario's title without its parenthesised details. */
+    private static String shortTitle(String scenario) {
+        int paren = scenario.indexOf(" (");
+        return paren < 0 ? scenario : scenario.substring(0, paren);
+    }
+
+    private static boolean isTransfer(RunResult r) {
+        return r.limiter().equals(Kind.QUOTA_TRANSFER.label()) || r.limiter().equals(Kind.LUA_TRANSFER.label());
+    }
+
     static void write(Path file, String subtitle, List<Panel> panels) {
-        int height = 70 + panels.size() * PANEL_HEIGHT;
+        int height = 70 + panels.stream().mapToInt(Chart::height).sum();
         BufferedImage image = new BufferedImage(WIDTH, height, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
         try {
@@ -95,7 +139,7 @@ final class Chart {
             int y = 70;
             for (Panel panel : panels) {
                 drawPanel(g, panel, y);
-                y += PANEL_HEIGHT;
+                y += height(panel);
             }
         } finally {
             g.dispose();
@@ -110,15 +154,20 @@ final class Chart {
         }
     }
 
+    /** A panel's height: its title and a row per bar. */
+    private static int height(Panel panel) {
+        return 56 + ROW_HEIGHT * Math.max(1, panel.bars().size());
+    }
+
     private static void drawPanel(Graphics2D g, Panel panel, int top) {
-        int labelWidth = 300;
+        int labelWidth = 380;
         int barLeft = 20 + labelWidth;
         int barMax = 560;
         g.setColor(TEXT);
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
         g.drawString(panel.title(), 20, top + 26);
         double max = panel.bars().stream().mapToDouble(Bar::value).filter(v -> !Double.isNaN(v)).max().orElse(1);
-        int rowHeight = Math.min(44, (PANEL_HEIGHT - 50) / Math.max(1, panel.bars().size()));
+        int rowHeight = ROW_HEIGHT;
         int y = top + 44;
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
         for (Bar bar : panel.bars()) {
@@ -133,7 +182,7 @@ final class Chart {
         }
         g.setColor(new Color(0xE2E8F0));
         g.setStroke(new BasicStroke(1));
-        g.drawLine(20, top + PANEL_HEIGHT - 4, WIDTH - 20, top + PANEL_HEIGHT - 4);
+        g.drawLine(20, top + height(panel) - 4, WIDTH - 20, top + height(panel) - 4);
     }
 
     private static boolean ours(RunResult r) {

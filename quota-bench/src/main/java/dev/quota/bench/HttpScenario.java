@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.glassfish.grizzly.http.server.HttpServer;
@@ -17,7 +18,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * 4. HTTP end to end: the accounts route on Jersey + Grizzly in this JVM, without and with the
  * quota filter, under load from a separate process: first closed loop (peak throughput), then
- * paced at half the unfiltered peak (the latency the filter adds at a realistic load).
+ * paced at half the slowest server's peak (the latency the filter adds at a load every server
+ * carries).
  */
 final class HttpScenario {
 
@@ -29,39 +31,45 @@ final class HttpScenario {
 
     private final Settings settings;
     private final RedisUnderTest redis;
+    private final Network network;
     private final PrintStream log;
 
-    HttpScenario(Settings settings, RedisUnderTest redis, PrintStream log) {
+    HttpScenario(Settings settings, RedisUnderTest redis, Network network, PrintStream log) {
         this.settings = settings;
         this.redis = redis;
+        this.network = network;
         this.log = log;
     }
 
     /**
      * One load run.
      *
+     * @param rtt           the round trip the network added between the server and Redis
      * @param server        "without filter" or "with QuotaFeature"
      * @param load          "peak" (closed loop) or "half peak" (paced)
      * @param result        what the load generator measured
      * @param roundTrips    client round trips to Redis per request
      * @param serverCommands INFO commandstats calls per request
-     * @param serverCpuMicros the server JVM's CPU per request (filter, Jersey, Grizzly, Redis client)
+     * @param serverCpuMicros the server JVM's CPU per request (filter, Jersey, Grizzly, Redis client; not
+     *                        the delay proxy's)
      * @param redisCpuMicros redis-server's CPU per request
      */
-    record Row(String server, String load, HttpBench.LoadResult result, double roundTrips, double serverCommands,
-               double serverCpuMicros, double redisCpuMicros) {
+    record Row(Duration rtt, String server, String load, HttpBench.LoadResult result, double roundTrips,
+               double serverCommands, double serverCpuMicros, double redisCpuMicros) {
     }
 
     /**
      * Peak (closed loop) without a filter, with {@code QuotaFeature}, and with the floor (a bare
-     * filter over the Lua baseline), then all three paced at half the unfiltered peak; each measured
+     * filter over the Lua baseline), then all three paced at half the slowest one's peak, so none is
+     * measured past its capacity (half the unfiltered peak can be more than a filtered server
+     * carries, and then the run measures a growing queue, not the filter); each measured
      * twice, A B C then C B A, the two halves combined (throughput over the total time, percentiles
      * averaged), so drift on a shared machine falls on all alike.
      */
     List<Row> run() {
         redis.flush();
         List<Row> rows = new ArrayList<>();
-        try (Instance instance = Instance.connect(redis.uri(), settings.nettyThreads(), settings.poolSize());
+        try (Instance instance = Instance.connect(network.clientUri(), settings.nettyThreads(), settings.poolSize());
              QuotaService service = HttpBench.service(instance.client(), CAPACITY);
              Contender lua = Kind.LUA.create(instance.client(), new LimitSpec(CAPACITY, Duration.ofSeconds(1)), "http")) {
             Server[] servers = {new Server(WITHOUT, null, null), new Server(WITH, service, null),
@@ -72,7 +80,7 @@ final class HttpScenario {
             }
             Row[] peak = abba("peak", servers, instance, 0);
             rows.addAll(List.of(peak));
-            double half = peak[0].result().throughput() / 2;
+            double half = Arrays.stream(peak).mapToDouble(r -> r.result().throughput()).min().orElseThrow() / 2;
             rows.addAll(List.of(abba("half peak", servers, instance, half)));
         }
         return rows;
@@ -103,7 +111,7 @@ final class HttpScenario {
                 (x.p50() + y.p50()) / 2, (x.p90() + y.p90()) / 2, (x.p99() + y.p99()) / 2, (x.p999() + y.p999()) / 2,
                 Math.max(x.max(), y.max()));
         double requests = x.requests() + y.requests();
-        return new Row(a.server(), a.load(), sum,
+        return new Row(a.rtt(), a.server(), a.load(), sum,
                 (a.roundTrips() * x.requests() + b.roundTrips() * y.requests()) / requests,
                 (a.serverCommands() * x.requests() + b.serverCommands() * y.requests()) / requests,
                 (a.serverCpuMicros() * x.requests() + b.serverCpuMicros() * y.requests()) / requests,
@@ -120,17 +128,17 @@ final class HttpScenario {
                     settings.measureNanos() / 2e9, rate, () -> {
                         instance.counter().reset();
                         redis.resetStats();
-                        cpuAtStart[0] = RedisUnderTest.jvmCpuNanos();
+                        cpuAtStart[0] = network.clientCpuNanos();
                         cpuAtStart[1] = redis.cpuSeconds();
                     });
             // includes the load generator's exit, a few milliseconds, spread over thousands of requests
-            double jvmCpu = RedisUnderTest.jvmCpuNanos() - cpuAtStart[0];
+            double jvmCpu = network.clientCpuNanos() - cpuAtStart[0];
             double redisCpu = (redis.cpuSeconds() - cpuAtStart[1]) * 1e9;
             long trips = instance.counter().commands();
             Map<String, Long> stats = redis.commandStats();
             long commands = stats.values().stream().mapToLong(Long::longValue).sum();
             double requests = result.requests();
-            Row row = new Row(label, loadName, result, trips / requests, commands / requests,
+            Row row = new Row(network.rtt(), label, loadName, result, trips / requests, commands / requests,
                     jvmCpu / 1e3 / requests, redisCpu / 1e3 / requests);
             log.printf("  %-22s %-10s %8.0f req/s  p50 %7.1f us  p99 %8.1f us  %.2f rt/req  cpu %.0f+%.0f us/req"
                             + "  ok %d  429 %d  errors %d%n", label, loadName, result.throughput(), result.p50() / 1e3,

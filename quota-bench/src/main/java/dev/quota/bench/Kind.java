@@ -16,12 +16,22 @@ public enum Kind {
     /** Baseline (b): Redisson's RRateLimiter. */
     RRATELIMITER("(b) RRateLimiter"),
     /** Baseline (c): Bucket4j's ProxyManager with its defaults. */
-    BUCKET4J_DEFAULT("(c) Bucket4j defaults");
+    BUCKET4J_DEFAULT("(c) Bucket4j defaults"),
+    /** This module deciding the demo's transfer: five buckets, through today's API. */
+    QUOTA_TRANSFER("this module, transfer decision", true),
+    /** Baseline (a), layered: the transfer's five buckets in one Lua script, one EVALSHA. */
+    LUA_TRANSFER("(a) Lua floor, layered", true);
 
     private final String label;
+    private final boolean transfer;
 
     Kind(String label) {
+        this(label, false);
+    }
+
+    Kind(String label, boolean transfer) {
         this.label = label;
+        this.transfer = transfer;
     }
 
     /** The name in tables and charts. */
@@ -29,8 +39,36 @@ public enum Kind {
         return label;
     }
 
-    /** A contender of this kind on {@code client}, its keys under {@code namespace}. */
+    /** Whether it decides the transfer's five buckets ({@link TransferLimits}) rather than one limit. */
+    public boolean transfer() {
+        return transfer;
+    }
+
+    /**
+     * A contender of this kind deciding the transfer over {@code limits}, its keys under {@code namespace}.
+     *
+     * @throws IllegalArgumentException if this kind decides one limit
+     */
+    Contender create(RedissonClient client, TransferLimits limits, String namespace) {
+        switch (this) {
+            case QUOTA_TRANSFER:
+                return QuotaContender.transfer(client, limits, namespace);
+            case LUA_TRANSFER:
+                return new LayeredLuaContender(client, limits, namespace);
+            default:
+                throw new IllegalArgumentException(this + " decides one limit, not a transfer");
+        }
+    }
+
+    /**
+     * A contender of this kind on {@code client}, its keys under {@code namespace}.
+     *
+     * @throws IllegalArgumentException if this kind decides a transfer
+     */
     public Contender create(RedissonClient client, LimitSpec limit, String namespace) {
+        if (transfer) {
+            throw new IllegalArgumentException(this + " decides a transfer, not one limit");
+        }
         switch (this) {
             case QUOTA:
                 return new QuotaContender(client, limit, namespace, null, true);

@@ -16,7 +16,7 @@ import org.redisson.client.codec.StringCodec;
  */
 final class LuaContender implements Contender {
 
-    static final String SCRIPT = load();
+    static final String SCRIPT = script("token_bucket.lua");
 
     private final RScript script;
     private final String sha;
@@ -60,10 +60,11 @@ final class LuaContender implements Contender {
         // the client belongs to the instance
     }
 
-    private static String load() {
-        try (InputStream in = LuaContender.class.getResourceAsStream("token_bucket.lua")) {
+    /** The text of a Lua script next to this class in the jar. */
+    static String script(String name) {
+        try (InputStream in = LuaContender.class.getResourceAsStream(name)) {
             if (in == null) {
-                throw new IllegalStateException("token_bucket.lua is missing from the jar");
+                throw new IllegalStateException(name + " is missing from the jar");
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {

@@ -1,5 +1,8 @@
 package dev.quota.bench;
 
+import dev.quota.core.Amount;
+import dev.quota.core.AmountLimits;
+import dev.quota.core.Caller;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.Identity;
@@ -9,24 +12,33 @@ import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
+import dev.quota.core.Rule;
 import dev.quota.redis.RedisStore;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 
 /**
  * This module: {@link QuotaService#decide} on plan {@code bench}, over a {@link RedisStore} on the
  * instance's client, exactly as an application calls it (keys hashed, statuses built, failure
- * policy CLOSED so a store failure shows as an error, not as an admission).
+ * policy CLOSED so a store failure shows as an error, not as an admission). Made with
+ * {@link #transfer(RedissonClient, TransferLimits, String)}, each call is the demo's transfer
+ * decision over five buckets instead ({@link #transfer(Customer)}).
  */
 final class QuotaContender implements Contender {
 
     static final String PLAN = "bench";
+    /** The transfer decision's rule and amount limits, named as in the demo. */
+    static final String RULE = "transfers";
+    static final String AMOUNTS = "transfer-amount";
 
     private final QuotaService service;
     private final String namespace;
+    private final @Nullable TransferLimits transfer;
     private volatile Customer[] customers = new Customer[0];
 
     /**
@@ -36,14 +48,25 @@ final class QuotaContender implements Contender {
      */
     QuotaContender(RedissonClient client, LimitSpec limit, String namespace, @Nullable Duration rejectLocallyFor,
                    boolean reuseWrittenState) {
+        this(client, config(limit), null, namespace, rejectLocallyFor, reuseWrittenState);
+    }
+
+    private QuotaContender(RedissonClient client, QuotaConfig config, @Nullable TransferLimits transfer,
+                           String namespace, @Nullable Duration rejectLocallyFor, boolean reuseWrittenState) {
         var builder = RedisStore.builder().client(client).timeout(Instance.TIMEOUT)
                 .reuseWrittenState(reuseWrittenState);
         if (rejectLocallyFor != null) {
             builder.rejectLocallyFor(rejectLocallyFor);
         }
         RedisStore store = builder.build();
-        this.service = QuotaService.builder().store(store).config(config(limit)).build();
+        this.service = QuotaService.builder().store(store).config(config).build();
         this.namespace = namespace + ":q:";
+        this.transfer = transfer;
+    }
+
+    /** This module deciding the demo's transfer over {@code limits}' five buckets, store as shipped. */
+    static QuotaContender transfer(RedissonClient client, TransferLimits limits, String namespace) {
+        return new QuotaContender(client, transferConfig(limits), limits, namespace, null, true);
     }
 
     static QuotaConfig config(LimitSpec limit) {
@@ -51,6 +74,27 @@ final class QuotaContender implements Contender {
                 Refill.greedy(limit.capacity(), limit.period()))), FailurePolicy.CLOSED);
         return new QuotaConfig(0, Identity.DEFAULT, Map.of(PLAN, plan), Map.of(), Map.of(), Map.of(), Map.of(),
                 List.of());
+    }
+
+    /**
+     * The demo's transfer limits: plan {@code bench} (burst, hourly, daily), rule {@code transfers}
+     * (per customer and shared), amount limits {@code transfer-amount}; every store failure CLOSED.
+     */
+    static QuotaConfig transferConfig(TransferLimits t) {
+        Plan plan = new Plan(PLAN, List.of(
+                new Limit("burst", t.burst(), Refill.greedy(t.burstRefill(), TransferLimits.BURST_PERIOD)),
+                new Limit("hourly", t.hourly(), Refill.interval(t.hourly(), TransferLimits.HOUR)),
+                new Limit("daily", t.daily(), Refill.calendar(ChronoUnit.DAYS, TransferLimits.ZONE))),
+                FailurePolicy.CLOSED);
+        Rule rule = new Rule(RULE, List.of(), 1,
+                List.of(new Limit("per-minute", t.perCustomer(),
+                        Refill.greedy(t.perCustomer(), TransferLimits.PER_CUSTOMER_PERIOD))),
+                List.of(new Limit("global", t.shared(), Refill.greedy(t.shared(), TransferLimits.SHARED_PERIOD))),
+                FailurePolicy.CLOSED);
+        AmountLimits amounts = new AmountLimits(AMOUNTS, List.of(new Limit("daily", t.amountDaily(),
+                Refill.calendar(ChronoUnit.DAYS, TransferLimits.ZONE))), FailurePolicy.CLOSED);
+        return new QuotaConfig(0, Identity.DEFAULT, Map.of(PLAN, plan), Map.of(RULE, rule), Map.of(AMOUNTS, amounts),
+                Map.of(), Map.of(), List.of());
     }
 
     @Override
@@ -65,7 +109,8 @@ final class QuotaContender implements Contender {
     @Override
     public Outcome acquire(int customer) {
         try {
-            QuotaDecision decision = service.decide(customers[customer], null);
+            QuotaDecision decision = transfer != null ? transfer(customers[customer])
+                    : service.decide(customers[customer], null);
             switch (decision.outcome()) {
                 case ALLOWED:
                     return Outcome.ADMITTED;
@@ -77,6 +122,15 @@ final class QuotaContender implements Contender {
         } catch (RuntimeException e) {
             return Outcome.ERROR;
         }
+    }
+
+    /**
+     * The transfer decision as the demo's transfer resource makes it: the plan, the rule (per
+     * customer and shared) and the amount in one {@code decide}, all five buckets in one store call.
+     */
+    private QuotaDecision transfer(Customer customer) {
+        TransferLimits limits = Objects.requireNonNull(transfer);
+        return service.decide(Caller.of(customer), RULE, new Amount(AMOUNTS, TransferLimits.CURRENCY, limits.amount()));
     }
 
     @Override

@@ -4,12 +4,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
-import java.util.function.Predicate;
 
-/** The results as markdown: the machine, one table per scenario, and each target met or missed. */
+/**
+ * The results as markdown: the machine, the round trips side by side, then for each network round
+ * trip one table per scenario and each target met or missed.
+ */
 final class Report {
 
     private final StringBuilder out = new StringBuilder();
@@ -17,19 +20,39 @@ final class Report {
     private Report() {
     }
 
-    static String render(Settings settings, String redisVersion, String sizing, List<RunResult> runs,
-                         List<HttpScenario.Row> http) {
+    static String render(Settings settings, String redisVersion, String sizing, List<String> networks,
+                         List<RunResult> runs, List<HttpScenario.Row> http, List<TransferScenario.Check> checks,
+                         double elapsedSeconds) {
         Report r = new Report();
-        r.machine(settings, redisVersion, sizing);
-        r.many(runs);
-        r.hot(runs);
-        r.flood(runs);
-        r.http(http);
-        r.targets(runs, http);
+        r.machine(settings, redisVersion, sizing, networks, elapsedSeconds);
+        if (settings.rtts().size() > 1) {
+            r.sideBySide(settings.rtts(), runs);
+        }
+        for (int i = 0; i < settings.rtts().size(); i++) {
+            Duration rtt = settings.rtts().get(i);
+            List<RunResult> at = runs.stream().filter(x -> x.rtt().equals(rtt)).toList();
+            List<HttpScenario.Row> httpAt = http.stream().filter(x -> x.rtt().equals(rtt)).toList();
+            List<TransferScenario.Check> checksAt = checks.stream().filter(x -> x.rtt().equals(rtt)).toList();
+            r.line("## Redis " + Network.label(rtt) + " round trip");
+            r.line("");
+            r.line(networks.get(i) + ".");
+            r.line("");
+            r.many(Targets.scenario(at, "1."), rtt);
+            r.hot(Targets.scenario(at, "2."), rtt);
+            r.flood(Targets.scenario(at, "3."), rtt);
+            r.http(httpAt, rtt);
+            TransferTables.append(r.out, Targets.scenario(at, "5."), Targets.scenario(at, "5b."), checksAt, rtt,
+                    settings.callers());
+            r.line("### Targets, Redis " + Network.label(rtt));
+            r.line("");
+            Targets.of(at, httpAt, checksAt).forEach(r::line);
+            r.line("");
+        }
         return r.out.toString();
     }
 
-    private void machine(Settings settings, String redisVersion, String sizing) {
+    private void machine(Settings settings, String redisVersion, String sizing, List<String> networks,
+                         double elapsedSeconds) {
         line("## Machine and versions");
         line("");
         line("- cores: " + Runtime.getRuntime().availableProcessors() + ", memory: " + memory()
@@ -43,40 +66,81 @@ final class Report {
         line(String.format(Locale.ROOT, "- each run: %.0f s warm-up on other keys, %.0f s measured, %d callers%s",
                 settings.warmupNanos() / 1e9, settings.measureNanos() / 1e9, settings.callers(),
                 settings.quick() ? " (--quick)" : ""));
+        for (String network : networks) {
+            line("- Redis " + network);
+        }
+        line(String.format(Locale.ROOT, "- the whole run took %.0f s (%.1f min)", elapsedSeconds, elapsedSeconds / 60));
+        line("- client CPU: the bench JVM's process CPU (every thread: load, Redis client, limiter, GC, JIT) minus"
+                + " the delay proxy's threads, per decision");
         line("");
     }
 
-    private void many(List<RunResult> runs) {
-        List<RunResult> rows = of(runs, "1.");
+    /** Scenarios 1, 2, 5 and 5b at every round trip, one row per limiter. */
+    private void sideBySide(List<Duration> rtts, List<RunResult> runs) {
+        line("## The round trips side by side");
+        line("");
+        StringBuilder head = new StringBuilder("| scenario | limiter |");
+        StringBuilder rule = new StringBuilder("|---|---|");
+        for (String what : List.of("decisions/s", "p50 µs", "client CPU µs/decision")) {
+            for (Duration rtt : rtts) {
+                head.append(' ').append(what).append(' ').append(Network.label(rtt)).append(" |");
+                rule.append("---:|");
+            }
+        }
+        line(head.toString());
+        line(rule.toString());
+        for (String prefix : List.of("1.", "2.", "5.", "5b.")) {
+            List<RunResult> first = Targets.scenario(runs, prefix).stream().filter(r -> r.rtt().equals(rtts.get(0)))
+                    .toList();
+            for (RunResult r : first) {
+                StringBuilder row = new StringBuilder("| " + prefix.substring(0, prefix.length() - 1) + " | "
+                        + r.limiter() + " |");
+                for (int what = 0; what < 3; what++) {
+                    for (Duration rtt : rtts) {
+                        RunResult x = Targets.scenario(runs, prefix).stream()
+                                .filter(o -> o.rtt().equals(rtt) && o.limiter().equals(r.limiter())).findFirst()
+                                .orElse(null);
+                        row.append(' ').append(x == null ? "" : what == 0 ? f("%.0f", x.throughput())
+                                : what == 1 ? f("%.0f", x.p50() / 1e3) : f("%.1f", x.clientCpuMicros())).append(" |");
+                    }
+                }
+                line(row.toString());
+            }
+        }
+        line("");
+    }
+
+    private void many(List<RunResult> rows, Duration rtt) {
         if (rows.isEmpty()) {
             return;
         }
-        line("## " + rows.get(0).scenario());
+        heading(rows.get(0).scenario(), rtt);
         line("");
         line("| limiter | decisions/s | vs Lua | p50 µs | p99 µs | round trips/decision | Redis cmds/decision "
-                + "| client CPU µs/decision | Redis CPU µs/decision | admitted / allowed | customers over limit | errors |");
-        line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        double lua = luaThroughput(rows);
+                + "| client CPU µs/decision | Redis CPU µs/decision | proxy CPU µs/decision | admitted / allowed "
+                + "| customers over limit | errors |");
+        line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        double lua = Targets.throughput(rows, Kind.LUA);
         for (RunResult r : rows) {
-            line(f("| %s | %.0f | %.2fx | %.0f | %.0f | %.2f | %.2f | %.1f | %.1f | %d / %d | %d | %d |", r.limiter(),
-                    r.throughput(), r.throughput() / lua, r.p50() / 1e3, r.p99() / 1e3, r.roundTripsPerDecision(),
-                    r.serverCommandsPerDecision(), r.clientCpuMicros(), r.redisCpuMicros(), r.exactness().admitted(),
-                    r.exactness().allowed(), r.exactness().customersOver(), r.errors()));
+            line(f("| %s | %.0f | %.2fx | %.0f | %.0f | %.2f | %.2f | %.1f | %.1f | %.1f | %d / %d | %d | %d |",
+                    r.limiter(), r.throughput(), r.throughput() / lua, r.p50() / 1e3, r.p99() / 1e3,
+                    r.roundTripsPerDecision(), r.serverCommandsPerDecision(), r.clientCpuMicros(), r.redisCpuMicros(),
+                    r.proxyCpuMicros(), r.exactness().admitted(), r.exactness().allowed(),
+                    r.exactness().customersOver(), r.errors()));
         }
         line("");
     }
 
-    private void hot(List<RunResult> runs) {
-        List<RunResult> rows = of(runs, "2.");
+    private void hot(List<RunResult> rows, Duration rtt) {
         if (rows.isEmpty()) {
             return;
         }
-        line("## " + rows.get(0).scenario());
+        heading(rows.get(0).scenario(), rtt);
         line("");
         line("| limiter | decisions/s | vs Lua | p50 µs | p99 µs | scripts (CAS attempts)/decision "
                 + "| round trips/decision | Redis cmds/decision | client CPU µs/decision | admitted / allowed | errors |");
         line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        double lua = luaThroughput(rows);
+        double lua = Targets.throughput(rows, Kind.LUA);
         for (RunResult r : rows) {
             line(f("| %s | %.0f | %.2fx | %.0f | %.0f | %.3f | %.3f | %.3f | %.1f | %d / %d%s | %d |", r.limiter(),
                     r.throughput(), r.throughput() / lua, r.p50() / 1e3, r.p99() / 1e3, r.scriptsPerDecision(),
@@ -87,33 +151,33 @@ final class Report {
         line("");
     }
 
-    private void flood(List<RunResult> runs) {
-        List<RunResult> rows = of(runs, "3.");
+    private void flood(List<RunResult> rows, Duration rtt) {
         if (rows.isEmpty()) {
             return;
         }
-        line("## " + rows.get(0).scenario());
+        heading(rows.get(0).scenario(), rtt);
         line("");
         line("| limiter | others p50 µs | others p99 µs | abuser p99 µs | round trips/decision "
-                + "| extra round trips per rejected | abuser admitted / allowed | others admitted / requests | errors |");
-        line("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+                + "| extra round trips per rejected | client CPU µs/decision | abuser admitted / allowed "
+                + "| others admitted / requests | errors |");
+        line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (RunResult r : rows) {
-            RunResult.Watched w = r.watched();
+            RunResult.Watched w = java.util.Objects.requireNonNull(r.watched(), "the flood watches its abuser");
             long othersRequests = r.decisions() - w.decisions();
             long othersAdmitted = r.admitted() - w.admitted();
-            line(f("| %s | %.0f | %.0f | %.0f | %.2f | %.3f | %d / %d%s | %d / %d | %d |", r.limiter(), r.p50() / 1e3,
-                    r.p99() / 1e3, w.p99() / 1e3, r.roundTripsPerDecision(), r.extraRoundTripsPerRejected(),
-                    w.admitted(), w.allowed(), w.admitted() > w.allowed() ? " **over**" : "",
-                    othersAdmitted, othersRequests, r.errors()));
+            line(f("| %s | %.0f | %.0f | %.0f | %.2f | %.3f | %.1f | %d / %d%s | %d / %d | %d |", r.limiter(),
+                    r.p50() / 1e3, r.p99() / 1e3, w.p99() / 1e3, r.roundTripsPerDecision(),
+                    r.extraRoundTripsPerRejected(), r.clientCpuMicros(), w.admitted(), w.allowed(),
+                    w.admitted() > w.allowed() ? " **over**" : "", othersAdmitted, othersRequests, r.errors()));
         }
         line("");
     }
 
-    private void http(List<HttpScenario.Row> rows) {
+    private void http(List<HttpScenario.Row> rows, Duration rtt) {
         if (rows.isEmpty()) {
             return;
         }
-        line("## 4. HTTP end to end (GET /api/v1/accounts/{id}, Jersey + Grizzly, load from a separate process)");
+        heading("4. HTTP end to end (GET /api/v1/accounts/{id}, Jersey + Grizzly, load from a separate process)", rtt);
         line("");
         line("| server | load | requests/s | p50 µs | p99 µs | p99.9 µs | round trips/request | Redis cmds/request "
                 + "| server CPU µs/request | Redis CPU µs/request | 200 | 429 | errors |");
@@ -128,76 +192,8 @@ final class Report {
         line("");
     }
 
-    private void targets(List<RunResult> runs, List<HttpScenario.Row> http) {
-        line("## Targets");
-        line("");
-        List<RunResult> many = of(runs, "1.");
-        RunResult manyQuota = find(many, Kind.QUOTA);
-        if (manyQuota != null && find(many, Kind.LUA) != null) {
-            double ratio = manyQuota.throughput() / luaThroughput(many);
-            target(ratio >= 0.7, f("many customers: decisions/s %.2fx Lua (target >= 0.70x)", ratio));
-        }
-        List<RunResult> hot = of(runs, "2.");
-        RunResult hotQuota = find(hot, Kind.QUOTA);
-        if (hotQuota != null) {
-            target(hotQuota.scriptsPerDecision() <= 1.1,
-                    f("hot customer: CAS attempts per decision %.3f (target <= 1.1)", hotQuota.scriptsPerDecision()));
-            if (find(hot, Kind.LUA) != null) {
-                double ratio = hotQuota.throughput() / luaThroughput(hot);
-                target(ratio >= 1.0, f("hot customer: decisions/s %.2fx Lua on the same key (target >= 1.0x)", ratio));
-            }
-        }
-        RunResult floodQuota = find(of(runs, "3."), Kind.QUOTA);
-        if (floodQuota != null) {
-            double extra = floodQuota.extraRoundTripsPerRejected();
-            target(extra <= 0.05, f("flood: %.3f Redis commands per rejected request beyond what admitted ones need"
-                    + " (target <= 0.05)", extra));
-        }
-        HttpScenario.Row plainPeak = http(http, HttpScenario.WITHOUT, "peak");
-        HttpScenario.Row quotaPeak = http(http, HttpScenario.WITH, "peak");
-        HttpScenario.Row luaPeak = http(http, HttpScenario.LUA, "peak");
-        if (plainPeak != null && quotaPeak != null) {
-            double ratio = quotaPeak.result().throughput() / plainPeak.result().throughput();
-            target(ratio >= 0.85, f("HTTP: with the filter %.2fx the throughput without (target >= 0.85x)%s", ratio,
-                    luaPeak == null ? "" : f("; the Lua floor filter: %.2fx",
-                            luaPeak.result().throughput() / plainPeak.result().throughput())));
-        }
-        HttpScenario.Row plainHalf = http(http, HttpScenario.WITHOUT, "half peak");
-        HttpScenario.Row quotaHalf = http(http, HttpScenario.WITH, "half peak");
-        HttpScenario.Row luaHalf = http(http, HttpScenario.LUA, "half peak");
-        if (plainHalf != null && quotaHalf != null) {
-            double added = (quotaHalf.result().p99() - plainHalf.result().p99()) / 1e6;
-            double addedP50 = (quotaHalf.result().p50() - plainHalf.result().p50()) / 1e6;
-            target(added <= 1.0, f("HTTP: the filter adds %.2f ms to p99 at half the peak load (target <= 1 ms);"
-                    + " p50 +%.2f ms%s", added, addedP50, luaHalf == null ? "" : f("; the Lua floor filter: p99 %+.2f ms",
-                    (luaHalf.result().p99() - plainHalf.result().p99()) / 1e6)));
-        }
-        long over = runs.stream().filter(r -> !r.exactness().exact()).count();
-        target(over == 0, "exactness: " + (over == 0 ? "no limiter admitted any customer beyond its limit in any run"
-                : over + " run(s) admitted a customer beyond its limit"));
-        line("");
-    }
-
-    private void target(boolean met, String text) {
-        line("- " + (met ? "met: " : "**missed**: ") + text);
-    }
-
-    private static List<RunResult> of(List<RunResult> runs, String prefix) {
-        Predicate<RunResult> p = r -> r.scenario().startsWith(prefix);
-        return runs.stream().filter(p).toList();
-    }
-
-    private static RunResult find(List<RunResult> rows, Kind kind) {
-        return rows.stream().filter(r -> r.limiter().equals(kind.label())).findFirst().orElse(null);
-    }
-
-    private static HttpScenario.Row http(List<HttpScenario.Row> rows, String server, String load) {
-        return rows.stream().filter(r -> r.server().equals(server) && r.load().equals(load)).findFirst().orElse(null);
-    }
-
-    private static double luaThroughput(List<RunResult> rows) {
-        RunResult lua = find(rows, Kind.LUA);
-        return lua == null ? Double.NaN : lua.throughput();
+    private void heading(String scenario, Duration rtt) {
+        line("### " + scenario + ", Redis " + Network.label(rtt));
     }
 
     private static String memory() {

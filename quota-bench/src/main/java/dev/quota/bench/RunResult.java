@@ -1,5 +1,6 @@
 package dev.quota.bench;
 
+import java.time.Duration;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -7,12 +8,14 @@ import org.jspecify.annotations.Nullable;
  * One contender in one scenario: throughput, latency, Redis commands and exactness.
  *
  * @param scenario        the scenario's title
+ * @param rtt             the round trip the network added to loopback ({@link Network})
  * @param limiter         the contender's label
  * @param decisions       answered requests in the measured window
  * @param elapsedNanos    the measured window
  * @param admitted        requests admitted
  * @param rejected        requests rejected
- * @param errors          requests the limiter failed to decide
+ * @param errors          requests the limiter failed to decide: in the measured window, and in the
+ *                        untimed priming where a scenario primes every customer first
  * @param p50             median latency, ns
  * @param p99             99th percentile latency, ns
  * @param exactness       admissions against the limit, summed over customers
@@ -21,15 +24,22 @@ import org.jspecify.annotations.Nullable;
  * @param watched         the watched customer's share (the flood's abuser), or null
  * @param clientCpuNanos  CPU the bench's JVM used in the measured window (the load threads too)
  * @param redisCpuNanos   CPU redis-server used in the measured window
+ * @param proxyCpuNanos   CPU the delay proxy's threads used in the measured window (0 without one):
+ *                        the simulated network's, left out of {@code clientCpuNanos}
  */
-public record RunResult(String scenario, String limiter, long decisions, long elapsedNanos, long admitted,
+public record RunResult(String scenario, Duration rtt, String limiter, long decisions, long elapsedNanos, long admitted,
                         long rejected, long errors, long p50, long p99, Tally.Exactness exactness,
                         Map<String, Long> serverCommands, long roundTrips, @Nullable Watched watched,
-                        long clientCpuNanos, long redisCpuNanos) {
+                        long clientCpuNanos, long redisCpuNanos, long proxyCpuNanos) {
 
     /** Client CPU microseconds per decision: what the limiter costs the application, less noisy than time. */
     public double clientCpuMicros() {
         return clientCpuNanos / 1e3 / decisions;
+    }
+
+    /** The delay proxy's CPU microseconds per decision: what the simulated network hop costs this machine. */
+    public double proxyCpuMicros() {
+        return proxyCpuNanos / 1e3 / decisions;
     }
 
     /** redis-server CPU microseconds per decision. */

@@ -1,6 +1,7 @@
 package dev.quota.bench;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -15,15 +16,20 @@ import java.util.Set;
  * @param measureNanos measured window per run
  * @param callers      concurrent callers (and HTTP connections); default 64
  * @param customers    scenario 1's distinct customers; default 100,000 (quick: 10,000)
- * @param scenarios    which scenarios: many, hot, flood, http; default all
+ * @param scenarios    which scenarios: many, hot, flood, http, transfer; default all
  * @param limiters     which limiters, by {@link Kind} name; default all
  * @param nettyThreads overrides the store builder's netty threads when positive
  * @param poolSize     overrides the store builder's connection pool size when positive
  * @param chart        where the PNG goes; default docs/benchmarks.png (quick: quota-bench/target/benchmarks-quick.png)
  * @param results      where the markdown tables go; default quota-bench/target/benchmarks.md
+ * @param rtts         the round trips added to loopback, one pass over the scenarios each; default
+ *                     0 (direct) and 0.5 ms (through the delay proxy)
  */
 record Settings(boolean quick, long warmupNanos, long measureNanos, int callers, int customers, Set<String> scenarios,
-                Set<Kind> limiters, int nettyThreads, int poolSize, Path chart, Path results) {
+                Set<Kind> limiters, int nettyThreads, int poolSize, Path chart, Path results, List<Duration> rtts) {
+
+    /** Every scenario, in the order they run. */
+    static final List<String> SCENARIOS = List.of("many", "hot", "flood", "http", "transfer");
 
     static final String USAGE = """
             usage: java -jar quota-bench/target/quota-bench.jar [options]   (from the repository root)
@@ -31,9 +37,12 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
               --quick              smoke run, about 2 minutes: 1 s warm-up + 3 s per run (default 3 s + 10 s)
               --seconds N          measured seconds per run
               --warmup N           warm-up seconds per run
-              --scenarios LIST     comma-separated: many,hot,flood,http (default: all)
+              --scenarios LIST     comma-separated: many,hot,flood,http,transfer (default: all)
               --limiters LIST      comma-separated: quota,quota_read_first,quota_no_local,lua,
-                                   rratelimiter,bucket4j_default
+                                   rratelimiter,bucket4j_default,quota_transfer,lua_transfer
+              --redis-rtt LIST     round trips added between the clients and Redis, one pass over the
+                                   scenarios each: 0 connects directly, anything else goes through a
+                                   delaying proxy, e.g. 0,0.5ms or 250us (default 0,0.5ms)
               --callers N          concurrent callers and HTTP connections (default 64)
               --customers N        distinct customers in scenario 1 (default 100000; --quick: 10000)
               --netty-threads N    Redisson netty threads (default: what RedisStore's builder sets)
@@ -48,7 +57,8 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
         Double warmup = null;
         int callers = 64;
         Integer customers = null;
-        Set<String> scenarios = Set.of("many", "hot", "flood", "http");
+        Set<String> scenarios = Set.copyOf(SCENARIOS);
+        List<Duration> rtts = List.of(Duration.ZERO, Duration.ofNanos(500_000));
         Set<Kind> limiters = EnumSet.allOf(Kind.class);
         int nettyThreads = 0;
         int pool = 0;
@@ -77,6 +87,19 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
                     break;
                 case "--scenarios":
                     scenarios = Set.of(value.split(","));
+                    for (String scenario : scenarios) {
+                        if (!SCENARIOS.contains(scenario)) {
+                            throw new IllegalArgumentException("unknown scenario " + scenario + " (use "
+                                    + String.join(",", SCENARIOS) + ")");
+                        }
+                    }
+                    break;
+                case "--redis-rtt":
+                    rtts = new ArrayList<>();
+                    for (String rtt : value.split(",")) {
+                        rtts.add(parseRtt(rtt.trim()));
+                    }
+                    rtts = List.copyOf(rtts);
                     break;
                 case "--limiters":
                     limiters = EnumSet.noneOf(Kind.class);
@@ -115,6 +138,34 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
             chart = quick ? Path.of("quota-bench", "target", "benchmarks-quick.png") : Path.of("docs", "benchmarks.png");
         }
         return new Settings(quick, (long) (warmupSeconds * 1e9), (long) (measureSeconds * 1e9), callers, customers,
-                scenarios, limiters, nettyThreads, pool, chart, results);
+                scenarios, limiters, nettyThreads, pool, chart, results, rtts);
+    }
+
+    /**
+     * A round trip: a number with {@code ms}, {@code us} (or {@code µs}) or {@code s}; a bare number
+     * is milliseconds. {@code 0.5ms}, {@code 500us} and {@code 0.5} are the same.
+     *
+     * @throws IllegalArgumentException if it is not such a number, or negative
+     */
+    static Duration parseRtt(String text) {
+        String number = text;
+        double nanosPerUnit = 1e6;
+        for (String[] unit : new String[][] {{"ms", "1e6"}, {"us", "1e3"}, {"µs", "1e3"}, {"s", "1e9"}}) {
+            if (text.endsWith(unit[0])) {
+                number = text.substring(0, text.length() - unit[0].length());
+                nanosPerUnit = Double.parseDouble(unit[1]);
+                break;
+            }
+        }
+        double nanos;
+        try {
+            nanos = Double.parseDouble(number.trim()) * nanosPerUnit;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--redis-rtt: not a round trip: \"" + text + "\" (use e.g. 0.5ms or 500us)");
+        }
+        if (!(nanos >= 0) || Double.isInfinite(nanos)) {
+            throw new IllegalArgumentException("--redis-rtt must be >= 0 but was " + text);
+        }
+        return Duration.ofNanos(Math.round(nanos));
     }
 }

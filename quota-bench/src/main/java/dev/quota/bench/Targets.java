@@ -1,0 +1,136 @@
+package dev.quota.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
+
+/** The targets, each met or missed, for the results of one network round trip. */
+final class Targets {
+
+    private final List<String> lines = new ArrayList<>();
+
+    private Targets() {
+    }
+
+    /** One markdown bullet per target that the results can answer. */
+    static List<String> of(List<RunResult> runs, List<HttpScenario.Row> http, List<TransferScenario.Check> checks) {
+        Targets t = new Targets();
+        t.oneLimit(runs);
+        t.http(http);
+        t.transfer(runs, checks);
+        long over = runs.stream().filter(r -> !r.exactness().exact()).count()
+                + checks.stream().filter(c -> !c.exactness().exact()).count();
+        t.target(over == 0, "exactness: " + (over == 0 ? "no limiter admitted beyond any limit in any run"
+                : over + " run(s) admitted beyond a limit"));
+        return t.lines;
+    }
+
+    private void oneLimit(List<RunResult> runs) {
+        List<RunResult> many = scenario(runs, "1.");
+        RunResult manyQuota = find(many, Kind.QUOTA);
+        if (manyQuota != null && find(many, Kind.LUA) != null) {
+            double ratio = manyQuota.throughput() / throughput(many, Kind.LUA);
+            target(ratio >= 0.7, f("many customers: decisions/s %.2fx Lua (target >= 0.70x)", ratio));
+        }
+        List<RunResult> hot = scenario(runs, "2.");
+        RunResult hotQuota = find(hot, Kind.QUOTA);
+        if (hotQuota != null) {
+            target(hotQuota.scriptsPerDecision() <= 1.1,
+                    f("hot customer: CAS attempts per decision %.3f (target <= 1.1)", hotQuota.scriptsPerDecision()));
+            if (find(hot, Kind.LUA) != null) {
+                double ratio = hotQuota.throughput() / throughput(hot, Kind.LUA);
+                target(ratio >= 1.0, f("hot customer: decisions/s %.2fx Lua on the same key (target >= 1.0x)", ratio));
+            }
+        }
+        RunResult floodQuota = find(scenario(runs, "3."), Kind.QUOTA);
+        if (floodQuota != null) {
+            double extra = floodQuota.extraRoundTripsPerRejected();
+            target(extra <= 0.05, f("flood: %.3f Redis commands per rejected request beyond what admitted ones need"
+                    + " (target <= 0.05)", extra));
+        }
+    }
+
+    private void http(List<HttpScenario.Row> http) {
+        HttpScenario.Row plainPeak = row(http, HttpScenario.WITHOUT, "peak");
+        HttpScenario.Row quotaPeak = row(http, HttpScenario.WITH, "peak");
+        HttpScenario.Row luaPeak = row(http, HttpScenario.LUA, "peak");
+        if (plainPeak != null && quotaPeak != null) {
+            double ratio = quotaPeak.result().throughput() / plainPeak.result().throughput();
+            target(ratio >= 0.85, f("HTTP: with the filter %.2fx the throughput without (target >= 0.85x)%s", ratio,
+                    luaPeak == null ? "" : f("; the Lua floor filter: %.2fx",
+                            luaPeak.result().throughput() / plainPeak.result().throughput())));
+        }
+        HttpScenario.Row plainHalf = row(http, HttpScenario.WITHOUT, "half peak");
+        HttpScenario.Row quotaHalf = row(http, HttpScenario.WITH, "half peak");
+        HttpScenario.Row luaHalf = row(http, HttpScenario.LUA, "half peak");
+        if (plainHalf != null && quotaHalf != null) {
+            double added = (quotaHalf.result().p99() - plainHalf.result().p99()) / 1e6;
+            double addedP50 = (quotaHalf.result().p50() - plainHalf.result().p50()) / 1e6;
+            target(added <= 1.0, f("HTTP: the filter adds %.2f ms to p99 at half the slowest server's peak (target <= 1 ms);"
+                    + " p50 %+.2f ms%s", added, addedP50, luaHalf == null ? "" : f("; the Lua floor filter: p99 %+.2f ms",
+                    (luaHalf.result().p99() - plainHalf.result().p99()) / 1e6)));
+        }
+    }
+
+    /**
+     * The targets of the one-round-trip work: p50 near the one-limit decision's (paced, where the
+     * p50 is the decision's own time; closed loop when no paced run was made), throughput near the
+     * floor's.
+     */
+    private void transfer(List<RunResult> runs, List<TransferScenario.Check> checks) {
+        List<RunResult> rows = scenario(runs, "5.");
+        List<RunResult> paced = scenario(runs, "5b.");
+        List<RunResult> latency = paced.isEmpty() ? rows : paced;
+        RunResult layered = find(latency, Kind.QUOTA_TRANSFER);
+        RunResult single = find(latency, Kind.QUOTA);
+        if (layered != null && single != null) {
+            double ratio = (double) layered.p50() / single.p50();
+            RunResult floor = find(latency, Kind.LUA_TRANSFER);
+            RunResult floorSingle = find(latency, Kind.LUA);
+            target(ratio <= 1.3, f("transfer decision: p50 %.0f µs, %.2fx the one-limit decision's %.0f µs, %s"
+                    + " (target <= 1.3x)%s", layered.p50() / 1e3, ratio, single.p50() / 1e3,
+                    paced.isEmpty() ? "closed loop" : "paced", floor == null || floorSingle == null ? ""
+                            : f("; the layered Lua floor: %.2fx its one-limit p50", (double) floor.p50() / floorSingle.p50())));
+        }
+        if (layered != null && find(rows, Kind.LUA_TRANSFER) != null) {
+            double ratio = layered.throughput() / throughput(rows, Kind.LUA_TRANSFER);
+            target(ratio >= 0.8, f("transfer decision: decisions/s %.2fx the layered Lua floor (target >= 0.80x);"
+                    + " %.2f round trips per decision", ratio, layered.roundTripsPerDecision()));
+        }
+        if (!checks.isEmpty()) {
+            long over = checks.stream().filter(c -> !c.exactness().exact()).count();
+            target(over == 0, f("transfer decision: %s of %d tight-bucket checks admitted beyond the limit",
+                    over == 0 ? "none" : Long.toString(over), checks.size()));
+        }
+    }
+
+    private void target(boolean met, String text) {
+        lines.add("- " + (met ? "met: " : "**missed**: ") + text);
+    }
+
+    /** The rows of the scenario whose title starts with {@code prefix}. */
+    static List<RunResult> scenario(List<RunResult> runs, String prefix) {
+        Predicate<RunResult> p = r -> r.scenario().startsWith(prefix);
+        return runs.stream().filter(p).toList();
+    }
+
+    static @Nullable RunResult find(List<RunResult> rows, Kind kind) {
+        return rows.stream().filter(r -> r.limiter().equals(kind.label())).findFirst().orElse(null);
+    }
+
+    /** {@code kind}'s decisions per second in {@code rows}, NaN when it did not run. */
+    static double throughput(List<RunResult> rows, Kind kind) {
+        RunResult r = find(rows, kind);
+        return r == null ? Double.NaN : r.throughput();
+    }
+
+    static HttpScenario.@Nullable Row row(List<HttpScenario.Row> rows, String server, String load) {
+        return rows.stream().filter(r -> r.server().equals(server) && r.load().equals(load)).findFirst().orElse(null);
+    }
+
+    private static String f(String format, Object... args) {
+        return String.format(Locale.ROOT, format, args);
+    }
+}

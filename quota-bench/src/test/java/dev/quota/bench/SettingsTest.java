@@ -1,0 +1,37 @@
+package dev.quota.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class SettingsTest {
+
+    @Test
+    void redisRtt_defaultsToDirectAndHalfAMillisecond() {
+        assertThat(Settings.parse(new String[0]).rtts()).containsExactly(Duration.ZERO, Duration.ofNanos(500_000));
+    }
+
+    @Test
+    void redisRtt_takesAListInMillisecondsOrMicroseconds() {
+        Settings s = Settings.parse(new String[] {"--redis-rtt", "0,0.5ms,250us,2"});
+
+        assertThat(s.rtts()).containsExactly(Duration.ZERO, Duration.ofNanos(500_000), Duration.ofNanos(250_000),
+                Duration.ofMillis(2));
+    }
+
+    @Test
+    void redisRtt_refusesWhatIsNotARoundTrip() {
+        assertThatThrownBy(() -> Settings.parse(new String[] {"--redis-rtt", "fast"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("\"fast\"");
+        assertThatThrownBy(() -> Settings.parse(new String[] {"--redis-rtt", "-1ms"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1ms");
+    }
+
+    @Test
+    void scenarios_refusesAnUnknownName() {
+        assertThatThrownBy(() -> Settings.parse(new String[] {"--scenarios", "many,transfers"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("transfers");
+    }
+}
