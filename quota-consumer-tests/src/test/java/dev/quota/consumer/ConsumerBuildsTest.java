@@ -29,8 +29,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * A user's service on each runtime the README names, built from the README's snippets against the
  * artifacts this build installed, run as its own process against a real Redis, and asked over
  * real HTTP what the README promises: 200 with RateLimit headers, 429 problems with
- * {@code Retry-After}, 401 for an unknown key, anonymous callers limited per client address, and
- * transfers decided with their amount (429, 422, 400; never a 500) on every runtime.
+ * {@code Retry-After}, 401 for an unknown key, anonymous callers limited per client address,
+ * transfers decided with their amount (429, 422, 400; never a 500), and the admin API: 200 with
+ * the token, 401 without, 429 after too many wrong tokens from one address; on every runtime.
  *
  * <p>On a container that does not tell the client's address, the service must refuse to start.
  *
@@ -43,6 +44,7 @@ class ConsumerBuildsTest {
     /** The key the README's plans.yaml gives customer acme on plan free. */
     private static final String ACME_KEY = "acme-demo-key-0001";
     private static final String EXPORT = "/api/v1/accounts/7/export";
+    private static final String ADMIN_ACME = "/admin/customers/acme";
 
     private static final Map<String, CompletableFuture<ConsumerProject>> builds = new ConcurrentHashMap<>();
     private static ExecutorService jerseyLane;
@@ -150,6 +152,47 @@ class ConsumerBuildsTest {
     }
 
     @Order(2)
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("projects")
+    void adminApi_answersTheRightTokenOnly_andThrottlesWrongTokensPerClientAddress(String name)
+            throws InterruptedException {
+        try (ConsumerProject.Running service = start(built(name))) {
+            int port = service.port();
+            String bearer = "Bearer " + ConsumerProject.ADMIN_TOKEN;
+            assertThat(RawHttp.get("127.0.0.1", port, EXPORT, "X-API-Key", ACME_KEY).status()).isEqualTo(200);
+
+            RawHttp.Answer standing = RawHttp.get("127.0.0.1", port, ADMIN_ACME, "Authorization", bearer);
+            assertThat(standing.status()).as("the right token; %s", service.output()).isEqualTo(200);
+            assertThat(standing.header("Content-Type")).startsWith("application/json");
+            assertThat(standing.header("RateLimit")).as("admin calls are not counted against a quota").isNull();
+            assertThat(standing.body()).startsWith("{\"customer\":\"acme\",\"plan\":\"free\",\"multiplier\":1.0,")
+                    .contains("{\"policy\":\"free-burst\",\"capacity\":20,")
+                    // the export took 10 of today's 2000, in Redis
+                    .containsPattern("\\{\"policy\":\"free-daily\",\"capacity\":2000,\"refill\":\\{[^}]*},"
+                            + "\"remaining\":1990,");
+
+            // one attempt comes back every 10 s: the six wrong tokens are sent back to back
+            for (int i = 1; i <= 5; i++) {
+                RawHttp.Answer wrong = RawHttp.get("127.0.0.3", port, ADMIN_ACME, "Authorization", "Bearer wrong-" + i);
+                assertThat(wrong.status()).as("wrong token %d from 127.0.0.3; %s", i, service.output()).isEqualTo(401);
+                assertThat(wrong.header("Content-Type")).startsWith("application/problem+json");
+                assertThat(wrong.header("WWW-Authenticate")).isEqualTo("Bearer realm=\"quota-admin\"");
+                assertThat(wrong.body()).contains("\"type\":\"urn:quota:problem:admin-token-required\"");
+            }
+            RawHttp.Answer throttled = RawHttp.get("127.0.0.3", port, ADMIN_ACME, "Authorization", "Bearer wrong-6");
+            assertThat(throttled.status()).as("the sixth wrong token from 127.0.0.3").isEqualTo(429);
+            assertThat(throttled.header("Content-Type")).startsWith("application/problem+json");
+            assertThat(Long.parseLong(throttled.header("Retry-After"))).isBetween(1L, 10L);
+            assertThat(throttled.body()).contains("\"type\":\"urn:quota:problem:too-many-failed-admin-tokens\"");
+
+            // the config summary needs no store call: this checks the throttle, not Redis under load
+            RawHttp.Answer otherAddress = RawHttp.get("127.0.0.1", port, "/admin/config", "Authorization", bearer);
+            assertThat(otherAddress.status()).as("another address, with the right token").isEqualTo(200);
+            assertThat(otherAddress.body()).startsWith("{\"version\":");
+        }
+    }
+
+    @Order(3)
     @Test
     void containerWithoutAPeerAddress_refusesToStart_sayingHowToSupplyOne() throws InterruptedException {
         try (ConsumerProject.Running service = built(ConsumerProject.UNSUPPORTED).launch(redis.uri())) {
@@ -162,7 +205,7 @@ class ConsumerBuildsTest {
         }
     }
 
-    @Order(3)
+    @Order(4)
     @ParameterizedTest(name = "{0}")
     @MethodSource("projects")
     void transfers_areDecidedWithTheirAmount_429_422_400_neverA500(String name) throws InterruptedException {

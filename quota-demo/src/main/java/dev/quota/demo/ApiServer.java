@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * One instance of the bank API: Jersey on a Grizzly HTTP server, limited by {@link QuotaFeature}
  * with its own {@link QuotaService}, behind {@link HostCheckHandler} (a malformed {@code Host} is
  * a 400 before Jersey sees it); with a token, {@link QuotaAdminResource} at {@code /admin}, which
- * the feature skips by design and which throttles wrong tokens per client address.
+ * no quota limits: the feature checks its token instead and throttles wrong tokens per client address.
  *
  * <p>{@code GET /metrics} is not on this server: a second Grizzly server, the management listener,
  * bound to 127.0.0.1 whatever {@code host} the API binds to, serves it ({@link MetricsHandler});
