@@ -62,7 +62,6 @@ class JerseyProvidersTest {
             assertThat(third.statusCode()).as(third.headers() + " " + third.body()).isEqualTo(429);
             assertThat(third.headers().firstValue("Retry-After")).isPresent();
             assertThat(third.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-            assertThat(third.headers().firstValue("Content-Type")).hasValue("application/problem+json");
             assertThat(third.body()).startsWith("{\"type\":\"urn:quota:problem:quota-exceeded\"");
         }
     }

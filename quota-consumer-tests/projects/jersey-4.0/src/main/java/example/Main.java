@@ -4,6 +4,7 @@ import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
 import dev.quota.core.config.ConfigReloader;
 import dev.quota.core.config.QuotaConfigLoader;
+import dev.quota.jaxrs.QuotaAdminResource;
 import dev.quota.jaxrs.QuotaFeature;
 import dev.quota.redis.RedisStore;
 import java.net.URI;
@@ -28,10 +29,10 @@ public final class Main {
         QuotaFeature feature = QuotaFeature.builder(quota).build();           // X-API-Key, else the client address
         // end of the README snippet
 
-        // AMOUNT LIMIT: once dev.quota.jaxrs.QuotaAmount and @AmountLimit land, register the README's
-        // transfer resource here too (ConsumerBuildsTest.transferOverTheAmountLimit_is429NamingTheAmountLimit).
+        // the admin API, registered next to the feature as docs/security.md says
+        QuotaAdminResource admin = QuotaAdminResource.builder(quota, System.getenv("QUOTA_ADMIN_TOKEN")).build();
 
-        ResourceConfig app = new ResourceConfig(ExportResource.class).register(feature);
+        ResourceConfig app = new ResourceConfig(ExportResource.class, TransferResource.class).register(feature).register(admin);
         Server server = JettyHttpContainerFactory.createServer(URI.create("http://127.0.0.1:" + port + "/"), app);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {

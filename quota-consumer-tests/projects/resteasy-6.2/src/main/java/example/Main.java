@@ -4,6 +4,7 @@ import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
 import dev.quota.core.config.ConfigReloader;
 import dev.quota.core.config.QuotaConfigLoader;
+import dev.quota.jaxrs.QuotaAdminResource;
 import dev.quota.jaxrs.QuotaFeature;
 import dev.quota.redis.RedisStore;
 import java.nio.file.Path;
@@ -27,11 +28,13 @@ public final class Main {
         QuotaFeature feature = QuotaFeature.builder(quota).build();           // X-API-Key, else the client address
         // end of the README snippet
 
-        // AMOUNT LIMIT: once dev.quota.jaxrs.QuotaAmount and @AmountLimit land, register the README's
-        // transfer resource here too (ConsumerBuildsTest.transferOverTheAmountLimit_is429NamingTheAmountLimit).
+        // the admin API, registered next to the feature as docs/security.md says
+        QuotaAdminResource admin = QuotaAdminResource.builder(quota, System.getenv("QUOTA_ADMIN_TOKEN")).build();
 
         ResteasyDeployment deployment = new ResteasyDeploymentImpl();
         deployment.getActualResourceClasses().add(ExportResource.class);
+        deployment.getActualResourceClasses().add(TransferResource.class);
+        deployment.getResources().add(admin);
         deployment.getProviders().add(feature);
         UndertowJaxrsServer server = new UndertowJaxrsServer().setHostname("127.0.0.1").setPort(port);
         server.deploy(server.undertowDeployment(deployment, "/").setDeploymentName("bank").setContextPath("/")

@@ -18,7 +18,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -30,7 +29,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * A user's service on each runtime the README names, built from the README's snippets against the
  * artifacts this build installed, run as its own process against a real Redis, and asked over
  * real HTTP what the README promises: 200 with RateLimit headers, 429 problems with
- * {@code Retry-After}, 401 for an unknown key, and anonymous callers limited per client address.
+ * {@code Retry-After}, 401 for an unknown key, anonymous callers limited per client address,
+ * transfers decided with their amount (429, 422, 400; never a 500), and the admin API: 200 with
+ * the token, 401 without, 429 after too many wrong tokens from one address; on every runtime.
  *
  * <p>On a container that does not tell the client's address, the service must refuse to start.
  *
@@ -43,6 +44,7 @@ class ConsumerBuildsTest {
     /** The key the README's plans.yaml gives customer acme on plan free. */
     private static final String ACME_KEY = "acme-demo-key-0001";
     private static final String EXPORT = "/api/v1/accounts/7/export";
+    private static final String ADMIN_ACME = "/admin/customers/acme";
 
     private static final Map<String, CompletableFuture<ConsumerProject>> builds = new ConcurrentHashMap<>();
     private static ExecutorService jerseyLane;
@@ -150,6 +152,47 @@ class ConsumerBuildsTest {
     }
 
     @Order(2)
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("projects")
+    void adminApi_answersTheRightTokenOnly_andThrottlesWrongTokensPerClientAddress(String name)
+            throws InterruptedException {
+        try (ConsumerProject.Running service = start(built(name))) {
+            int port = service.port();
+            String bearer = "Bearer " + ConsumerProject.ADMIN_TOKEN;
+            assertThat(RawHttp.get("127.0.0.1", port, EXPORT, "X-API-Key", ACME_KEY).status()).isEqualTo(200);
+
+            RawHttp.Answer standing = RawHttp.get("127.0.0.1", port, ADMIN_ACME, "Authorization", bearer);
+            assertThat(standing.status()).as("the right token; %s", service.output()).isEqualTo(200);
+            assertThat(standing.header("Content-Type")).startsWith("application/json");
+            assertThat(standing.header("RateLimit")).as("admin calls are not counted against a quota").isNull();
+            assertThat(standing.body()).startsWith("{\"customer\":\"acme\",\"plan\":\"free\",\"multiplier\":1.0,")
+                    .contains("{\"policy\":\"free-burst\",\"capacity\":20,")
+                    // the export took 10 of today's 2000, in Redis
+                    .containsPattern("\\{\"policy\":\"free-daily\",\"capacity\":2000,\"refill\":\\{[^}]*},"
+                            + "\"remaining\":1990,");
+
+            // one attempt comes back every 10 s: the six wrong tokens are sent back to back
+            for (int i = 1; i <= 5; i++) {
+                RawHttp.Answer wrong = RawHttp.get("127.0.0.3", port, ADMIN_ACME, "Authorization", "Bearer wrong-" + i);
+                assertThat(wrong.status()).as("wrong token %d from 127.0.0.3; %s", i, service.output()).isEqualTo(401);
+                assertThat(wrong.header("Content-Type")).startsWith("application/problem+json");
+                assertThat(wrong.header("WWW-Authenticate")).isEqualTo("Bearer realm=\"quota-admin\"");
+                assertThat(wrong.body()).contains("\"type\":\"urn:quota:problem:admin-token-required\"");
+            }
+            RawHttp.Answer throttled = RawHttp.get("127.0.0.3", port, ADMIN_ACME, "Authorization", "Bearer wrong-6");
+            assertThat(throttled.status()).as("the sixth wrong token from 127.0.0.3").isEqualTo(429);
+            assertThat(throttled.header("Content-Type")).startsWith("application/problem+json");
+            assertThat(Long.parseLong(throttled.header("Retry-After"))).isBetween(1L, 10L);
+            assertThat(throttled.body()).contains("\"type\":\"urn:quota:problem:too-many-failed-admin-tokens\"");
+
+            // the config summary needs no store call: this checks the throttle, not Redis under load
+            RawHttp.Answer otherAddress = RawHttp.get("127.0.0.1", port, "/admin/config", "Authorization", bearer);
+            assertThat(otherAddress.status()).as("another address, with the right token").isEqualTo(200);
+            assertThat(otherAddress.body()).startsWith("{\"version\":");
+        }
+    }
+
+    @Order(3)
     @Test
     void containerWithoutAPeerAddress_refusesToStart_sayingHowToSupplyOne() throws InterruptedException {
         try (ConsumerProject.Running service = built(ConsumerProject.UNSUPPORTED).launch(redis.uri())) {
@@ -162,28 +205,54 @@ class ConsumerBuildsTest {
         }
     }
 
-    // AMOUNT LIMIT: the portable amount API is being built separately. When an entity type
-    // implementing dev.quota.jaxrs.QuotaAmount and @AmountLimit("transfer-amount") exist, add the
-    // README's transfer resource (and its amounts section in plans.yaml) to every project and
-    // enable this test.
-    @Order(3)
-    @Disabled("the portable amount API (dev.quota.jaxrs.QuotaAmount, @AmountLimit) is not in quota-jaxrs yet")
+    @Order(4)
     @ParameterizedTest(name = "{0}")
     @MethodSource("projects")
-    void transferOverTheAmountLimit_is429NamingTheAmountLimit(String name) throws InterruptedException {
+    void transfers_areDecidedWithTheirAmount_429_422_400_neverA500(String name) throws InterruptedException {
         try (ConsumerProject.Running service = start(built(name))) {
-            String transfer = "{\"amount\":\"6000.00\",\"currency\":\"EUR\"}";
+            int port = service.port();
 
-            RawHttp.Answer first = RawHttp.postJson("127.0.0.1", service.port(), "/api/v1/transfers", transfer,
-                    "X-API-Key", ACME_KEY);
-            RawHttp.Answer second = RawHttp.postJson("127.0.0.1", service.port(), "/api/v1/transfers", transfer,
-                    "X-API-Key", ACME_KEY);
+            RawHttp.Answer within = transfer(port, "EUR", 600_000);
+            assertThat(within.status()).as("6,000.00 of the day's 10,000.00; %s", service.output()).isIn(200, 201);
 
-            assertThat(first.status()).isEqualTo(200);
-            assertThat(second.status()).isEqualTo(429);
-            assertThat(second.header("Content-Type")).startsWith("application/problem+json");
-            assertThat(Long.parseLong(second.header("Retry-After"))).isPositive();
-            assertThat(second.body()).contains("\"limit\":\"transfer-amount-daily\"");
+            RawHttp.Answer overRemaining = transfer(port, "EUR", 600_000);
+            assertThat(overRemaining.status()).as("6,000.00 more, with 4,000.00 left; %s", service.output())
+                    .isEqualTo(429);
+            assertThat(overRemaining.header("Content-Type")).startsWith("application/problem+json");
+            assertThat(Long.parseLong(overRemaining.header("Retry-After"))).isPositive();
+            assertThat(overRemaining.body()).contains("\"type\":\"urn:quota:problem:quota-exceeded\"")
+                    .contains("\"limit\":\"transfer-amount-daily\"").contains("\"remaining\":400000");
+
+            RawHttp.Answer overWhole = transfer(port, "EUR", 2_000_000);
+            assertThat(overWhole.status()).as("20,000.00, more than a day ever holds; %s", service.output())
+                    .isEqualTo(422);
+            assertThat(overWhole.header("Content-Type")).startsWith("application/problem+json");
+            assertThat(overWhole.header("Retry-After")).as("retrying cannot help").isNull();
+            assertThat(overWhole.body()).contains("\"type\":\"urn:quota:problem:exceeds-limit\"")
+                    .contains("\"limit\":\"transfer-amount-daily\"");
+
+            RawHttp.Answer negative = transfer(port, "EUR", -500);
+            assertThat(negative.status()).as("a negative amount; %s", service.output()).isEqualTo(400);
+            assertThat(negative.header("Content-Type")).startsWith("application/problem+json");
+            assertThat(negative.body()).contains("\"type\":\"urn:quota:problem:invalid-amount\"");
+
+            RawHttp.Answer huge = transfer(port, "EUR", Long.MAX_VALUE);
+            assertThat(huge.status()).as("an amount of Long.MAX_VALUE; %s", service.output()).isEqualTo(422);
+
+            RawHttp.Answer badCurrency = transfer(port, "EUR;DROP", 100);
+            assertThat(badCurrency.status()).as("a currency that is no currency code; %s", service.output())
+                    .isEqualTo(400);
+            assertThat(badCurrency.body()).contains("\"type\":\"urn:quota:problem:invalid-amount\"")
+                    .doesNotContain("DROP");
+
+            RawHttp.Answer otherCurrency = transfer(port, "USD", 600_000);
+            assertThat(otherCurrency.status()).as("USD has a limit of its own; %s", service.output()).isIn(200, 201);
         }
+    }
+
+    /** The README's transfer, {@code {"currency":"EUR","amountMinor":600000}}, by customer acme. */
+    private static RawHttp.Answer transfer(int port, String currency, long amountMinor) {
+        return RawHttp.postJson("127.0.0.1", port, "/api/v1/transfers",
+                "{\"currency\":\"" + currency + "\",\"amountMinor\":" + amountMinor + "}", "X-API-Key", ACME_KEY);
     }
 }

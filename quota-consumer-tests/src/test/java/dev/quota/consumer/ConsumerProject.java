@@ -19,14 +19,17 @@ import java.util.stream.Stream;
 /**
  * One of the projects under {@code quota-consumer-tests/projects}: copied to {@code target/consumers},
  * built there with Maven as a user would ({@code mvn -B -q package}), and run as a process of its
- * own ({@code java -jar target/bank.jar}, with {@code PORT} and {@code REDIS_URL} in its environment
- * and its copy as the working directory, where its plans.yaml is).
+ * own ({@code java -jar target/bank.jar}, with {@code PORT}, {@code REDIS_URL} and
+ * {@code QUOTA_ADMIN_TOKEN} in its environment and its copy as the working directory, where its
+ * plans.yaml is).
  */
 final class ConsumerProject {
 
     /** The first build downloads the runtime from Maven Central; later ones take 10 to 30 seconds. */
     static final Duration BUILD_TIMEOUT = Duration.ofMinutes(15);
     static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    /** The admin API's token, which every project reads from {@code QUOTA_ADMIN_TOKEN}. */
+    static final String ADMIN_TOKEN = "consumer-admin-token-0123456789-abcdefGHIJ";
 
     private final String name;
     private final Path dir;
@@ -90,7 +93,8 @@ final class ConsumerProject {
         ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar",
                 jar().toString())
                 .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
-        builder.environment().putAll(Map.of("PORT", Integer.toString(port), "REDIS_URL", redisUri));
+        builder.environment().putAll(Map.of("PORT", Integer.toString(port), "REDIS_URL", redisUri,
+                "QUOTA_ADMIN_TOKEN", ADMIN_TOKEN));
         Process process;
         try {
             process = builder.start();

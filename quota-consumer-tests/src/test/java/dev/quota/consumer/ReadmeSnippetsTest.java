@@ -26,7 +26,8 @@ class ReadmeSnippetsTest {
             "maven", "pom.xml",
             "plans", "plans.yaml",
             "java", "src/main/java/example/Main.java",
-            "resource", "src/main/java/example/ExportResource.java");
+            "resource", "src/main/java/example/ExportResource.java",
+            "amount", "src/main/java/example/TransferResource.java");
 
     static List<String> projects() {
         return ConsumerProject.names();

@@ -2,6 +2,7 @@ package dev.quota.core;
 
 import java.util.Objects;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An amount a request moves, checked against amount limits together with the request's own limits:
@@ -20,16 +21,23 @@ public record Amount(String limits, String qualifier, long value) {
 
     /**
      * @throws IllegalArgumentException if the qualifier is malformed or the value is below 1; the
-     *                                  message names the field, for a 400 answer
+     *                                  message names the field and echoes the value (the first 40
+     *                                  characters of a qualifier), for logs rather than for a client
      */
     public Amount {
         Objects.requireNonNull(limits, "limits");
-        if (qualifier == null || !QUALIFIER.matcher(qualifier).matches()) {
+        if (!isValidQualifier(qualifier)) {
             throw new IllegalArgumentException("amount qualifier must be 1 to 32 of [A-Za-z0-9_.-] but was "
-                    + (qualifier == null ? "missing" : "\"" + qualifier + "\""));
+                    + (qualifier == null ? "missing" : "\"" + (qualifier.length() <= 40 ? qualifier
+                    : qualifier.substring(0, 40) + "...") + "\""));
         }
         if (value < 1) {
             throw new IllegalArgumentException("amount must be >= 1 but was " + value);
         }
+    }
+
+    /** Whether {@code qualifier} is 1 to 32 of {@code [A-Za-z0-9_.-]}: {@code EUR} is, {@code "E U R"} and null are not. */
+    public static boolean isValidQualifier(@Nullable String qualifier) {
+        return qualifier != null && QUALIFIER.matcher(qualifier).matches();
     }
 }

@@ -1,5 +1,6 @@
 package dev.quota.core;
 
+import dev.quota.core.internal.LogThrottle;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.spi.Take;
@@ -9,7 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
@@ -38,10 +39,9 @@ final class DecisionRunner {
     private final QuotaListener listener;
     /** Whether the last decision under {@link FailurePolicy#LOCAL} went to the fallback. */
     private final AtomicBoolean fallbackActive = new AtomicBoolean();
-    /** When the next "store unavailable" warning may be logged (System.nanoTime): one a second. */
-    private final AtomicLong nextFailureWarning = new AtomicLong(System.nanoTime());
-    /** Failures answered by the policy since the last warning. */
-    private final AtomicLong unwarnedFailures = new AtomicLong();
+    /** "Store unavailable" warnings: one a second, each with the count of those left out before it. */
+    private final LogThrottle failureWarnings;
+    private final Consumer<String> warn;
     /** The last instance count {@link #liveInstances} answered: used while it throws. */
     private volatile int lastInstances = 1;
     /** Whether the instance count is failing now (logged once per spell). */
@@ -49,6 +49,14 @@ final class DecisionRunner {
 
     DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
                    Duration unavailableRetryAfter, QuotaListener listener) {
+        this(store, fallback, clock, liveInstances, unavailableRetryAfter, listener, log::warn);
+    }
+
+    /** With {@code warn} receiving the throttled "store unavailable" warnings instead of the log (tests). */
+    DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
+                   Duration unavailableRetryAfter, QuotaListener listener, Consumer<String> warn) {
+        this.failureWarnings = new LogThrottle(clock, 1, 1, Duration.ZERO);
+        this.warn = warn;
         this.store = store;
         this.fallback = fallback;
         this.clock = clock;
@@ -258,15 +266,17 @@ final class DecisionRunner {
         }
     }
 
-    /** An outage must not flood the log: one warning a second, with the count of the others. */
+    /**
+     * An outage must not flood the log: one warning a second (by the service's clock), carrying the
+     * count of the failures since the previous one; those are logged at DEBUG only.
+     */
     private void warnThrottled(QuotaStoreException e, FailurePolicy policy) {
-        long now = System.nanoTime();
-        long due = nextFailureWarning.get();
-        if (now - due >= 0 && nextFailureWarning.compareAndSet(due, now + 1_000_000_000L)) {
-            log.warn("quota store unavailable ({}); applying failure policy {} ({} more since the last warning)",
-                    e.getMessage(), policy, unwarnedFailures.getAndSet(0));
+        LogThrottle.Permit permit = failureWarnings.offer();
+        if (permit.write()) {
+            long unwarned = permit.summary() == null ? 0 : permit.summary().count();
+            warn.accept("quota store unavailable (" + e.getMessage() + "); applying failure policy " + policy
+                    + " (" + unwarned + " more since the last warning)");
         } else {
-            unwarnedFailures.incrementAndGet();
             log.debug("quota store unavailable ({}); applying failure policy {}", e.getMessage(), policy);
         }
     }

@@ -57,8 +57,11 @@ public final class QuotaService implements AutoCloseable {
                 : InMemoryStore.builder().clock(clock).build();
         this.layout = new BucketLayout(builder.keyPrefix, clock);
         this.listener = new Listeners(builder.listeners);
-        this.runner = new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.unavailableRetryAfter,
-                listener);
+        this.runner = builder.storeFailureWarnings == null
+                ? new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.unavailableRetryAfter,
+                        listener)
+                : new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.unavailableRetryAfter,
+                        listener, builder.storeFailureWarnings);
         this.guard = new FailedKeyGuard(layout, runner, clock);
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);

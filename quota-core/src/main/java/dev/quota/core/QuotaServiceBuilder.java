@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -26,6 +27,7 @@ public final class QuotaServiceBuilder {
     /** For tests: a rejection log writing somewhere else than SLF4J. */
     @Nullable RejectionLog rejectionLog;
     byte @Nullable [] rejectionLogKey;
+    @Nullable Consumer<String> storeFailureWarnings;
 
     QuotaServiceBuilder() {
     }
@@ -59,8 +61,8 @@ public final class QuotaServiceBuilder {
     }
 
     /**
-     * The clock for calendar windows, config versions and the rejection log's sampling; default
-     * {@link Clock#systemUTC()}.
+     * The clock for calendar windows, config versions, and the sampling of the rejection log and of
+     * the "store unavailable" warnings; default {@link Clock#systemUTC()}.
      */
     public QuotaServiceBuilder clock(Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -152,6 +154,12 @@ public final class QuotaServiceBuilder {
     /** Package-private: a rejection log with its own sink, for tests. */
     QuotaServiceBuilder rejectionLog(RejectionLog rejectionLog) {
         this.rejectionLog = rejectionLog;
+        return this;
+    }
+
+    /** Package-private: where the throttled "store unavailable" warnings go instead of the log, for tests. */
+    QuotaServiceBuilder storeFailureWarnings(Consumer<String> warnings) {
+        this.storeFailureWarnings = warnings;
         return this;
     }
 

@@ -86,7 +86,7 @@ final class RejectionLog {
         if (perSecond == 0 || !enabled.getAsBoolean()) {
             return;
         }
-        offer(() -> "quota.rejected customer=" + fingerprint(customer.id()) + " plan=" + customer.plan()
+        offer(() -> "quota.rejected customer=" + fingerprint(customer) + " plan=" + customer.plan()
                 + " rule=" + (rule == null ? "-" : rule) + " policy=" + policy(decision)
                 + " retry_after_ms=" + ceilMillis(decision.retryAfter()) + " outcome=" + decision.outcome());
     }
@@ -131,6 +131,14 @@ final class RejectionLog {
     private static long ceilMillis(Duration duration) {
         long millis = duration.toMillis();
         return Duration.ofMillis(millis).equals(duration) ? millis : millis + 1;
+    }
+
+    /**
+     * The fingerprint of a customer: of its id within its kind, so that a configured customer named
+     * {@code ip:203.0.113.7} and the anonymous caller at 203.0.113.7 are told apart, as their buckets are.
+     */
+    String fingerprint(Customer customer) {
+        return fingerprint(customer.kind().name() + '\u0000' + customer.id());
     }
 
     /**

@@ -33,9 +33,24 @@ class RejectionLogTest {
 
         service.decide(alice, null);
 
-        assertThat(lines).containsExactly("quota.rejected customer=" + log.fingerprint("alice")
+        assertThat(lines).containsExactly("quota.rejected customer=" + log.fingerprint(alice)
                 + " plan=free rule=- policy=free-burst retry_after_ms=100 outcome=REJECTED");
-        assertThat(log.fingerprint("alice")).hasSize(12).matches("[0-9a-f]{12}").isNotEqualTo("alice");
+        assertThat(log.fingerprint(alice)).hasSize(12).matches("[0-9a-f]{12}").isNotEqualTo("alice");
+    }
+
+    @Test
+    void customerNamedAfterAnAddress_andTheAnonymousCallerThere_haveDifferentFingerprints() {
+        // the two were told apart in the store but logged under the same fingerprint
+        QuotaService service = service(config(plan("free", greedy("burst", 1, 10, Duration.ofSeconds(1)))));
+        Customer configured = Customer.of("ip:203.0.113.7", "free");
+        Customer anonymous = new Customer("ip:203.0.113.7", "free", 1.0, Customer.Kind.ADDRESS);
+        for (Customer customer : List.of(configured, anonymous)) {
+            service.decide(customer, null);
+            service.decide(customer, null);
+        }
+
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(0).split(" ")[1]).startsWith("customer=").isNotEqualTo(lines.get(1).split(" ")[1]);
     }
 
     @Test
@@ -158,7 +173,7 @@ class RejectionLogTest {
         });
 
         String expected = new RejectionLog(clock, 20, Duration.ofSeconds(10), line -> { }, () -> true, key(9))
-                .fingerprint("alice");
+                .fingerprint(alice);
         assertThat(log).contains("quota.rejected customer=" + expected + " plan=free rule=- policy=free-burst");
     }
 

@@ -29,11 +29,13 @@ import org.slf4j.LoggerFactory;
  * One instance of the bank API: Jersey on a Grizzly HTTP server, limited by {@link QuotaFeature}
  * with its own {@link QuotaService}, behind {@link HostCheckHandler} (a malformed {@code Host} is
  * a 400 before Jersey sees it); with a token, {@link QuotaAdminResource} at {@code /admin}, which
- * the feature skips by design and which throttles wrong tokens per client address.
+ * no quota limits: the feature checks its token instead and throttles wrong tokens per client address.
  *
  * <p>{@code GET /metrics} is not on this server: a second Grizzly server, the management listener,
  * bound to 127.0.0.1 whatever {@code host} the API binds to, serves it ({@link MetricsHandler});
  * the API port answers 404 there.
+ *
+ * <p>Both listeners speak HTTP/1.1 and HTTP/2 cleartext ({@link Http2Cleartext}).
  */
 final class ApiServer implements AutoCloseable {
 
@@ -131,6 +133,7 @@ final class ApiServer implements AutoCloseable {
         server.getListener("grizzly").getTransport().setWorkerThreadPoolConfig(
                 ThreadPoolConfig.defaultConfig().setPoolName("quota-demo-worker").setCorePoolSize(WORKERS)
                         .setMaxPoolSize(WORKERS));
+        server.getListener("grizzly").registerAddOn(new Http2Cleartext());
         HttpServer management = GrizzlyHttpServerFactory.createHttpServer(
                 URI.create("http://" + MANAGEMENT_HOST + ":" + managementPort + "/"), (GrizzlyHttpContainer) null,
                 false, null, false);
@@ -140,6 +143,7 @@ final class ApiServer implements AutoCloseable {
         management.getListener("grizzly").getTransport().setWorkerThreadPoolConfig(
                 ThreadPoolConfig.defaultConfig().setPoolName("quota-demo-management").setCorePoolSize(2)
                         .setMaxPoolSize(2));
+        management.getListener("grizzly").registerAddOn(new Http2Cleartext());
         try {
             server.start();
         } catch (IOException e) {

@@ -18,7 +18,10 @@ import org.jspecify.annotations.Nullable;
  * as a malformed request URI. What {@link HostHeader} accepts, both parse.
  *
  * <p>HTTP/1.1 requires exactly one {@code Host} header (RFC 9112, section 3.2): none is refused by
- * Grizzly itself, two or more here. HTTP/1.0 may leave it out.
+ * Grizzly itself, two or more here. HTTP/1.0 may leave it out. Over HTTP/2 the host is the
+ * {@code :authority} pseudo-header, which Grizzly hands on as the {@code Host} header (a
+ * {@code host} field sent beside it is dropped), checked the same way; a request without one is
+ * malformed (RFC 9113, section 8.3.1) and refused here.
  */
 final class HostCheckHandler extends HttpHandler {
 
@@ -51,8 +54,9 @@ final class HostCheckHandler extends HttpHandler {
             return "The request has " + count + " Host headers; send exactly one.";
         }
         if (count == 0) {
-            return request.getProtocol() == Protocol.HTTP_1_1 ? "The request has no Host header; send exactly one."
-                    : null;
+            Protocol protocol = request.getProtocol();
+            return protocol == Protocol.HTTP_1_1 ? "The request has no Host header; send exactly one."
+                    : protocol == Protocol.HTTP_2_0 ? "The request has no :authority; send the host in it." : null;
         }
         return HostHeader.valid(host) ? null : "The Host header is malformed: send a host name, an IPv4 address or a"
                 + " bracketed IPv6 address, optionally with a port up to 65535.";

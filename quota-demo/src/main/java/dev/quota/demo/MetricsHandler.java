@@ -5,6 +5,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import org.glassfish.grizzly.http.Method;
+import org.glassfish.grizzly.http.Protocol;
 import org.glassfish.grizzly.http.server.HttpHandler;
 import org.glassfish.grizzly.http.server.Request;
 import org.glassfish.grizzly.http.server.Response;
@@ -65,7 +66,10 @@ final class MetricsHandler extends HttpHandler {
         }
     }
 
-    /** Exactly one Host header naming a loopback host (any port), or none at all (HTTP/1.0). */
+    /**
+     * Exactly one Host header naming a loopback host (any port; over HTTP/2 the {@code :authority}),
+     * or none at all from HTTP/1.0, which may leave it out.
+     */
     static boolean loopbackHost(Request request) {
         String value = null;
         int count = 0;
@@ -74,7 +78,7 @@ final class MetricsHandler extends HttpHandler {
             count++;
         }
         if (count == 0) {
-            return true;
+            return request.getProtocol() == Protocol.HTTP_1_0;
         }
         String host = count == 1 ? HostHeader.host(value) : null;
         if (host == null) {

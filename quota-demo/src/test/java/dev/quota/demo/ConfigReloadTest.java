@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.QuotaService;
 import dev.quota.core.config.QuotaConfigLoader;
+import dev.quota.testkit.Await;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,10 +32,7 @@ class ConfigReloadTest {
             Files.writeString(file, bundled.replace(FREE_BURST, "      - name: burst\n        capacity: 40\n"));
 
             QuotaService service = demo.app.services().get(0);
-            long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-            while (freeBurst(service) != 40 && System.nanoTime() < deadline) {
-                LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
-            }
+            Await.until(Duration.ofSeconds(2), () -> freeBurst(service) == 40, () -> "the edit to be applied");
             assertThat(freeBurst(service)).as("free burst capacity 2 s after the edit").isEqualTo(40);
             assertThat(Http.header(Http.get(demo.api.resolve("accounts/ACC-1001"), "X-API-Key", "demo-free-key"),
                     "RateLimit-Policy")).contains("\"free-burst\";q=40;");

@@ -1,5 +1,6 @@
 package dev.quota.demo;
 
+import dev.quota.testkit.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -79,26 +80,20 @@ final class DemoProcess implements AutoCloseable {
         }
     }
 
-    /** Any HTTP answer counts: the demo is up. */
+    /** Any HTTP answer counts: the demo is up. A demo that exits ends the wait at once. */
     private void awaitAnswering() throws InterruptedException {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         URI probe = baseUri.resolve("api/v1/no-such-path");
-        while (true) {
+        Await.until(START_TIMEOUT, () -> {
             if (!process.isAlive()) {
                 throw new IllegalStateException("demo exited with " + process.exitValue() + ":\n" + output());
             }
             try {
                 Http.send(HttpRequest.newBuilder(probe).timeout(Duration.ofSeconds(2)).GET());
-                return;
+                return true;
             } catch (UncheckedIOException notYet) {
-                // not listening yet
+                return false; // not listening yet
             }
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("demo did not answer on " + baseUri + " within " + START_TIMEOUT
-                        + ":\n" + output());
-            }
-            Thread.sleep(200);
-        }
+        }, () -> "the demo to answer on " + baseUri + ":\n" + output());
     }
 
     /** SIGTERM, as Ctrl-C or a process manager would send; SIGKILL if it has not exited in time. */

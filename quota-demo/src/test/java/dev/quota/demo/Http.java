@@ -43,8 +43,13 @@ final class Http {
     }
 
     static HttpResponse<String> send(HttpRequest.Builder request) {
+        return send(CLIENT, request);
+    }
+
+    /** Sends with {@code client}, which may speak another HTTP version. */
+    static HttpResponse<String> send(HttpClient client, HttpRequest.Builder request) {
         try {
-            return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

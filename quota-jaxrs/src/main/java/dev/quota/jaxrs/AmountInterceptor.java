@@ -48,13 +48,18 @@ final class AmountInterceptor implements ReaderInterceptor {
         Amount amount;
         try {
             amount = amountOf(entity);
-        } catch (IllegalArgumentException e) {
+        } catch (InvalidAmount e) {
             QuotaDecision charged = charge(context, pending);
             if (!charged.allowed()) {
                 throw new QuotaExceededException(charged);
             }
-            throw new WebApplicationException(ProblemResponses.invalidAmount(String.valueOf(e.getMessage()),
-                    pending.path()));
+            throw new WebApplicationException(ProblemResponses.invalidAmount(e.getMessage(), pending.path()));
+        } catch (RuntimeException e) {
+            // the entity's own quotaAmount() or quotaQualifier() failed: a bug, not the client's doing
+            charge(context, pending);
+            log.error("quota check failed for {} ({}): the body's amount could not be read; answering 503",
+                    pending.path(), limits, e);
+            throw new WebApplicationException(ProblemResponses.checkFailed(pending.path()));
         }
         QuotaDecision decision;
         try {
@@ -82,14 +87,44 @@ final class AmountInterceptor implements ReaderInterceptor {
         }
     }
 
+    /**
+     * The amount the body carries. A client's mistake is an {@link InvalidAmount} whose message, the
+     * 400's reason, never echoes what the client sent (a currency may be megabytes long).
+     */
     private Amount amountOf(Object entity) {
         if (entity == null) {
-            throw new IllegalArgumentException("the body is missing");
+            throw new InvalidAmount("the body is missing");
         }
         if (!(entity instanceof QuotaAmount carrier)) {
             throw new IllegalStateException(entity.getClass().getName() + " does not implement QuotaAmount,"
                     + " which @AmountLimit(\"" + limits + "\") needs");
         }
-        return new Amount(limits, carrier.quotaQualifier(), carrier.quotaAmount());
+        String qualifier;
+        long value;
+        try {
+            qualifier = carrier.quotaQualifier();
+            value = carrier.quotaAmount();
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            // a value the entity type cannot express in minor units, such as "1e400" or "12.345"
+            log.debug("the amount of a request to {} cannot be read: {}", limits, e.toString());
+            throw new InvalidAmount("the amount cannot be read as a whole number of minor units");
+        }
+        if (!Amount.isValidQualifier(qualifier)) {
+            throw new InvalidAmount(qualifier == null ? "its currency (or other qualifier) is missing"
+                    : "its currency (or other qualifier) must be 1 to 32 letters, digits, _, . or -");
+        }
+        if (value < 1) {
+            throw new InvalidAmount("it must be at least 1");
+        }
+        return new Amount(limits, qualifier, value);
+    }
+
+    /** An amount the limits cannot take, answered 400 with this reason. */
+    private static final class InvalidAmount extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        InvalidAmount(String reason) {
+            super(reason, null, false, false);
+        }
     }
 }

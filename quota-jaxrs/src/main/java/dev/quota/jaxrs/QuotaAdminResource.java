@@ -4,22 +4,16 @@ import dev.quota.core.Customer;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
 import dev.quota.core.QuotaStoreException;
-import dev.quota.core.config.ApiKeys;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
-import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
-import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,18 +37,23 @@ import org.slf4j.LoggerFactory;
  * answered 429 with {@code Retry-After}, before its token is looked at, and gets one more attempt
  * every 10 s (default), so a guesser learns nothing while blocked. Refused calls are written to
  * the audit log sampled (10, then 1 a second, the rest counted). The client address is the
- * connection's peer ({@link ClientAddress#peer()}, found where a {@link QuotaFeature} is registered
- * in the same application) unless {@link QuotaAdminResourceBuilder#clientAddress} names another;
- * where none is found every caller is {@code unknown} and all share one allowance, and then a
- * stranger's wrong tokens lock an operator out for as long as the stranger keeps sending them.
+ * connection's peer ({@link ClientAddress#peer()}) unless {@link QuotaAdminResourceBuilder#clientAddress}
+ * names another; where none is found every caller is {@code unknown} and all share one allowance,
+ * and then a stranger's wrong tokens lock an operator out for as long as the stranger keeps
+ * sending them.
+ *
+ * <p>Register it next to a {@link QuotaFeature}, which is needed in the same application: the
+ * token check, the throttle and the audit of refusals run in a request filter that the feature
+ * puts on these methods (a filter is handed the request on every Jakarta REST runtime; a resource
+ * method is not), and the feature finds the peer address. Without one every call is answered 503
+ * and the cause logged. On Jersey:
  *
  * <pre>{@code
  * resourceConfig.register(QuotaAdminResource.builder(quotaService, System.getenv("QUOTA_ADMIN_TOKEN")).build());
  * }</pre>
  *
- * Mounted at {@code /admin}; to mount it elsewhere, return it from a sub-resource locator. The
- * address is read through the {@link ContainerRequestContext} the runtime injects into the
- * resource methods (Jersey does).
+ * On RESTEasy: {@code deployment.getResources().add(QuotaAdminResource.builder(...).build())}.
+ * Mounted at {@code /admin}.
  */
 @Path("/admin")
 public final class QuotaAdminResource {
@@ -66,23 +65,17 @@ public final class QuotaAdminResource {
 
     private static final Logger log = LoggerFactory.getLogger(QuotaAdminResource.class);
     private static final String JSON = "application/json";
-    private static final String BEARER = "bearer ";
-    private static final String UNKNOWN = "unknown";
 
     private final QuotaService service;
-    /** SHA-256 of the token: equal lengths for {@link MessageDigest#isEqual}, and no token in a heap dump. */
-    private final byte[] tokenDigest;
-    private final ClientAddress clientAddress;
-    private final AdminThrottle throttle;
     private final AdminAudit audit;
+    private final AdminGuard guard;
 
     QuotaAdminResource(QuotaAdminResourceBuilder builder) {
         this.service = builder.service;
-        this.tokenDigest = builder.tokenDigest;
-        this.clientAddress = builder.clientAddress;
-        this.throttle = new AdminThrottle(builder.maxFailures, builder.retryEvery, builder.clock,
-                AdminThrottle.MAX_ADDRESSES);
         this.audit = new AdminAudit(builder.clock);
+        this.guard = new AdminGuard(builder.tokenDigest, builder.clientAddress,
+                new AdminThrottle(builder.maxFailures, builder.retryEvery, builder.clock, AdminThrottle.MAX_ADDRESSES),
+                audit);
     }
 
     /**
@@ -96,12 +89,29 @@ public final class QuotaAdminResource {
         return new QuotaAdminResourceBuilder(service, token);
     }
 
-    /** The customer's standing in its plan limits and every rule's per-customer limits. */
+    /** What checks the calls of this resource: {@link AdminFilter} asks it. */
+    AdminGuard guard() {
+        return guard;
+    }
+
+    /** The audit's name for the calls {@code method} of this class answers. */
+    static String action(Method method) {
+        return switch (method.getName()) {
+            case "customer" -> "standing";
+            case "reset" -> "reset-buckets";
+            default -> method.getName();
+        };
+    }
+
+    /**
+     * The customer's standing in its plan limits and every rule's per-customer limits.
+     *
+     * @param security the runtime's, once the admin filter let the call through
+     */
     @GET
     @Path("customers/{id}")
-    public Response customer(@PathParam("id") String id, @HeaderParam(HttpHeaders.AUTHORIZATION) @Nullable String auth,
-                             @Context @Nullable ContainerRequestContext request) {
-        Target target = target("standing", id, auth, request);
+    public Response customer(@PathParam("id") String id, @Context SecurityContext security) {
+        Target target = target("standing", id, security);
         if (target.answer() != null) {
             return target.answer();
         }
@@ -115,12 +125,15 @@ public final class QuotaAdminResource {
         }
     }
 
-    /** Deletes the customer's plan and rule buckets: the next request starts full. */
+    /**
+     * Deletes the customer's plan and rule buckets: the next request starts full.
+     *
+     * @param security the runtime's, once the admin filter let the call through
+     */
     @DELETE
     @Path("customers/{id}/buckets")
-    public Response reset(@PathParam("id") String id, @HeaderParam(HttpHeaders.AUTHORIZATION) @Nullable String auth,
-                          @Context @Nullable ContainerRequestContext request) {
-        Target target = target("reset-buckets", id, auth, request);
+    public Response reset(@PathParam("id") String id, @Context SecurityContext security) {
+        Target target = target("reset-buckets", id, security);
         if (target.answer() != null) {
             return target.answer();
         }
@@ -138,16 +151,14 @@ public final class QuotaAdminResource {
     }
 
     /**
-     * The customer a call on {@code id} is about, once the caller is let through; or the answer:
-     * the refusal ({@link #refuse}), or 404 for an id the customer directory does not know.
+     * The customer a call on {@code id} is about; or the answer: 503 for a call the admin filter
+     * did not let through, 404 for an id the customer directory does not know.
      */
-    private Target target(String action, String id, @Nullable String auth,
-                          @Nullable ContainerRequestContext request) {
-        String client = client(request);
+    private Target target(String action, String id, @Nullable SecurityContext security) {
         QuotaConfig config = service.config();
-        Response refused = refuse(action, auth, client);
-        if (refused != null) {
-            return new Target(client, config, null, refused);
+        String client = guard.admitted(security);
+        if (client == null) {
+            return new Target("", config, null, guard.unchecked(action));
         }
         Customer customer = service.admin().customer(id);
         if (customer == null) {
@@ -164,109 +175,27 @@ public final class QuotaAdminResource {
     private record Target(String client, QuotaConfig config, @Nullable Customer customer, @Nullable Response answer) {
     }
 
-    /** The active config, summarised without API key hashes. */
+    /**
+     * The active config, summarised without API key hashes.
+     *
+     * @param security the runtime's, once the admin filter let the call through
+     */
     @GET
     @Path("config")
-    public Response config(@HeaderParam(HttpHeaders.AUTHORIZATION) @Nullable String auth,
-                           @Context @Nullable ContainerRequestContext request) {
-        String client = client(request);
-        Response refused = refuse("config", auth, client);
-        if (refused != null) {
-            return refused;
+    public Response config(@Context SecurityContext security) {
+        if (guard.admitted(security) == null) {
+            return guard.unchecked("config");
         }
         return json(Response.ok(), AdminDocuments.config(service.config()));
     }
 
-    /**
-     * Null when the call may go on; else the answer: 429 while the address is throttled, whatever
-     * token it sent, so a blocked guesser learns nothing; else 401 for a missing or wrong token,
-     * which takes one of the address's attempts.
-     */
-    private @Nullable Response refuse(String action, @Nullable String auth, String client) {
-        audit.summaryIfDue();
-        boolean authorized = authorized(auth);
-        Duration blocked = authorized ? throttle.blockedFor(client) : throttle.failed(client);
-        if (!blocked.isZero()) {
-            audit.throttled(action, client, blocked);
-            return throttled(blocked);
-        }
-        if (authorized) {
-            return null;
-        }
-        audit.denied(action, client);
-        return denied();
-    }
-
-    private String client(@Nullable ContainerRequestContext request) {
-        if (request == null) {
-            return UNKNOWN;
-        }
-        try {
-            String address = clientAddress.of(request);
-            return address == null || address.isEmpty() ? UNKNOWN : address;
-        } catch (RuntimeException e) {
-            log.warn("admin API: the client address could not be read, counting the call as {}: {}", UNKNOWN,
-                    e.toString());
-            return UNKNOWN;
-        }
-    }
-
-    /** {@code Bearer <token>}, scheme case-insensitive, compared as SHA-256 digests in constant time. */
-    private boolean authorized(@Nullable String header) {
-        if (header == null || header.length() <= BEARER.length()
-                || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
-            return false;
-        }
-        return MessageDigest.isEqual(tokenDigest, sha256(header.substring(BEARER.length()).strip()));
-    }
-
-    private static Response denied() {
-        String body = new JsonWriter().beginObject()
-                .member("type", "urn:quota:problem:admin-token-required")
-                .member("title", "Unauthorized")
-                .member("status", 401)
-                .member("detail", "Send the admin token as Authorization: Bearer <token>.")
-                .endObject().toString();
-        return problem(Response.status(401).header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"quota-admin\""),
-                body);
-    }
-
-    private static Response throttled(Duration blocked) {
-        long seconds = RateLimitHeaders.retryAfterSeconds(blocked);
-        String body = new JsonWriter().beginObject()
-                .member("type", "urn:quota:problem:too-many-failed-admin-tokens")
-                .member("title", "Too Many Requests")
-                .member("status", 429)
-                .member("detail", "Too many wrong admin tokens from this address; retry in " + seconds + " s.")
-                .member("retryAfterSeconds", seconds)
-                .endObject().toString();
-        return problem(Response.status(429).header(ProblemResponses.RETRY_AFTER, Long.toString(seconds)), body);
-    }
-
     private static Response unknownCustomer(QuotaConfig config) {
         // the id is not echoed: it came from the request
-        String body = new JsonWriter().beginObject()
-                .member("type", "urn:quota:problem:unknown-customer")
-                .member("title", "Not Found")
-                .member("status", 404)
-                .member("detail", "No customer with this id in config version " + config.version() + ".")
-                .endObject().toString();
-        return problem(Response.status(404), body);
-    }
-
-    private static Response problem(Response.ResponseBuilder response, String body) {
-        return response.type(ProblemResponses.MEDIA_TYPE).entity(body.getBytes(StandardCharsets.UTF_8)).build();
+        return ProblemResponses.withBody(Response.status(404), ProblemResponses.problem("unknown-customer",
+                "Not Found", 404, "No customer with this id in config version " + config.version() + ".", null));
     }
 
     private static Response json(Response.ResponseBuilder response, String body) {
         return response.type(JSON).entity(body.getBytes(StandardCharsets.UTF_8)).build();
-    }
-
-    static byte[] sha256(String text) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required by every Java runtime", e);
-        }
     }
 }

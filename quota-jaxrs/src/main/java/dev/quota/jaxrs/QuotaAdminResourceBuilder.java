@@ -17,13 +17,13 @@ public final class QuotaAdminResourceBuilder {
     QuotaAdminResourceBuilder(QuotaService service, String token) {
         this.service = Objects.requireNonNull(service, "service");
         AdminTokens.requireStrong(Objects.requireNonNull(token, "token"));
-        this.tokenDigest = QuotaAdminResource.sha256(token);
+        this.tokenDigest = AdminGuard.sha256(token);
     }
 
     /**
      * Where a call's client address comes from, for throttling wrong tokens and for the audit
-     * lines; default {@link ClientAddress#peer()}, the connection's peer where a {@link QuotaFeature}
-     * is registered in the same application. Give the same {@link ClientAddress} as the quota
+     * lines; default {@link ClientAddress#peer()}, the connection's peer, as the {@link QuotaFeature}
+     * registered in the same application finds it. Give the same {@link ClientAddress} as the quota
      * feature's if it has its own (the admin API is meant for an internal port, so
      * {@code X-Forwarded-For} is not read). No address or a failure counts the call as
      * {@code unknown}, and all such calls share one allowance.

@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Gives every resource method its own quota filter, which knows the method's rule, and an
  * {@link AmountInterceptor} to methods marked {@link AmountLimit}: called once per resource method
- * when the application starts. {@link QuotaAdminResource} and methods or classes marked
- * {@link Unlimited} get none.
+ * when the application starts. Methods or classes marked {@link Unlimited} get none;
+ * {@link QuotaAdminResource}'s methods get its token check instead ({@link AdminFilter}).
  */
 final class QuotaBinding implements DynamicFeature {
 
@@ -47,9 +47,16 @@ final class QuotaBinding implements DynamicFeature {
     public void configure(ResourceInfo resourceInfo, FeatureContext context) {
         Class<?> resourceClass = resourceInfo.getResourceClass();
         Method method = resourceInfo.getResourceMethod();
-        if (resourceClass == null || method == null || resourceClass == QuotaAdminResource.class
-                || resourceClass.isAnnotationPresent(Unlimited.class) || method.isAnnotationPresent(Unlimited.class)) {
-            // the admin API and probes are not a customer's traffic, and must work while a customer is limited
+        if (resourceClass == null || method == null) {
+            return;
+        }
+        if (resourceClass == QuotaAdminResource.class) {
+            // not a customer's traffic, and must work while a customer is limited: the admin token, no quota
+            context.register(new AdminFilter(QuotaAdminResource.action(method)), AdminFilter.PRIORITY);
+            return;
+        }
+        if (resourceClass.isAnnotationPresent(Unlimited.class) || method.isAnnotationPresent(Unlimited.class)) {
+            // probes are not a customer's traffic either
             return;
         }
         EndpointRule endpoint = EndpointRule.of(resourceClass, method);

@@ -71,7 +71,8 @@ public final class QuotaFeature implements Feature {
 
     /**
      * Registers the per-method request filter, the response filter, the exception mapper and the
-     * filter that finds each request's TCP peer on this runtime.
+     * filter that finds each request's TCP peer on this runtime; the methods of a
+     * {@link QuotaAdminResource} get its admin token check instead of a quota.
      *
      * @throws IllegalStateException if the client address is the TCP peer (the default) and this
      *                               runtime offers no known way to it; the message says how to

@@ -17,8 +17,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * HTTP/1.1 GET over a socket bound to a chosen loopback address ({@code 127.0.0.2}), which the JDK's
- * HTTP client cannot do: the way to be two different clients from one machine.
+ * HTTP/1.1 over a socket bound to a chosen loopback address ({@code 127.0.0.2}), which the JDK's
+ * HTTP client cannot do: the way to be two different clients from one machine; and requests the
+ * JDK's client refuses to send (odd paths, NUL bytes in headers, bodies of any size).
  */
 final class RawHttp {
 
@@ -50,6 +51,68 @@ final class RawHttp {
         } catch (IOException e) {
             throw new UncheckedIOException("GET " + path + " from " + from + " failed", e);
         }
+    }
+
+    /**
+     * {@code method path} from 127.0.0.1 with {@code body} (none when null) and header pairs
+     * {@code name, value, ...} written as ISO-8859-1 bytes, so a value may hold any byte but CR and LF.
+     * The body is written by another thread while the answer is read, so a server that answers and
+     * closes before it has read a large body still gives its answer.
+     */
+    static Answer send(int port, String method, String path, byte[] body, String... headers) {
+        try (Socket socket = new Socket()) {
+            socket.setSoTimeout(30_000);
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5_000);
+            StringBuilder head = new StringBuilder(method).append(' ').append(path).append(" HTTP/1.1\r\n")
+                    .append("Host: 127.0.0.1:").append(port).append("\r\nConnection: close\r\nAccept: */*\r\n");
+            if (body != null) {
+                head.append("Content-Length: ").append(body.length).append("\r\n");
+            }
+            for (int i = 0; i + 1 < headers.length; i += 2) {
+                head.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+            }
+            OutputStream out = socket.getOutputStream();
+            out.write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            Thread writer = null;
+            if (body != null) {
+                writer = new Thread(() -> {
+                    try {
+                        out.write(body);
+                        out.flush();
+                    } catch (IOException e) {
+                        // the server answered without reading it all: the answer says what it made of it
+                    }
+                }, "raw-http-body");
+                writer.start();
+            }
+            ByteArrayOutputStream answer = new ByteArrayOutputStream();
+            try {
+                socket.getInputStream().transferTo(answer);
+            } catch (IOException e) {
+                // a reset after the answer arrived: keep what was read
+                if (answer.size() == 0) {
+                    throw e;
+                }
+            }
+            if (writer != null) {
+                writer.join(30_000);
+            }
+            return parse(answer.toByteArray());
+        } catch (IOException e) {
+            throw new UncheckedIOException(method + " " + path + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** POST of a JSON text to {@code path} on 127.0.0.1 with header pairs {@code name, value, ...}. */
+    static Answer postJson(int port, String path, String json, String... headers) {
+        String[] all = Arrays.copyOf(headers, headers.length + 2);
+        all[headers.length] = "Content-Type";
+        all[headers.length + 1] = "application/json";
+        return send(port, "POST", path, json.getBytes(StandardCharsets.UTF_8), all);
     }
 
     private static Answer parse(byte[] raw) throws IOException {

@@ -2,26 +2,16 @@ package dev.quota.jaxrs;
 
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.redis.RedisStore;
-import dev.quota.testkit.RedisServer;
+import dev.quota.testkit.RedisExtension;
 import java.time.Clock;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The same 100 simultaneous requests, counted in a real redis-server. */
 class RedisConcurrencyTest extends ConcurrencyContract {
 
-    private static RedisServer redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
 
     @Override
     QuotaStore store(Clock clock) {

@@ -4,6 +4,7 @@ import dev.quota.core.Amount;
 import dev.quota.core.Customer;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
+import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -12,6 +13,8 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Configuration;
 import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import java.util.Objects;
 
 /** The resources the tests call. */
@@ -80,6 +83,43 @@ final class TestResources {
         public String whoami(@Context ContainerRequestContext request) {
             Customer customer = Objects.requireNonNull(QuotaFeature.customer(request), "customer");
             return customer.id() + " on " + customer.plan();
+        }
+    }
+
+    /**
+     * An amount decided with the request ({@link AmountLimit}), from a JSON body Jackson reads:
+     * {@code {"currency":"EUR","amountMinor":12500}}. {@code POST .../declined} is refused by the
+     * resource itself (409), as a bank declines a transfer.
+     */
+    @Path("/api/v1/payouts")
+    public static final class Payouts {
+
+        /** The body: what and how much. */
+        public record Payout(String currency, long amountMinor) implements QuotaAmount {
+            @Override
+            public String quotaQualifier() {
+                return currency;
+            }
+
+            @Override
+            public long quotaAmount() {
+                return amountMinor;
+            }
+        }
+
+        @POST
+        @AmountLimit("transfer-amount")
+        @Consumes(MediaType.APPLICATION_JSON)
+        public Response pay(Payout payout) {
+            return Response.status(201).entity("paid " + payout.amountMinor() + " " + payout.currency()).build();
+        }
+
+        @POST
+        @Path("declined")
+        @AmountLimit("transfer-amount")
+        @Consumes(MediaType.APPLICATION_JSON)
+        public Response decline(Payout payout) {
+            return Response.status(409).entity("declined").build();
         }
     }
 

@@ -113,10 +113,15 @@ final class CasEngine {
         run(new AddJob(key.value(), spec, tokens));
     }
 
-    /** Runs one Bucket4j command on one key, writing the state if the command changed it. */
+    /**
+     * Runs one Bucket4j command on one key, writing the state if the command changed it, as a Bucket4j
+     * proxy manager would: with the TTL of {@code ttl}, and none when {@code ttl} is null (a manager
+     * without an expiration strategy keeps its buckets for ever).
+     */
     <T> CommandResult<T> execute(String key, RemoteCommand<T> command, @Nullable ExpirationAfterWriteStrategy ttl,
                                  @Nullable Long clientTimeNanos) {
-        return run(new CommandJob<>(key, command, ttl, clientTimeNanos));
+        return run(new CommandJob<>(key, command, ttl != null ? ttl : ExpirationAfterWriteStrategy.none(),
+                clientTimeNanos));
     }
 
     /** The bucket as Redis holds it now, read fresh; a key that holds no bucket counts as none (and is deleted). */
@@ -359,6 +364,7 @@ final class CasEngine {
         final boolean knownBefore;
         final long confirmedNanos;
         boolean dirty;
+        /** The expiration of the last job that wrote the cell this round. */
         @Nullable ExpirationAfterWriteStrategy ttl;
 
         Cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
@@ -370,12 +376,10 @@ final class CasEngine {
             this.confirmedNanos = confirmedNanos;
         }
 
-        void write(RemoteBucketState after, @Nullable ExpirationAfterWriteStrategy strategy) {
+        void write(RemoteBucketState after, ExpirationAfterWriteStrategy strategy) {
             state = after;
             dirty = true;
-            if (strategy != null) {
-                ttl = strategy;
-            }
+            ttl = strategy;
         }
     }
 
@@ -387,8 +391,16 @@ final class CasEngine {
         byte @Nullable [][] written;
         long[] ttls = new long[0];
 
-        /** Whether a round trip is needed: something to write, or a key not confirmed lately. */
+        /**
+         * Whether a round trip is needed: something to write, a key not confirmed lately, or a job
+         * whose answer is not a refusal (only a refusal stands whatever other instances did since).
+         */
         boolean needsRedis(long now, long trustNanos) {
+            for (Job job : jobs) {
+                if (!job.refusal()) {
+                    return true;
+                }
+            }
             for (Cell cell : cells) {
                 if (cell.dirty || !cell.knownBefore || trustNanos == 0 || now - cell.confirmedNanos >= trustNanos) {
                     return true;
@@ -410,7 +422,8 @@ final class CasEngine {
                 if (cell.dirty && cell.state != null) {
                     written[i] = BucketMath.serialize(cell.state);
                     ExpirationAfterWriteStrategy strategy = cell.ttl != null ? cell.ttl : engine.expiry;
-                    ttls[i] = strategy.calculateTimeToLiveMillis(cell.state, now);
+                    // a strategy's 0 or less means no expiry; the script takes 0 for that
+                    ttls[i] = Math.max(0, strategy.calculateTimeToLiveMillis(cell.state, now));
                 }
             }
             org.redisson.api.RFuture<List<Object>> sent = engine.redis.evalWriteAsync(cells.get(0).key,
@@ -464,6 +477,16 @@ final class CasEngine {
 
         abstract List<String> keys();
 
+        /**
+         * Whether the computed answer, if it wrote nothing, is a refusal that may stand on states
+         * Redis confirmed within the trust window: consumption by other instances only lowers
+         * tokens, so it would refuse too. Anything else (a read, a bucket not found) must be
+         * confirmed by Redis.
+         */
+        boolean refusal() {
+            return false;
+        }
+
         String firstKey() {
             return keys().get(0);
         }
@@ -513,6 +536,12 @@ final class CasEngine {
             return keys;
         }
 
+        /** A consume that wrote nothing took nothing: a refusal. */
+        @Override
+        boolean refusal() {
+            return true;
+        }
+
         @Override
         void compute(CasEngine engine, Map<String, Cell> cells, long nowNanos) {
             Cell[] mine = new Cell[takes.size()];
@@ -525,7 +554,7 @@ final class CasEngine {
             for (int i = 0; i < mine.length; i++) {
                 RemoteBucketState after = outcome.writes()[i];
                 if (after != null) {
-                    mine[i].write(after, null);
+                    mine[i].write(after, engine.expiry);
                 }
             }
             answer(outcome.results());
@@ -561,17 +590,17 @@ final class CasEngine {
         @Override
         void compute(CasEngine engine, Map<String, Cell> cells, long nowNanos) {
             Cell cell = engine.cell(cells, key, nowNanos);
-            cell.write(BucketMath.addTokens(cell.state, spec, tokens, nowNanos), null);
+            cell.write(BucketMath.addTokens(cell.state, spec, tokens, nowNanos), engine.expiry);
             answer(Boolean.TRUE);
         }
     }
 
     private static final class CommandJob<T> extends SingleKeyJob {
         private final RemoteCommand<T> command;
-        private final @Nullable ExpirationAfterWriteStrategy ttl;
+        private final ExpirationAfterWriteStrategy ttl;
         private final @Nullable Long clientTimeNanos;
 
-        CommandJob(String key, RemoteCommand<T> command, @Nullable ExpirationAfterWriteStrategy ttl,
+        CommandJob(String key, RemoteCommand<T> command, ExpirationAfterWriteStrategy ttl,
                    @Nullable Long clientTimeNanos) {
             super(key);
             this.command = command;

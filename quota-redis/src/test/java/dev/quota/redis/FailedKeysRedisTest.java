@@ -13,29 +13,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.redis.RedisStore;
 import dev.quota.testkit.MutableClock;
-import dev.quota.testkit.RedisServer;
+import dev.quota.testkit.RedisExtension;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The failed-key limiter over a real redis-server, shared by two service instances. */
 class FailedKeysRedisTest {
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
 
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
     private final QuotaConfig config = config(plan("free", greedy("burst", 5, 1, Duration.ofHours(1)))).withVersion(1);
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
 
     private QuotaService instance(String keyPrefix) {
         return QuotaService.builder()

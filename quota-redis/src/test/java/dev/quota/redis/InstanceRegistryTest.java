@@ -3,15 +3,16 @@ package dev.quota.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.quota.testkit.RedisServer;
+import dev.quota.testkit.Await;
+import dev.quota.testkit.RedisExtension;
 import dev.quota.testkit.RespClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Instances counting each other through one real Redis. Heartbeats are run by hand (the
@@ -21,20 +22,22 @@ class InstanceRegistryTest {
 
     private static final Duration BY_HAND = Duration.ofHours(1);
 
-    private RedisServer redis;
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
     private final List<RedisStore> stores = new ArrayList<>();
     private final List<InstanceRegistry> registries = new ArrayList<>();
 
+    /** Every test starts with an empty Redis, running again if the last test killed it. */
     @BeforeEach
-    void startRedis() {
-        redis = RedisServer.start();
+    void freshRedis() {
+        redis.server().restart();
     }
 
     @AfterEach
     void stopAll() {
         registries.forEach(InstanceRegistry::close);
         stores.forEach(RedisStore::close);
-        redis.close();
     }
 
     private InstanceRegistry register(Duration interval, Duration ttl) {
@@ -56,7 +59,7 @@ class InstanceRegistryTest {
         b.heartbeat();
 
         assertThat(List.of(a.liveInstances(), b.liveInstances(), c.liveInstances())).containsExactly(3, 3, 3);
-        try (RespClient resp = RespClient.connect(redis.host(), redis.port())) {
+        try (RespClient resp = RespClient.connect(redis.server().host(), redis.server().port())) {
             assertThat(resp.command("ZCARD", "quota:instances")).isEqualTo(3L);
             assertThat((Long) resp.command("PTTL", "quota:instances")).isPositive();
         }
@@ -85,11 +88,10 @@ class InstanceRegistryTest {
         stores.get(1).close();
 
         // member scores are Redis time: this waits on Redis' clock, bounded
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (a.liveInstances() != 1 && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+        Await.until(Duration.ofSeconds(5), () -> {
             a.heartbeat();
-        }
+            return a.liveInstances() == 1;
+        }, () -> "b's registration to expire");
 
         assertThat(a.liveInstances()).isEqualTo(1);
     }
@@ -101,7 +103,7 @@ class InstanceRegistryTest {
         register(BY_HAND, BY_HAND.multipliedBy(3));
         a.heartbeat();
 
-        redis.kill();
+        redis.server().kill();
 
         assertThat(a.heartbeat()).isFalse();
         assertThat(a.liveInstances()).isEqualTo(3);
@@ -112,10 +114,7 @@ class InstanceRegistryTest {
         InstanceRegistry a = register(Duration.ofMillis(50), Duration.ofMillis(500));
         register(Duration.ofMillis(50), Duration.ofMillis(500));
 
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (a.liveInstances() != 2 && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
-        }
+        Await.until(Duration.ofSeconds(5), () -> a.liveInstances() == 2, () -> "a's heartbeat to count b");
 
         assertThat(a.liveInstances()).isEqualTo(2);
     }
@@ -124,7 +123,7 @@ class InstanceRegistryTest {
     void aloneOrUnreachable_isNeverBelowOne() {
         RedisStore store = RedisStore.builder().uri(redis.uri()).timeout(Duration.ofSeconds(5)).build();
         stores.add(store);
-        redis.kill();
+        redis.server().kill();
 
         InstanceRegistry lonely = InstanceRegistry.builder(store.client()).heartbeatInterval(BY_HAND).build();
         registries.add(lonely);

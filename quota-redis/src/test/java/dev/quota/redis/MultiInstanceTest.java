@@ -17,7 +17,7 @@ import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
 import dev.quota.core.Rule;
 import dev.quota.testkit.MutableClock;
-import dev.quota.testkit.RedisServer;
+import dev.quota.testkit.RedisExtension;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
@@ -31,10 +31,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Several instances, each with its own Redisson client and service, sharing one real Redis: the
@@ -42,19 +41,11 @@ import org.junit.jupiter.api.Test;
  */
 class MultiInstanceTest {
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
     private final List<QuotaService> instances = new ArrayList<>();
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
 
     @AfterEach
     void closeInstances() {

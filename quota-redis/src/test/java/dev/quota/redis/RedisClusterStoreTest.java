@@ -12,45 +12,37 @@ import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.store.QuotaStoreContract;
 import dev.quota.testkit.MutableClock;
 import dev.quota.testkit.RedisClusterTopology;
+import dev.quota.testkit.RedisExtension;
 import dev.quota.testkit.RedisServer;
 import dev.quota.testkit.RespClient;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.config.ReadMode;
 
 /** The store contract against a three-master Redis Cluster. */
 class RedisClusterStoreTest extends QuotaStoreContract {
 
-    private static RedisClusterTopology cluster;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = RedisClusterTopology.start();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        cluster.close();
-    }
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.cluster();
 
     @Override
     protected QuotaStore newStore(MutableClock clock) {
-        return RedisStore.builder().cluster(cluster.nodeAddresses()).clock(clock).timeout(Duration.ofSeconds(5)).build();
+        return RedisStore.builder().cluster(redis.addresses()).clock(clock).timeout(Duration.ofSeconds(5)).build();
     }
 
     @Test
     void builder_readsFromMastersOnly() {
-        RedisStore redis = (RedisStore) store;
+        RedisStore redisStore = (RedisStore) store;
 
-        assertThat(redis.client().getConfig().useClusterServers().getReadMode()).isEqualTo(ReadMode.MASTER);
-        redis.ping();
+        assertThat(redisStore.client().getConfig().useClusterServers().getReadMode()).isEqualTo(ReadMode.MASTER);
+        redisStore.ping();
     }
 
     @Test
     void threeHundredCustomers_spreadOverEveryMaster_eachGetsExactlyItsLimit() {
+        RedisClusterTopology cluster = redis.clusterTopology();
         for (RedisServer master : cluster.masters()) {
             try (RespClient resp = RespClient.connect(master.host(), master.port())) {
                 resp.flushAll();

@@ -7,8 +7,9 @@ import dev.quota.core.Refill;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
+import dev.quota.testkit.Await;
 import dev.quota.testkit.MutableClock;
-import dev.quota.testkit.RedisServer;
+import dev.quota.testkit.RedisExtension;
 import dev.quota.testkit.RespClient;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -20,29 +21,31 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Bucket keys never outlive their use: TTLs, expiry of 100,000 customers, memory per customer. */
 class RedisKeyExpiryTest {
 
     private static final int THREADS = 32;
 
-    private RedisServer redis;
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
     private RespClient resp;
 
+    /** Every test starts with an empty Redis and fresh stats: it counts keys and expirations. */
     @BeforeEach
-    void startRedis() {
-        redis = RedisServer.start();
-        resp = RespClient.connect(redis.host(), redis.port());
+    void freshRedis() {
+        redis.server().restart();
+        resp = RespClient.connect(redis.server().host(), redis.server().port());
     }
 
     @AfterEach
-    void stopRedis() {
+    void closeClient() {
         resp.close();
-        redis.close();
     }
 
     @Test
@@ -96,11 +99,8 @@ class RedisKeyExpiryTest {
         }
         long consumedMillis = (System.nanoTime() - started) / 1_000_000;
         long left = resp.dbSize();
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
         // Redis expires keys by its own clock: a bounded wait in real time is the only way
-        while (resp.dbSize() > 0 && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
-        }
+        Await.until(Duration.ofSeconds(15), () -> resp.dbSize() == 0, () -> "every key to expire");
         long goneMillis = (System.nanoTime() - started) / 1_000_000 - consumedMillis;
         System.out.printf("expiry: %d customers consumed in %d ms (%d keys alive at the end), all gone %d ms later%n",
                 customers, consumedMillis, left, goneMillis);

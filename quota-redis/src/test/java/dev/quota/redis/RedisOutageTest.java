@@ -1,8 +1,5 @@
 package dev.quota.redis;
 
-import dev.quota.core.resilience.OnePlan;
-import dev.quota.core.resilience.DecisionLoad;
-import dev.quota.core.resilience.CircuitBreakerStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.Customer;
@@ -11,12 +8,14 @@ import dev.quota.core.LimitStatus;
 import dev.quota.core.QuotaDecision.Outcome;
 import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
-import dev.quota.redis.InstanceRegistry;
-import dev.quota.redis.RedisStore;
+import dev.quota.core.resilience.CircuitBreakerStore;
 import dev.quota.core.resilience.CircuitBreakerStore.State;
+import dev.quota.core.resilience.DecisionLoad;
 import dev.quota.core.resilience.DecisionLoad.Sample;
+import dev.quota.core.resilience.OnePlan;
+import dev.quota.testkit.Await;
 import dev.quota.testkit.MutableClock;
-import dev.quota.testkit.RedisServer;
+import dev.quota.testkit.RedisExtension;
 import dev.quota.testkit.RespClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +29,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -50,8 +50,10 @@ class RedisOutageTest {
     private static final int LIVE_INSTANCES = 4;
     private static final Duration PAUSE = Duration.ofMillis(2);
 
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
     private final MutableClock bucketTime = MutableClock.at("2026-11-29T10:00:00Z");
-    private RedisServer redis;
     private RedisStore redisStore;
     private CircuitBreakerStore breaker;
     private QuotaService service;
@@ -61,8 +63,7 @@ class RedisOutageTest {
     /** Loads Redisson, Netty and Bucket4j once, so the first 100 ms timeouts measure Redis, not class loading. */
     @BeforeAll
     static void warmUpTheJvm() {
-        try (RedisServer warm = RedisServer.start();
-             RedisStore store = RedisStore.builder().uri(warm.uri()).timeout(Duration.ofSeconds(5)).build()) {
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).timeout(Duration.ofSeconds(5)).build()) {
             QuotaService service = QuotaService.builder().store(store)
                     .config(OnePlan.config("free", CAPACITY, Refill.greedy(1, Duration.ofHours(1)), FailurePolicy.CLOSED))
                     .build();
@@ -72,9 +73,10 @@ class RedisOutageTest {
         }
     }
 
+    /** Every test starts with an empty Redis, running again if the last test killed it. */
     @BeforeEach
-    void startRedis() {
-        redis = RedisServer.start();
+    void freshRedis() {
+        redis.server().restart();
     }
 
     @AfterEach
@@ -83,7 +85,6 @@ class RedisOutageTest {
         if (service != null) {
             service.close();
         }
-        redis.close();
     }
 
     private void startService(FailurePolicy policy) {
@@ -97,7 +98,8 @@ class RedisOutageTest {
                     .timeToLive(Duration.ofSeconds(3)).build());
         }
         InstanceRegistry self = instances.get(0);
-        assertThat(waitUntil(Duration.ofSeconds(5), () -> self.liveInstances() == LIVE_INSTANCES)).isTrue();
+        Await.until(Duration.ofSeconds(5), () -> self.liveInstances() == LIVE_INSTANCES,
+                () -> LIVE_INSTANCES + " live instances");
         service = QuotaService.builder().store(breaker).clock(bucketTime)
                 .config(OnePlan.config("free", CAPACITY, Refill.greedy(1, Duration.ofHours(1)), policy))
                 .liveInstances(self::liveInstances).build();
@@ -105,6 +107,19 @@ class RedisOutageTest {
             service.decide(Customer.of("warm-" + (i % 10), "free"), null);
         }
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
+    }
+
+    /**
+     * What Redis holds for {@code customer}, read through a store of its own with a patient timeout:
+     * the check must not depend on the 100 ms the service under test may wait.
+     */
+    private List<Long> inRedis(Customer customer) {
+        try (RedisStore patient = RedisStore.builder().uri(redis.uri()).clock(bucketTime)
+                .timeout(Duration.ofSeconds(10)).build();
+             QuotaService reader = QuotaService.builder().store(patient).clock(bucketTime)
+                     .config(service.config()).build()) {
+            return reader.admin().standing(customer).stream().map(LimitStatus::remaining).toList();
+        }
     }
 
     @ParameterizedTest
@@ -115,19 +130,19 @@ class RedisOutageTest {
         DecisionLoad load = new DecisionLoad(service, CALLERS, CUSTOMERS, PAUSE, "before");
         load.start();
         // run until every customer's bucket is spent, not for a fixed time: a loaded machine is slow
-        assertThat(waitUntil(Duration.ofSeconds(20), () -> load.allSpent("before"))).isTrue();
+        assertThat(within(Duration.ofSeconds(20), () -> load.allSpent("before"), "every bucket spent")).isTrue();
 
-        redis.kill();
+        redis.server().kill();
         load.phase("outage");
-        sleep(Duration.ofMillis(1200));
+        runFor(Duration.ofMillis(1200));
 
         load.phase("recovering");
         long restarted = System.nanoTime();
-        redis.restart();
-        boolean recovered = waitUntil(Duration.ofSeconds(10), () -> breaker.state() == State.CLOSED);
+        redis.server().restart();
+        boolean recovered = within(Duration.ofSeconds(10), () -> breaker.state() == State.CLOSED, "breaker closed");
         long recoveryMillis = (System.nanoTime() - restarted) / 1_000_000;
         load.phase("after");
-        boolean afterSpent = waitUntil(Duration.ofSeconds(20), () -> load.allSpent("after"));
+        boolean afterSpent = within(Duration.ofSeconds(20), () -> load.allSpent("after"), "every bucket spent after");
         boolean finished = load.stop(Duration.ofSeconds(10));
 
         List<Sample> samples = load.samples();
@@ -175,10 +190,10 @@ class RedisOutageTest {
                 .allSatisfy((customer, allowed) -> assertThat(allowed).isBetween(CAPACITY / 2, CAPACITY + allowance));
         for (String customer : allowedPerCustomer(after).keySet()) {
             // the restarted Redis was empty: its bucket for this customer is spent, so Redis enforced it
-            assertThat(service.admin().standing(Customer.of(customer, "free"))).extracting(LimitStatus::remaining)
-                    .as("tokens left in Redis for %s", customer).containsExactly(0L);
+            assertThat(inRedis(Customer.of(customer, "free"))).as("tokens left in Redis for %s", customer)
+                    .containsExactly(0L);
         }
-        try (RespClient resp = RespClient.connect(redis.host(), redis.port())) {
+        try (RespClient resp = RespClient.connect(redis.server().host(), redis.server().port())) {
             assertThat(resp.dbSize()).isGreaterThanOrEqualTo(CUSTOMERS);
         }
     }
@@ -188,15 +203,13 @@ class RedisOutageTest {
         startService(FailurePolicy.CLOSED);
         DecisionLoad load = new DecisionLoad(service, 8, CUSTOMERS, PAUSE, "before");
         load.start();
-        sleep(Duration.ofMillis(300));
+        runFor(Duration.ofMillis(300));
 
         load.phase("stalled");
-        try (RespClient resp = RespClient.connect(redis.host(), redis.port(), Duration.ofSeconds(5))) {
-            resp.command("DEBUG", "SLEEP", "1.5"); // Redis answers nobody for 1.5 s
-        }
+        redis.server().pause(Duration.ofMillis(1500)); // Redis answers nobody for 1.5 s
         load.phase("after");
-        boolean recovered = waitUntil(Duration.ofSeconds(10), () -> breaker.state() == State.CLOSED);
-        sleep(Duration.ofMillis(300));
+        boolean recovered = within(Duration.ofSeconds(10), () -> breaker.state() == State.CLOSED, "breaker closed");
+        runFor(Duration.ofMillis(300));
         assertThat(load.stop(Duration.ofSeconds(10))).isTrue();
 
         List<Sample> stalled = load.samples().stream().filter(s -> s.phase().equals("stalled")).toList();
@@ -215,7 +228,7 @@ class RedisOutageTest {
 
     @Test
     void redisDownAtStartup_withConnectOnBuildFalse_theServiceStartsAndRedisTakesOverWhenItComes() {
-        redis.kill();
+        redis.server().kill();
         redisStore = RedisStore.builder().uri(redis.uri()).clock(bucketTime).connectOnBuild(false).build();
         breaker = CircuitBreakerStore.builder(redisStore).healthCheck(redisStore::ping).build();
         service = QuotaService.builder().store(breaker).clock(bucketTime)
@@ -228,10 +241,10 @@ class RedisOutageTest {
         }
         assertThat(breaker.state()).isEqualTo(State.OPEN);
 
-        redis.restart();
-        assertThat(waitUntil(Duration.ofSeconds(10), () -> breaker.state() == State.CLOSED)).isTrue();
+        redis.server().restart();
+        assertThat(within(Duration.ofSeconds(10), () -> breaker.state() == State.CLOSED, "breaker closed")).isTrue();
         assertThat(service.decide(alice, null).outcome()).isEqualTo(Outcome.ALLOWED);
-        assertThat(service.admin().standing(alice)).extracting(LimitStatus::remaining).containsExactly(CAPACITY - 1);
+        assertThat(inRedis(alice)).containsExactly((long) CAPACITY - 1);
     }
 
     private static Map<String, Long> allowedPerCustomer(List<Sample> samples) {
@@ -239,19 +252,29 @@ class RedisOutageTest {
                 Collectors.summingLong(s -> s.outcome() == Outcome.ALLOWED ? 1 : 0)));
     }
 
-    /** Real time on purpose: Redis is killed, restarted and reconnected to in real time. */
-    private static void sleep(Duration duration) {
-        LockSupport.parkNanos(duration.toNanos());
+    /**
+     * Lets the load run for {@code duration} of real time: a phase of the experiment (the decisions
+     * made while Redis is away), not a wait for a state.
+     */
+    private static void runFor(Duration duration) {
+        long end = System.nanoTime() + duration.toNanos();
+        // a park returns early on a permit left over (the store's combining unparks its callers)
+        for (long left = duration.toNanos(); left > 0; left = end - System.nanoTime()) {
+            LockSupport.parkNanos(left);
+        }
     }
 
-    private static boolean waitUntil(Duration timeout, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+    /**
+     * {@link Await#until} that answers whether {@code condition} held within {@code timeout} instead
+     * of throwing, so that a test stops its load before it asserts.
+     */
+    private static boolean within(Duration timeout, BooleanSupplier condition, String what) {
+        try {
+            Await.until(timeout, condition, () -> what);
+            return true;
+        } catch (IllegalStateException timedOut) {
+            System.out.println(timedOut.getMessage());
+            return false;
         }
-        return true;
     }
 }

@@ -8,7 +8,7 @@ import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.testkit.MutableClock;
-import dev.quota.testkit.RedisServer;
+import dev.quota.testkit.RedisExtension;
 import dev.quota.testkit.RespClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A customer whose bucket is empty costs no Redis command until its next token is due, and is
@@ -35,22 +36,22 @@ class RedisStoreLocalRejectionTest {
     /** 5 tokens, one back every 12 seconds. */
     private static final BucketSpec SLOW = spec(5, 5, Duration.ofMinutes(1), 1);
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
     private static RespClient admin;
 
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
     private RedisStore store;
 
     @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-        admin = RespClient.connect(redis.host(), redis.port());
+    static void connectAdmin() {
+        admin = RespClient.connect(redis.server().host(), redis.server().port());
     }
 
     @AfterAll
-    static void stopRedis() {
+    static void closeAdmin() {
         admin.close();
-        redis.close();
     }
 
     @BeforeEach

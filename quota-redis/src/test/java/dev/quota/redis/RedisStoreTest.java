@@ -6,27 +6,17 @@ import dev.quota.core.QuotaStoreException;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.store.QuotaStoreContract;
 import dev.quota.testkit.MutableClock;
-import dev.quota.testkit.RedisServer;
+import dev.quota.testkit.RedisExtension;
 import java.net.ServerSocket;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The store contract against a real redis-server process. */
 class RedisStoreTest extends QuotaStoreContract {
 
-    private static RedisServer redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
 
     @Test
     void build_whenRedisUnreachable_failsAfterTheConnectTimeout() throws Exception {

@@ -8,7 +8,7 @@ import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.testkit.MutableClock;
-import dev.quota.testkit.RedisServer;
+import dev.quota.testkit.RedisExtension;
 import dev.quota.testkit.RespClient;
 import java.time.Duration;
 import java.util.List;
@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A consume starts from the state this instance last wrote: one EVALSHA instead of a GET and an
@@ -30,7 +31,9 @@ class RedisStoreWrittenStateTest {
     private static final BucketSpec TEN = new BucketSpec(
             List.of(new Limit("burst", 10, Refill.greedy(1, Duration.ofHours(1)))), 1);
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
     private static RespClient admin;
 
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
@@ -38,15 +41,13 @@ class RedisStoreWrittenStateTest {
     private RedisStore b;
 
     @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-        admin = RespClient.connect(redis.host(), redis.port());
+    static void connectAdmin() {
+        admin = RespClient.connect(redis.server().host(), redis.server().port());
     }
 
     @AfterAll
-    static void stopRedis() {
+    static void closeAdmin() {
         admin.close();
-        redis.close();
     }
 
     @BeforeEach

@@ -8,6 +8,7 @@ import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
 import dev.quota.core.resilience.OnePlan;
 import dev.quota.testkit.MutableClock;
+import dev.quota.testkit.RedisExtension;
 import dev.quota.testkit.RedisServer;
 import dev.quota.testkit.RespClient;
 import java.time.Clock;
@@ -19,10 +20,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Three instances share one Redis; the third one's clock runs 5 s ahead. Time is driven by hand:
@@ -39,27 +39,19 @@ class RedisTimeClockTest {
     private static final long PER_SECOND = 10;
     private static final int SECONDS = 6;
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
     private final MutableClock local = MutableClock.at("2026-11-29T10:00:00Z");
     private final SteppingClock stepping = new SteppingClock();
     private final List<AutoCloseable> closeables = new ArrayList<>();
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
 
     @AfterEach
     void closeAll() throws Exception {
         for (AutoCloseable c : closeables) {
             c.close();
         }
-        try (RespClient resp = RespClient.connect(redis.host(), redis.port())) {
+        try (RespClient resp = RespClient.connect(redis.server().host(), redis.server().port())) {
             resp.flushAll();
         }
     }
@@ -141,7 +133,7 @@ class RedisTimeClockTest {
         RedisTimeClock clock = redisTime(local);
         RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(5)).build();
         closeables.add(store);
-        try (RespClient resp = RespClient.connect(redis.host(), redis.port())) {
+        try (RespClient resp = RespClient.connect(redis.server().host(), redis.server().port())) {
             // Redis runs on this host: its clock is the system clock
             assertThat(Duration.between(Instant.now(), clock.instant()).abs()).isLessThan(Duration.ofMillis(100));
             long evals = resp.commandStats().getOrDefault("eval", 0L);

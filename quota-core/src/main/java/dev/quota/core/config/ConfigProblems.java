@@ -14,12 +14,16 @@ final class ConfigProblems {
     private final List<ConfigError> errors = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
 
+    /**
+     * Records an error. Control characters in the message (a value echoed by a parser, such as a
+     * tab inside a quoted address) are escaped, so every error stays one printable line.
+     */
     void error(String path, String message) {
-        errors.add(new ConfigError(path, message));
+        errors.add(new ConfigError(path, printable(message)));
     }
 
     void warn(String path, String message) {
-        warnings.add(new ConfigError(path, message).toString());
+        warnings.add(new ConfigError(path, printable(message)).toString());
     }
 
     int errorCount() {
@@ -71,6 +75,27 @@ final class ConfigProblems {
         return String.valueOf(value);
     }
 
+    /** {@code text} with control characters and surrogates as {@code \\uXXXX}, the rest as it is. */
+    static String printable(String text) {
+        StringBuilder out = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (escaped(c)) {
+                if (out == null) {
+                    out = new StringBuilder(text.length() + 16).append(text, 0, i);
+                }
+                out.append(String.format("\\u%04x", (int) c));
+            } else if (out != null) {
+                out.append(c);
+            }
+        }
+        return out == null ? text : out.toString();
+    }
+
+    private static boolean escaped(char c) {
+        return c < 0x20 || c == 0x7f || Character.isSurrogate(c);
+    }
+
     /** {@code "text"} with quotes and backslashes escaped, control characters as {@code \\uXXXX}. */
     static String quote(String text) {
         String shown = text.length() > MAX_QUOTED ? text.substring(0, MAX_QUOTED) : text;
@@ -79,7 +104,7 @@ final class ConfigProblems {
             char c = shown.charAt(i);
             if (c == '"' || c == '\\') {
                 out.append('\\').append(c);
-            } else if (c < 0x20 || c == 0x7f || Character.isSurrogate(c)) {
+            } else if (escaped(c)) {
                 out.append(String.format("\\u%04x", (int) c));
             } else {
                 out.append(c);

@@ -1,14 +1,14 @@
 package dev.quota.core.resilience;
 
+import dev.failsafe.CircuitBreaker;
+import dev.failsafe.event.CircuitBreakerStateChangedEvent;
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.spi.Take;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Closed, every call goes through. After {@code failureThreshold} consecutive failures
  * (default 5), or when at least {@code failureRateThreshold} percent of the last
- * {@code slidingWindowSize} calls failed (default 50 % of 20), the breaker opens: every call
- * fails immediately with a {@link QuotaStoreException}. It stays open for at least
- * {@code openDuration} (default 1 s); then
+ * {@code slidingWindowSize} calls failed (default 50 % of 20, judged once 20 calls were made since
+ * it last closed), the breaker opens: every call fails immediately with a
+ * {@link QuotaStoreException}. It stays open for at least {@code openDuration} (default 1 s); then
  * <ul>
  *   <li>with a {@link CircuitBreakerStoreBuilder#healthCheck health check} (for Redis:
  *       {@code redisStore::ping}), one daemon thread runs the check every {@code probeInterval}
@@ -39,38 +39,55 @@ import org.slf4j.LoggerFactory;
  * each (100 ms for {@code RedisStore}); the rest fail within microseconds, and decisions go back
  * to Redis within about 1.25 s of it answering again.
  *
- * <p>Only {@link QuotaStoreException}s count as failures. Thread-safe. {@link #close()} stops
- * the probe thread and closes the delegate.
+ * <p>The state machine is Failsafe's {@link CircuitBreaker}: the consecutive-failure threshold,
+ * the open duration (by {@link System#nanoTime()}), the single half-open trial, the listeners.
+ * This class adds what Failsafe does not do: a failure-rate window next to the consecutive count
+ * (a Failsafe breaker has one threshold; this one opens it with {@link CircuitBreaker#open()}),
+ * and closing on a health check without a trial request (with a check, Failsafe is never left to
+ * half-open by itself: the probe calls {@link CircuitBreaker#close()}).
+ *
+ * <p>Only {@link QuotaStoreException}s count as failures. Another exception (a bad argument)
+ * counts for nothing while closed; thrown by the half-open trial, it counts as a failed trial,
+ * since the store did not show that it answers. Thread-safe. {@link #close()} stops the probe
+ * thread and closes the delegate.
  */
 public final class CircuitBreakerStore implements QuotaStore {
 
     private static final Logger log = LoggerFactory.getLogger(CircuitBreakerStore.class);
+    /** Failsafe's open delay with a health check: never ends by itself; the probe closes the breaker. */
+    private static final Duration UNTIL_THE_PROBE_CLOSES = Duration.ofDays(365L * 100);
 
     private final QuotaStore delegate;
-    private final Clock clock;
-    private final int failureThreshold;
-    private final int failureRateThreshold;
     private final Duration openDuration;
+    private final int failureRateThreshold;
     private final @Nullable Runnable healthCheck;
     private final List<Listener> listeners;
     private final @Nullable ScheduledExecutorService prober;
+    private final CircuitBreaker<Object> breaker;
 
-    // guarded by this; state is also read without the lock on the fast path
+    // guarded by itself
     private final FailureWindow window;
-    private volatile State state = State.CLOSED;
-    private Instant openedAt = Instant.MIN;
-    private boolean trialInFlight;
+    private volatile long openedAtNanos;
     private volatile String openReason = "";
+    private volatile String lastFailure = "";
+    /** Set just before this class opens the breaker for the failure rate; the open event takes it. */
+    private volatile @Nullable String rateReason;
 
     CircuitBreakerStore(CircuitBreakerStoreBuilder builder) {
         this.delegate = builder.delegate;
-        this.clock = builder.clock;
-        this.failureThreshold = builder.failureThreshold;
-        this.failureRateThreshold = builder.failureRateThreshold;
         this.openDuration = builder.openDuration;
+        this.failureRateThreshold = builder.failureRateThreshold;
         this.healthCheck = builder.healthCheck;
         this.listeners = List.copyOf(builder.listeners);
         this.window = new FailureWindow(builder.slidingWindowSize);
+        this.breaker = CircuitBreaker.builder()
+                .withFailureThreshold(builder.failureThreshold)
+                .withSuccessThreshold(1) // one trial call at a time, and one success closes
+                .withDelay(healthCheck == null ? openDuration : UNTIL_THE_PROBE_CLOSES)
+                .onOpen(this::opened)
+                .onHalfOpen(this::halfOpened)
+                .onClose(this::closed)
+                .build();
         this.prober = healthCheck == null ? null : new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = new Thread(runnable, "quota-circuit-probe");
             thread.setDaemon(true);
@@ -88,7 +105,7 @@ public final class CircuitBreakerStore implements QuotaStore {
 
     /** The breaker's state now. */
     public State state() {
-        return state;
+        return State.of(breaker.getState());
     }
 
     @Override
@@ -145,13 +162,8 @@ public final class CircuitBreakerStore implements QuotaStore {
      */
     void probe() {
         Runnable check = healthCheck;
-        if (check == null || state != State.OPEN) {
+        if (check == null || !breaker.isOpen() || System.nanoTime() - openedAtNanos < openDuration.toNanos()) {
             return;
-        }
-        synchronized (this) {
-            if (state != State.OPEN || clock.instant().isBefore(openedAt.plus(openDuration))) {
-                return;
-            }
         }
         try {
             check.run();
@@ -159,128 +171,96 @@ public final class CircuitBreakerStore implements QuotaStore {
             log.debug("quota store health check failed: {}", stillDown.toString());
             return;
         }
-        Transition closed = null;
-        synchronized (this) {
-            if (state == State.OPEN) {
-                closed = moveTo(State.CLOSED, "health check passed");
-            }
-        }
-        announce(closed);
+        breaker.close(); // from OPEN only: a no-op if a call closed or reopened it meanwhile
     }
 
     private <T> T call(Supplier<T> operation) {
-        boolean trial = admit();
-        boolean recorded = false;
-        try {
-            T result = operation.get();
-            recorded = true;
-            announce(recordSuccess(trial));
-            return result;
-        } catch (QuotaStoreException e) {
-            recorded = true;
-            announce(recordFailure(trial, e));
-            throw e;
-        } finally {
-            if (trial && !recorded) {
-                // neither success nor store failure (a bug or a bad argument): let another call try
-                synchronized (this) {
-                    trialInFlight = false;
-                }
-            }
-        }
-    }
-
-    /** Whether the call may go through, and if it is the half-open trial; throws while open. */
-    private boolean admit() {
-        if (state == State.CLOSED) {
-            return false;
-        }
-        Transition halfOpen = null;
-        boolean trial = false;
-        synchronized (this) {
-            if (state == State.CLOSED) {
-                return false;
-            }
-            if (state == State.OPEN && healthCheck == null
-                    && !clock.instant().isBefore(openedAt.plus(openDuration))) {
-                halfOpen = moveTo(State.HALF_OPEN, "open duration " + openDuration + " passed");
-            }
-            if (state == State.HALF_OPEN && !trialInFlight) {
-                trialInFlight = true;
-                trial = true;
-            }
-        }
-        announce(halfOpen);
-        if (!trial) {
+        if (!breaker.tryAcquirePermit()) {
             throw new QuotaStoreException("circuit breaker open (" + openReason + "); not calling the store");
         }
-        return true;
+        T result;
+        try {
+            result = operation.get();
+        } catch (QuotaStoreException e) {
+            failed(e);
+            throw e;
+        } catch (RuntimeException | Error e) {
+            if (breaker.isHalfOpen()) {
+                breaker.recordFailure(); // the trial proved nothing; its permit must not be lost
+            }
+            throw e;
+        }
+        succeeded();
+        return result;
     }
 
-    private synchronized @Nullable Transition recordSuccess(boolean trial) {
-        if (trial) {
-            trialInFlight = false;
-            return state == State.HALF_OPEN ? moveTo(State.CLOSED, "trial call succeeded") : null;
+    private void succeeded() {
+        if (breaker.isClosed()) {
+            synchronized (window) {
+                window.record(false);
+            }
         }
-        if (state == State.CLOSED) {
-            window.record(false);
-        }
-        return null;
+        breaker.recordSuccess();
     }
 
-    private synchronized @Nullable Transition recordFailure(boolean trial, QuotaStoreException e) {
-        if (trial) {
-            trialInFlight = false;
-            return state == State.HALF_OPEN ? moveTo(State.OPEN, "trial call failed: " + e.getMessage()) : null;
-        }
-        if (state != State.CLOSED) {
-            return null;
-        }
-        window.record(true);
-        if (window.consecutiveFailures() >= failureThreshold) {
-            return moveTo(State.OPEN, window.consecutiveFailures() + " consecutive failures, last: " + e.getMessage());
-        }
-        int rate = window.failureRatePercent();
-        if (rate >= failureRateThreshold) {
-            return moveTo(State.OPEN, rate + " % of the last calls failed, last: " + e.getMessage());
-        }
-        return null;
-    }
-
-    /** Changes state; the caller holds the lock and announces the result after releasing it. */
-    private Transition moveTo(State next, String reason) {
-        State previous = state;
-        state = next;
-        if (next == State.OPEN) {
-            openedAt = clock.instant();
-            openReason = reason;
-        } else if (next == State.CLOSED) {
-            window.clear();
-        }
-        return new Transition(previous, next, reason);
-    }
-
-    private void announce(@Nullable Transition transition) {
-        if (transition == null) {
+    private void failed(QuotaStoreException e) {
+        lastFailure = String.valueOf(e.getMessage());
+        if (!breaker.isClosed()) {
+            breaker.recordFailure(); // a failed trial reopens; while open nothing is counted
             return;
         }
-        if (transition.to == State.OPEN) {
-            log.warn("quota store circuit opened ({}); calls fail fast for at least {} while {} recovers",
-                    transition.reason, openDuration, delegate.describe());
-        } else {
-            log.info("quota store circuit {} ({})", transition.to == State.CLOSED ? "closed" : "half-open",
-                    transition.reason);
+        int rate;
+        synchronized (window) {
+            window.record(true);
+            rate = window.failureRatePercent();
         }
+        breaker.recordFailure(); // Failsafe counts the consecutive failures, and may open here
+        if (rate >= failureRateThreshold && breaker.isClosed()) {
+            rateReason = rate + " % of the last calls failed, last: " + lastFailure;
+            breaker.open();
+            rateReason = null; // taken by the open event, or another thread opened it first
+        }
+    }
+
+    private void opened(CircuitBreakerStateChangedEvent event) {
+        openedAtNanos = System.nanoTime();
+        String reason = rateReason;
+        rateReason = null;
+        if (reason == null) {
+            reason = event.getPreviousState() == CircuitBreaker.State.HALF_OPEN
+                    ? "trial call failed: " + lastFailure
+                    : breaker.getConfig().getFailureThreshold() + " consecutive failures, last: " + lastFailure;
+        }
+        openReason = reason;
+        log.warn("quota store circuit opened ({}); calls fail fast for at least {} while {} recovers",
+                reason, openDuration, delegate.describe());
+        announce(event, State.OPEN);
+    }
+
+    private void halfOpened(CircuitBreakerStateChangedEvent event) {
+        log.info("quota store circuit half-open (open duration {} passed)", openDuration);
+        announce(event, State.HALF_OPEN);
+    }
+
+    private void closed(CircuitBreakerStateChangedEvent event) {
+        synchronized (window) {
+            window.clear();
+        }
+        log.info("quota store circuit closed ({})", event.getPreviousState() == CircuitBreaker.State.HALF_OPEN
+                ? "trial call succeeded" : "health check passed");
+        announce(event, State.CLOSED);
+    }
+
+    /** Tells the listeners, on the thread that caused the change, after it happened. */
+    private void announce(CircuitBreakerStateChangedEvent event, State to) {
+        State from = State.of(event.getPreviousState());
         for (Listener listener : listeners) {
             try {
-                listener.stateChanged(transition.from, transition.to);
+                listener.stateChanged(from, to);
             } catch (RuntimeException e) {
                 log.warn("circuit breaker listener {} failed: {}", listener, e.toString());
             }
         }
-    }
-
-    private record Transition(State from, State to, String reason) {
     }
 
     /** The breaker's states. */
@@ -290,7 +270,15 @@ public final class CircuitBreakerStore implements QuotaStore {
         /** Calls fail at once; the health check (or the open duration) decides when to close. */
         OPEN,
         /** Without a health check, after the open duration: one trial call goes through. */
-        HALF_OPEN
+        HALF_OPEN;
+
+        static State of(CircuitBreaker.State state) {
+            return switch (state) {
+                case CLOSED -> CLOSED;
+                case OPEN -> OPEN;
+                case HALF_OPEN -> HALF_OPEN;
+            };
+        }
     }
 
     /** Told of every state change, e.g. to export the state as a metric. */

@@ -1,7 +1,6 @@
 package dev.quota.core.resilience;
 
 import dev.quota.core.spi.QuotaStore;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +16,6 @@ public final class CircuitBreakerStoreBuilder {
     Duration openDuration = Duration.ofSeconds(1);
     Duration probeInterval = Duration.ofMillis(250);
     @Nullable Runnable healthCheck;
-    Clock clock = Clock.systemUTC();
     final List<CircuitBreakerStore.Listener> listeners = new ArrayList<>();
 
     CircuitBreakerStoreBuilder(QuotaStore delegate) {
@@ -66,7 +64,7 @@ public final class CircuitBreakerStoreBuilder {
 
     /**
      * The least time the breaker stays open before a health check or a trial call may close it;
-     * default 1 s.
+     * default 1 s. Measured by {@link System#nanoTime()}, as Failsafe measures it.
      *
      * @throws IllegalArgumentException if not positive
      */
@@ -93,12 +91,6 @@ public final class CircuitBreakerStoreBuilder {
      */
     public CircuitBreakerStoreBuilder healthCheck(Runnable check) {
         this.healthCheck = Objects.requireNonNull(check, "check");
-        return this;
-    }
-
-    /** The clock the open duration is measured by; default {@link Clock#systemUTC()}. */
-    public CircuitBreakerStoreBuilder clock(Clock clock) {
-        this.clock = Objects.requireNonNull(clock, "clock");
         return this;
     }
 

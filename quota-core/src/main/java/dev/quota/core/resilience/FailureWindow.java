@@ -3,8 +3,9 @@ package dev.quota.core.resilience;
 import java.util.Arrays;
 
 /**
- * The recent outcomes of store calls: the run of consecutive failures and a count-based sliding
- * window of the last {@code size} calls. Not thread-safe; the breaker guards it.
+ * The recent outcomes of store calls: a count-based sliding window of the last {@code size} calls,
+ * for the failure rate (Failsafe's breaker counts the consecutive failures). Not thread-safe; the
+ * breaker guards it.
  */
 final class FailureWindow {
 
@@ -12,7 +13,6 @@ final class FailureWindow {
     private int next;
     private int recorded;
     private int failures;
-    private int consecutive;
 
     FailureWindow(int size) {
         this.failed = new boolean[size];
@@ -29,15 +29,8 @@ final class FailureWindow {
         failed[next] = failure;
         if (failure) {
             failures++;
-            consecutive++;
-        } else {
-            consecutive = 0;
         }
         next = (next + 1) % failed.length;
-    }
-
-    int consecutiveFailures() {
-        return consecutive;
     }
 
     /** Failures per recorded call in percent, or -1 until the window is full. */
@@ -49,7 +42,6 @@ final class FailureWindow {
         next = 0;
         recorded = 0;
         failures = 0;
-        consecutive = 0;
         Arrays.fill(failed, false);
     }
 }

@@ -6,15 +6,22 @@ import static org.assertj.core.api.Assertions.fail;
 import dev.quota.core.QuotaConfig;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.List;
 import java.util.Random;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
  * Property: whatever the bytes, the loader returns a config or throws InvalidConfigException with
- * at least one error; never another exception. Inputs are the valid file with seeded mutations,
- * so a failure reproduces exactly.
+ * at least one error; never another exception. The text and the byte-stream entry points agree on
+ * every input that is valid UTF-8 (the same config, or the same errors), and every error is one
+ * printable line (the exception lists them one per line, and they go to logs). Inputs are the valid
+ * file with seeded mutations, so a failure reproduces exactly.
  */
 class ConfigFuzzTest {
 
@@ -27,27 +34,57 @@ class ConfigFuzzTest {
         var random = new Random(SEED);
         int loaded = 0;
         int refused = 0;
-        for (int i = 0; i < ITERATIONS; i++) {
+        int compared = 0;
+        for (int n = 0; n < ITERATIONS; n++) {
+            int i = n;
             byte[] input = mutate(valid.getBytes(StandardCharsets.UTF_8), random);
-            try {
-                // Half through the byte stream (invalid UTF-8 included), half as text.
-                QuotaConfig config = i % 2 == 0
-                        ? QuotaConfigLoader.parse(new ByteArrayInputStream(input), "fuzz-" + i)
-                        : QuotaConfigLoader.parse(new String(input, StandardCharsets.UTF_8), "fuzz-" + i);
+            String shown = new String(input, StandardCharsets.UTF_8);
+            Object fromBytes = outcome(() -> QuotaConfigLoader.parse(new ByteArrayInputStream(input), "fuzz"), i, shown);
+            if (fromBytes instanceof QuotaConfig config) {
                 assertThat(config.plans()).isNotEmpty();
                 loaded++;
-            } catch (InvalidConfigException e) {
-                assertThat(e.errors()).isNotEmpty();
+            } else {
+                @SuppressWarnings("unchecked")
+                List<ConfigError> errors = (List<ConfigError>) fromBytes;
+                assertThat(errors).as("input %d: the errors of a refused config", i).isNotEmpty()
+                        .allSatisfy(error -> assertThat(error.toString()).as("input %d: an error line", i)
+                                .isNotBlank().doesNotContainPattern("[\\p{Cntrl}\\p{Cs}]"));
                 refused++;
-            } catch (RuntimeException | StackOverflowError e) {
-                fail("input " + i + " (seed " + SEED + ") threw " + e + " for:\n"
-                        + new String(input, StandardCharsets.UTF_8), e);
+            }
+            String text = utf8(input);
+            if (text != null) {
+                Object fromText = outcome(() -> QuotaConfigLoader.parse(text, "fuzz"), i, shown);
+                assertThat(fromText).as("input %d: parse(String) against parse(InputStream) of:%n%s", i, shown)
+                        .isEqualTo(fromBytes);
+                compared++;
             }
         }
-        System.out.printf("config fuzz: %d inputs tried, %d loaded, %d refused%n", ITERATIONS, loaded, refused);
-        assertThat(loaded + refused).isEqualTo(ITERATIONS);
+        System.out.printf("config fuzz: %d inputs tried, %d loaded, %d refused, %d also read as text%n", ITERATIONS,
+                loaded, refused, compared);
         assertThat(refused).as("mutations that broke the file").isPositive();
         assertThat(loaded).as("mutations the file survived (e.g. in comments)").isPositive();
+        assertThat(compared).as("inputs that are valid UTF-8, read both ways").isGreaterThan(ITERATIONS / 2);
+    }
+
+    /** The config, or the errors it was refused with; any other exception fails the test. */
+    private static Object outcome(Supplier<QuotaConfig> load, int input, String shown) {
+        try {
+            return load.get();
+        } catch (InvalidConfigException e) {
+            return e.errors();
+        } catch (RuntimeException | StackOverflowError e) {
+            return fail("input " + input + " (seed " + SEED + ") threw " + e + " for:\n" + shown, e);
+        }
+    }
+
+    /** The bytes as text, or null when they are not valid UTF-8. */
+    private static String utf8(byte[] bytes) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            return null;
+        }
     }
 
     /** One to four edits: delete, duplicate, swap, random byte, or a YAML-significant character. */

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import dev.quota.core.QuotaListener;
 import dev.quota.core.QuotaService;
 import dev.quota.core.store.InMemoryStore;
+import dev.quota.testkit.Await;
 import dev.quota.testkit.MutableClock;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,7 +24,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -315,10 +315,7 @@ class ConfigReloaderRefusalTest {
 
     /** Waits for the reloader's own thread, at most 5 s. */
     private static void awaitTrue(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (!condition.getAsBoolean() && System.nanoTime() - deadline < 0) {
-            LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
-        }
+        Await.until(Duration.ofSeconds(5), condition, () -> what);
         assertThat(condition.getAsBoolean()).as(what).isTrue();
     }
 

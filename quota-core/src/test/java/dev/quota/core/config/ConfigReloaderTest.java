@@ -7,6 +7,7 @@ import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaListener;
 import dev.quota.core.QuotaService;
 import dev.quota.core.store.InMemoryStore;
+import dev.quota.testkit.Await;
 import dev.quota.testkit.MutableClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -92,10 +93,7 @@ class ConfigReloaderTest {
         try {
             Files.writeString(file, config("300"));
 
-            long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-            while (results.isEmpty() && System.nanoTime() < deadline) {
-                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000);
-            }
+            Await.until(Duration.ofSeconds(2), () -> !results.isEmpty(), () -> "the reloader to apply the edit");
 
             assertThat(results).hasSize(1);
             assertThat(results.get(0).applied()).isTrue();

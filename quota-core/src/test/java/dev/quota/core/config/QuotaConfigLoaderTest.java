@@ -258,4 +258,19 @@ class QuotaConfigLoaderTest {
                 """)).containsExactly(
                 "rules.b.match[0]: duplicate pattern \"DELETE /accounts/{accountId}\" (already at rules.a.match[0])");
     }
+
+    @Test
+    void parse_controlCharacterInAnEchoedValue_staysOnOnePrintableLine() {
+        // a tab inside a quoted address was echoed as it was by the address parser
+        assertThat(errorsOf("""
+                plans: {free: {limits: [{name: burst, capacity: 1, period: 1s}]}}
+                rules:
+                  a: {match: ["GET /a\tb"]}
+                allow:
+                  cidrs: ["192.0\t2.0/24"]
+                """)).containsExactly(
+                "rules.a.match[0]: path must start with / and may use {name} templates but was \"/a\\u0009b\"",
+                "allow.cidrs[0]: \"192.0\\u00092.0/24\" is not an address or range such as 10.0.0.0/8 or 2001:db8::/32"
+                        + " (host names are not resolved)");
+    }
 }

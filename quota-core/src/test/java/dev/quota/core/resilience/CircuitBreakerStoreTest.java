@@ -9,6 +9,8 @@ import dev.quota.core.Refill;
 import dev.quota.core.resilience.CircuitBreakerStore.State;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.Take;
+import dev.quota.testkit.Await;
 import dev.quota.testkit.MutableClock;
 import java.time.Duration;
 import java.util.List;
@@ -22,14 +24,23 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The breaker's state machine, on a frozen clock: no sleeps, the probe is run by hand. */
+/**
+ * The breaker's state machine. Failsafe measures the open duration by {@link System#nanoTime()}: a
+ * test that must stay open uses an open duration of an hour, one that must get past it uses a few
+ * milliseconds and polls with {@link Await}; the probe is run by hand.
+ */
 class CircuitBreakerStoreTest {
 
     private static final BucketKey KEY = new BucketKey("quota:p:breaker-test");
     private static final BucketSpec SPEC = new BucketSpec(
             List.of(new Limit("burst", 1000, Refill.greedy(1, Duration.ofHours(1)))), 1);
-    /** Long enough that the probe thread never runs during a test; tests call probe() themselves. */
+    /** A consume the store refuses as a bad argument: not a store failure. */
+    private static final List<Take> TWICE = List.of(Take.of(KEY, SPEC, 1), Take.of(KEY, SPEC, 1));
+    /** Long enough that the probe thread never runs and the breaker never half-opens during a test. */
     private static final Duration NEVER = Duration.ofHours(1);
+    /** Short enough that a test gets past the open duration at once; polled, never slept. */
+    private static final Duration SHORT = Duration.ofMillis(20);
+    private static final Duration PATIENCE = Duration.ofSeconds(10);
 
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
     private final FlakyStore store = new FlakyStore(clock);
@@ -44,7 +55,7 @@ class CircuitBreakerStoreTest {
     }
 
     private CircuitBreakerStoreBuilder builder() {
-        return CircuitBreakerStore.builder(store).clock(clock).probeInterval(NEVER)
+        return CircuitBreakerStore.builder(store).probeInterval(NEVER)
                 .listener((from, to) -> transitions.add(from + "->" + to));
     }
 
@@ -140,18 +151,39 @@ class CircuitBreakerStoreTest {
         breaker = builder().build();
 
         for (int i = 0; i < 10; i++) {
-            assertThatThrownBy(() -> breaker.tryConsume(KEY, new BucketSpec(SPEC.limits(), 1), -1))
-                    .isNotInstanceOf(QuotaStoreException.class);
+            assertThatThrownBy(() -> breaker.tryConsume(TWICE)).isInstanceOf(IllegalArgumentException.class);
         }
 
+        assertThat(store.calls()).as("every call reached the store").isEqualTo(10);
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
     }
 
+    /** Runs the probe until the breaker closes. */
+    private void probeUntilClosed() {
+        Await.until(PATIENCE, () -> {
+            breaker.probe();
+            return breaker.state() == State.CLOSED;
+        }, () -> "the probe closes the breaker");
+    }
+
     @Test
-    void withHealthCheck_probeClosesOnlyAfterOpenDurationAndOnlyWhenTheCheckPasses() {
+    void withHealthCheck_probeDoesNotCheckBeforeTheOpenDuration() {
+        AtomicInteger checks = new AtomicInteger();
+        breaker = builder().openDuration(NEVER).healthCheck(checks::incrementAndGet).build();
+        store.down(true);
+        failTimes(5);
+
+        breaker.probe();
+
+        assertThat(checks).hasValue(0);
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+    }
+
+    @Test
+    void withHealthCheck_probeClosesAfterTheOpenDurationOnlyWhenTheCheckPasses() {
         AtomicBoolean healthy = new AtomicBoolean(false);
         AtomicInteger checks = new AtomicInteger();
-        breaker = builder().openDuration(Duration.ofSeconds(2)).healthCheck(() -> {
+        breaker = builder().openDuration(SHORT).healthCheck(() -> {
             checks.incrementAndGet();
             if (!healthy.get()) {
                 throw new QuotaStoreException("still down");
@@ -160,17 +192,11 @@ class CircuitBreakerStoreTest {
         store.down(true);
         failTimes(5);
 
-        healthy.set(true);
-        clock.advance(Duration.ofMillis(1999));
-        breaker.probe();
+        Await.until(PATIENCE, () -> {
+            breaker.probe();
+            return checks.get() > 0;
+        }, () -> "a health check after the open duration");
         assertThat(breaker.state()).isEqualTo(State.OPEN);
-        assertThat(checks).hasValue(0);
-
-        healthy.set(false);
-        clock.advance(Duration.ofMillis(1));
-        breaker.probe();
-        assertThat(breaker.state()).isEqualTo(State.OPEN);
-        assertThat(checks).hasValue(1);
 
         healthy.set(true);
         store.down(false);
@@ -182,26 +208,39 @@ class CircuitBreakerStoreTest {
 
     @Test
     void withHealthCheck_callsKeepFailingFastAfterOpenDuration_untilTheProbeCloses() {
-        breaker = builder().healthCheck(() -> { }).build();
+        AtomicBoolean healthy = new AtomicBoolean(false);
+        AtomicInteger checks = new AtomicInteger();
+        breaker = builder().openDuration(SHORT).healthCheck(() -> {
+            checks.incrementAndGet();
+            if (!healthy.get()) {
+                throw new QuotaStoreException("still down");
+            }
+        }).build();
         store.down(true);
         failTimes(5);
         store.down(false);
+        // the probe has checked, so the open duration has passed: Failsafe alone would half-open now
+        Await.until(PATIENCE, () -> {
+            breaker.probe();
+            return checks.get() > 0;
+        }, () -> "a health check after the open duration");
 
-        clock.advance(Duration.ofMinutes(5));
-        assertThatThrownBy(() -> breaker.tryConsume(KEY, SPEC, 1)).isInstanceOf(QuotaStoreException.class);
+        failTimes(3);
         assertThat(store.calls()).isEqualTo(5);
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
 
+        healthy.set(true);
         breaker.probe();
         assertThat(breaker.tryConsume(KEY, SPEC, 1).consumed()).isTrue();
+        assertThat(transitions).containsExactly("CLOSED->OPEN", "OPEN->CLOSED");
     }
 
     @Test
     void afterClosing_needsFiveNewFailuresToOpenAgain() {
-        breaker = builder().healthCheck(() -> { }).build();
+        breaker = builder().openDuration(SHORT).healthCheck(() -> { }).build();
         store.down(true);
         failTimes(5);
-        clock.advance(Duration.ofSeconds(1));
-        breaker.probe();
+        probeUntilClosed();
 
         failTimes(4);
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
@@ -210,54 +249,105 @@ class CircuitBreakerStoreTest {
     }
 
     @Test
-    void withoutHealthCheck_afterOpenDuration_aSuccessfulTrialCallCloses() {
-        breaker = builder().openDuration(Duration.ofSeconds(1)).build();
+    void afterClosing_theFailureRateStartsOver() {
+        breaker = builder().openDuration(SHORT).healthCheck(() -> { }).slidingWindowSize(4).failureRateThreshold(50)
+                .build();
         store.down(true);
         failTimes(5);
+        probeUntilClosed();
 
-        clock.advance(Duration.ofMillis(999));
-        failTimes(1);
-        assertThat(store.calls()).isEqualTo(5);
-
-        clock.advance(Duration.ofMillis(1));
+        // one failure in the last four calls: 25 %, unless the failures before closing still counted
         store.down(false);
-        assertThat(breaker.tryConsume(KEY, SPEC, 1).consumed()).isTrue();
+        breaker.tryConsume(KEY, SPEC, 1);
+        breaker.tryConsume(KEY, SPEC, 1);
+        breaker.tryConsume(KEY, SPEC, 1);
+        store.down(true);
+        failTimes(1);
 
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+    }
+
+    @Test
+    void withoutHealthCheck_beforeOpenDuration_callsFailFastWithoutATrial() {
+        breaker = builder().openDuration(NEVER).build();
+        store.down(true);
+        failTimes(5);
+        store.down(false);
+
+        failTimes(3);
+
+        assertThat(store.calls()).isEqualTo(5);
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+        assertThat(transitions).containsExactly("CLOSED->OPEN");
+    }
+
+    @Test
+    void withoutHealthCheck_afterOpenDuration_aSuccessfulTrialCallCloses() {
+        breaker = builder().openDuration(SHORT).build();
+        store.down(true);
+        failTimes(5);
+        store.down(false);
+
+        // fails fast until the open duration has passed; then the call is the trial, and succeeds
+        Await.until(PATIENCE, () -> breaker.tryConsume(KEY, SPEC, 1).consumed(), () -> "a successful trial");
+
+        assertThat(store.calls()).isEqualTo(6);
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
         assertThat(transitions).containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED");
     }
 
     @Test
-    void withoutHealthCheck_aFailedTrialCallReopensForAnotherOpenDuration() {
-        breaker = builder().openDuration(Duration.ofSeconds(1)).build();
+    void withoutHealthCheck_aFailedTrialCallReopens() {
+        breaker = builder().openDuration(SHORT).build();
         store.down(true);
         failTimes(5);
-        clock.advance(Duration.ofSeconds(1));
 
-        failTimes(1);
+        Await.until(PATIENCE, () -> {
+            failTimes(1);
+            return store.calls() == 6;
+        }, () -> "a trial call");
+
         assertThat(breaker.state()).isEqualTo(State.OPEN);
-        assertThat(store.calls()).isEqualTo(6);
-
-        clock.advance(Duration.ofMillis(999));
-        failTimes(1);
-        assertThat(store.calls()).isEqualTo(6);
         assertThat(transitions).containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->OPEN");
     }
 
     @Test
-    void halfOpen_letsOneTrialThroughAndFailsTheOthersFast() throws Exception {
-        breaker = builder().openDuration(Duration.ofSeconds(1)).build();
+    void halfOpen_aTrialThatFailsWithAnotherException_reopensInsteadOfHoldingTheTrialForever() {
+        breaker = builder().openDuration(SHORT).build();
         store.down(true);
         failTimes(5);
-        clock.advance(Duration.ofSeconds(1));
+        store.down(false);
+
+        // a bad argument reaches no bucket: it proves nothing about the store
+        Await.until(PATIENCE, () -> {
+            try {
+                breaker.tryConsume(TWICE);
+            } catch (QuotaStoreException failingFast) {
+                return false;
+            } catch (IllegalArgumentException badArgument) {
+                return true;
+            }
+            throw new AssertionError("a consume naming a key twice was accepted");
+        }, () -> "the trial with a bad argument");
+        assertThat(transitions).containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->OPEN");
+
+        // and the next trial is let through
+        Await.until(PATIENCE, () -> breaker.tryConsume(KEY, SPEC, 1).consumed(), () -> "a successful trial");
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+    }
+
+    @Test
+    void halfOpen_letsOneTrialThroughAndFailsTheOthersFast() throws Exception {
+        breaker = builder().openDuration(SHORT).build();
+        store.down(true);
+        failTimes(5);
         store.down(false);
         store.hold();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Future<Boolean> trial = pool.submit(() -> breaker.tryConsume(KEY, SPEC, 1).consumed());
-            while (store.calls() < 6) {
-                Thread.onSpinWait(); // the trial has reached the store and waits there
-            }
+            Future<Boolean> trial = pool.submit(() -> Await.result(PATIENCE,
+                    () -> breaker.tryConsume(KEY, SPEC, 1).consumed(), () -> "the trial call"));
+            Await.until(PATIENCE, () -> store.calls() == 6, () -> "the trial reaches the store and waits there");
             assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
 
             failTimes(3);
@@ -274,7 +364,7 @@ class CircuitBreakerStoreTest {
 
     @Test
     void aFailingListener_doesNotBreakTheBreaker() {
-        breaker = CircuitBreakerStore.builder(store).clock(clock).probeInterval(NEVER)
+        breaker = CircuitBreakerStore.builder(store).probeInterval(NEVER)
                 .listener((from, to) -> {
                     throw new IllegalStateException("listener bug");
                 }).build();

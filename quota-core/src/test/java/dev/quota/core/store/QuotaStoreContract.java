@@ -1,6 +1,7 @@
 package dev.quota.core.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quota.core.Limit;
 import dev.quota.core.Refill;
@@ -26,8 +27,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The behaviour every store must have. Each backend (in-JVM, Redis standalone, sentinel, cluster)
- * runs this suite through a subclass.
+ * The behaviour every store must have. Each backend (in-JVM, Redis standalone, sentinel, cluster,
+ * JCache) runs this suite through a subclass, and the Redis store once more with each of its
+ * optimisations off.
+ *
+ * <p>Consumes of several buckets run with the keys in one Redis Cluster slot and spread over
+ * several (a cluster store splits those). The concurrent one keeps its keys in one slot: a split
+ * consume may refuse a concurrent request early, so only one slot gives an exact count.
  */
 public abstract class QuotaStoreContract {
 
@@ -322,6 +328,100 @@ public abstract class QuotaStoreContract {
 
         assertThat(admitted).isEqualTo(10);
         assertThat(store.peek(key, spec).remaining()).containsExactly(0);
+    }
+
+    @Test
+    void tryConsume_aTakeLeftUntaken_reportsItsBucketAsItStands() {
+        BucketKey enough = freshKey();
+        BucketKey empty = freshKey();
+        BucketSpec enoughSpec = greedy(10, 1, Duration.ofHours(1), 1);
+        BucketSpec emptySpec = greedy(1, 1, Duration.ofHours(1), 1);
+        store.tryConsume(enough, enoughSpec, 3);
+        store.tryConsume(empty, emptySpec, 1);
+
+        List<ConsumeResult> results = store.tryConsume(List.of(Take.of(enough, enoughSpec, 2),
+                Take.of(empty, emptySpec, 1)));
+
+        ConsumeResult untaken = results.get(0);
+        assertThat(untaken.consumed()).isFalse();
+        assertThat(untaken.remaining()).containsExactly(7);
+        assertThat(untaken.nanosToWait()).as("it alone could give its tokens now").isZero();
+        assertThat(untaken.sufficient()).isTrue();
+        assertThat(results.get(1).sufficient()).isFalse();
+        assertThat(store.peek(enough, enoughSpec).remaining()).containsExactly(7);
+    }
+
+    @Test
+    void tryConsume_moreTokensThanCapacity_isRefusedWithAWaitThatNeverEnds() {
+        BucketKey key = freshKey();
+        BucketSpec spec = greedy(10, 10, Duration.ofSeconds(1), 1);
+
+        ConsumeResult result = store.tryConsume(key, spec, 11);
+
+        assertThat(result.consumed()).isFalse();
+        assertThat(result.nanosToWait()).isEqualTo(Long.MAX_VALUE);
+        assertThat(store.peek(key, spec).remaining()).containsExactly(10);
+    }
+
+    @Test
+    void tryConsume_severalBuckets_oneAskingMoreThanItsCapacity_chargesOnlyTheRefusalTokens() {
+        BucketKey plan = freshKey();
+        BucketKey amount = freshKey();
+        BucketSpec planSpec = greedy(10, 1, Duration.ofHours(1), 1);
+        BucketSpec amountSpec = greedy(1_000, 1_000, Duration.ofDays(1), 1);
+
+        List<ConsumeResult> results = store.tryConsume(List.of(new Take(plan, planSpec, 1, 1),
+                Take.of(amount, amountSpec, 1_001)));
+
+        assertThat(results.get(0).consumed()).isTrue();
+        assertThat(results.get(0).remaining()).containsExactly(9);
+        assertThat(results.get(1).consumed()).isFalse();
+        assertThat(results.get(1).nanosToWait()).isEqualTo(Long.MAX_VALUE);
+        assertThat(store.peek(amount, amountSpec).remaining()).containsExactly(1_000);
+    }
+
+    @Test
+    void tryConsume_sameKeyTwice_throwsIllegalArgumentExceptionAndTakesNothing() {
+        BucketKey key = freshKey();
+        BucketSpec spec = greedy(10, 1, Duration.ofHours(1), 1);
+
+        assertThatThrownBy(() -> store.tryConsume(List.of(Take.of(key, spec, 1), Take.of(freshKey(), spec, 1),
+                Take.of(key, spec, 2))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(key.value());
+        assertThatThrownBy(() -> store.tryConsume(List.of())).isInstanceOf(IllegalArgumentException.class);
+        assertThat(store.peek(key, spec).remaining()).containsExactly(10);
+    }
+
+    @Test
+    void concurrentMultiBucketConsumers_atFrozenTime_admitExactlyTheRuleCapacity_andChargeThePlanForEveryRequest()
+            throws Exception {
+        List<BucketKey> customer = keys(2, true);
+        BucketKey plan = customer.get(0);
+        BucketKey rule = customer.get(1);
+        BucketSpec planSpec = greedy(1_000, 1, Duration.ofHours(1), 1);
+        BucketSpec ruleSpec = greedy(10, 1, Duration.ofHours(1), 1);
+        List<Take> takes = List.of(new Take(plan, planSpec, 2, 1), Take.of(rule, ruleSpec, 1));
+        int threads = 100;
+        ExecutorService pool = Executors.newFixedThreadPool(32);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Boolean>> results = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            results.add(pool.submit(() -> {
+                start.await();
+                return store.tryConsume(takes).get(1).consumed();
+            }));
+        }
+        start.countDown();
+        int admitted = 0;
+        for (Future<Boolean> f : results) {
+            admitted += f.get(30, TimeUnit.SECONDS) ? 1 : 0;
+        }
+        pool.shutdown();
+
+        assertThat(admitted).isEqualTo(10);
+        assertThat(store.peek(rule, ruleSpec).remaining()).containsExactly(0);
+        // 10 admitted requests took 2 each, 90 refused ones 1 each
+        assertThat(store.peek(plan, planSpec).remaining()).containsExactly(1_000 - 10 * 2 - 90);
     }
 
     /** Hook for stores whose contention handling may give up; the default consumes once. */

@@ -1,0 +1,237 @@
+package dev.quota.demo;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.glassfish.grizzly.http2.hpack.Decoder;
+import org.glassfish.grizzly.http2.hpack.DecodingCallback;
+import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.memory.MemoryManager;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * HTTP/2 over a plain socket, started with the connection preface (prior knowledge), for what
+ * Java's {@code HttpClient} never sends: an {@code :authority} of the test's choosing or none, and
+ * a connection from a local address of the test's choosing. One GET at a time; every read is
+ * bounded by {@link Http#TIMEOUT}.
+ */
+final class RawHttp2 implements AutoCloseable {
+
+    /** An answer: {@code :status}, the other headers (lower-case names, last value wins) and the body. */
+    record Response(int status, Map<String, String> headers, String body) {
+    }
+
+    private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final int DATA = 0x0;
+    private static final int HEADERS = 0x1;
+    private static final int RST_STREAM = 0x3;
+    private static final int SETTINGS = 0x4;
+    private static final int PING = 0x6;
+    private static final int GOAWAY = 0x7;
+    private static final int CONTINUATION = 0x9;
+    private static final int END_STREAM = 0x1;
+    private static final int ACK = 0x1;
+    private static final int END_HEADERS = 0x4;
+    private static final int PADDED = 0x8;
+    private static final int PRIORITY = 0x20;
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+    /** The server's header compression state: one decoder for the whole connection. */
+    private final Decoder decoder = new Decoder(4096);
+    private int nextStream = 1;
+
+    private RawHttp2(Socket socket) throws IOException {
+        this.socket = socket;
+        this.in = new DataInputStream(socket.getInputStream());
+        this.out = socket.getOutputStream();
+    }
+
+    /** Connects to {@code server}'s host and port from {@code localAddress} (port chosen by the system). */
+    static RawHttp2 connect(URI server, InetAddress localAddress) throws IOException {
+        Socket socket = new Socket();
+        try {
+            socket.bind(new InetSocketAddress(localAddress, 0));
+            socket.connect(new InetSocketAddress(server.getHost(), server.getPort()), (int) Http.TIMEOUT.toMillis());
+            socket.setSoTimeout((int) Http.TIMEOUT.toMillis());
+            RawHttp2 connection = new RawHttp2(socket);
+            connection.out.write(PREFACE);
+            connection.frame(SETTINGS, 0, 0, new byte[0]);
+            return connection;
+        } catch (IOException | RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    /**
+     * GET {@code path} with {@code :authority} (none when null) and header pairs
+     * {@code name, value, ...}; waits for the whole answer.
+     *
+     * @throws IOException if the connection fails, or the server resets the stream or the connection
+     */
+    Response get(@Nullable String authority, String path, String... headers) throws IOException {
+        int stream = nextStream;
+        nextStream += 2;
+        HeaderBlock block = new HeaderBlock();
+        block.add(":method", "GET");
+        block.add(":scheme", "http");
+        block.add(":path", path);
+        if (authority != null) {
+            block.add(":authority", authority);
+        }
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            block.add(headers[i].toLowerCase(Locale.ROOT), headers[i + 1]);
+        }
+        frame(HEADERS, END_HEADERS | END_STREAM, stream, block.bytes());
+        return read(stream);
+    }
+
+    private Response read(int stream) throws IOException {
+        Map<String, String> headers = new LinkedHashMap<>();
+        StringBuilder body = new StringBuilder();
+        ByteArrayOutputStream headerBlock = new ByteArrayOutputStream();
+        while (true) {
+            int length = (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
+            int type = in.readUnsignedByte();
+            int flags = in.readUnsignedByte();
+            int id = in.readInt() & 0x7fff_ffff;
+            byte[] payload = in.readNBytes(length);
+            if (payload.length < length) {
+                throw new IOException("the connection ended inside a frame");
+            }
+            switch (type) {
+                case SETTINGS -> {
+                    if ((flags & ACK) == 0) {
+                        frame(SETTINGS, ACK, 0, new byte[0]);
+                    }
+                }
+                case PING -> {
+                    if ((flags & ACK) == 0) {
+                        frame(PING, ACK, 0, payload);
+                    }
+                }
+                case GOAWAY -> throw new IOException("GOAWAY, error code " + readInt(payload, 4) + ": "
+                        + new String(payload, 8, payload.length - 8, StandardCharsets.UTF_8));
+                case RST_STREAM -> {
+                    if (id == stream) {
+                        throw new IOException("RST_STREAM, error code " + readInt(payload, 0));
+                    }
+                }
+                case HEADERS, CONTINUATION -> {
+                    if (id == stream) {
+                        headerBlock.write(type == HEADERS ? headerFragment(payload, flags) : payload);
+                        if ((flags & END_HEADERS) != 0) {
+                            decode(headerBlock.toByteArray(), headers);
+                            headerBlock.reset();
+                        }
+                    }
+                }
+                case DATA -> {
+                    if (id == stream) {
+                        body.append(new String(unpadded(payload, flags), StandardCharsets.UTF_8));
+                    }
+                }
+                default -> {
+                    // WINDOW_UPDATE, PRIORITY: nothing to do for one small answer at a time
+                }
+            }
+            if (id == stream && (type == HEADERS || type == DATA) && (flags & END_STREAM) != 0) {
+                String status = headers.remove(":status");
+                if (status == null) {
+                    throw new IOException("no :status in " + headers);
+                }
+                return new Response(Integer.parseInt(status), headers, body.toString());
+            }
+        }
+    }
+
+    private void decode(byte[] block, Map<String, String> headers) {
+        decoder.decode(Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, block), true, new DecodingCallback() {
+            @Override
+            public void onDecoded(CharSequence name, CharSequence value) {
+                headers.put(name.toString(), value.toString());
+            }
+        });
+    }
+
+    /** A HEADERS payload without its padding and priority fields. */
+    private static byte[] headerFragment(byte[] payload, int flags) {
+        byte[] fragment = unpadded(payload, flags);
+        return (flags & PRIORITY) != 0 ? Arrays.copyOfRange(fragment, 5, fragment.length) : fragment;
+    }
+
+    private static byte[] unpadded(byte[] payload, int flags) {
+        if ((flags & PADDED) == 0) {
+            return payload;
+        }
+        int padding = payload[0] & 0xff;
+        return Arrays.copyOfRange(payload, 1, payload.length - padding);
+    }
+
+    private static int readInt(byte[] bytes, int at) {
+        return ((bytes[at] & 0xff) << 24) | ((bytes[at + 1] & 0xff) << 16) | ((bytes[at + 2] & 0xff) << 8)
+                | (bytes[at + 3] & 0xff);
+    }
+
+    private void frame(int type, int flags, int stream, byte[] payload) throws IOException {
+        byte[] header = {(byte) (payload.length >>> 16), (byte) (payload.length >>> 8), (byte) payload.length,
+            (byte) type, (byte) flags, (byte) (stream >>> 24), (byte) (stream >>> 16), (byte) (stream >>> 8),
+            (byte) stream};
+        out.write(header);
+        out.write(payload);
+        out.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+
+    /**
+     * Request headers as HPACK literals without indexing and without Huffman coding (RFC 7541,
+     * section 6.2.2): any bytes go out as given, and no table state is shared with the server.
+     */
+    private static final class HeaderBlock {
+
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+        void add(String name, String value) {
+            bytes.write(0x00);
+            string(name.getBytes(StandardCharsets.ISO_8859_1));
+            string(value.getBytes(StandardCharsets.ISO_8859_1));
+        }
+
+        byte[] bytes() {
+            return bytes.toByteArray();
+        }
+
+        /** A string literal: its length as a 7-bit prefix integer (RFC 7541, section 5.1), then its bytes. */
+        private void string(byte[] value) {
+            int length = value.length;
+            if (length < 0x7f) {
+                bytes.write(length);
+            } else {
+                bytes.write(0x7f);
+                length -= 0x7f;
+                while (length >= 0x80) {
+                    bytes.write((length & 0x7f) | 0x80);
+                    length >>>= 7;
+                }
+                bytes.write(length);
+            }
+            bytes.writeBytes(value);
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package dev.quota.jaxrs;
+
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The request filter on each {@link QuotaAdminResource} method, put there by {@link QuotaFeature}
+ * (through {@link QuotaBinding}) at {@link #PRIORITY}: after the filters that find the client's
+ * address and after the application's authentication, whose security context the admitted call's
+ * replaces; before the method. Finds the admin resource the request matched and lets its
+ * {@link AdminGuard} answer the call or let it through. A filter is handed the request on every
+ * Jakarta REST runtime, which a resource method is not (RESTEasy injects no
+ * {@link ContainerRequestContext} there).
+ */
+final class AdminFilter implements ContainerRequestFilter {
+
+    /**
+     * {@link QuotaFeature#PRIORITY}, {@code Priorities.AUTHENTICATION + 100}: the admin token is the
+     * admin API's authentication, and it comes after the application's, so that no authentication
+     * filter of the application replaces the security context it hands the admitted call on in.
+     */
+    static final int PRIORITY = QuotaFeature.PRIORITY;
+
+    private static final Logger log = LoggerFactory.getLogger(QuotaAdminResource.class);
+
+    /** The audit's name for the calls of the method this filter is on. */
+    private final String action;
+
+    AdminFilter(String action) {
+        this.action = action;
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request) {
+        try {
+            QuotaAdminResource admin = matched(request);
+            if (admin == null) {
+                log.error("admin API: {} matched no QuotaAdminResource instance, so it is answered 503", action);
+                request.abortWith(AdminGuard.checkFailed());
+                return;
+            }
+            admin.guard().admit(action, request);
+        } catch (RuntimeException e) {
+            // never a raw 500, and never through unchecked
+            log.error("admin API: checking the token of {} failed; answering 503", action, e);
+            request.abortWith(AdminGuard.checkFailed());
+        }
+    }
+
+    /** The instance the application registered, as the runtime matched it for this request. */
+    private static @Nullable QuotaAdminResource matched(ContainerRequestContext request) {
+        for (Object resource : request.getUriInfo().getMatchedResources()) {
+            if (resource instanceof QuotaAdminResource admin) {
+                return admin;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public String toString() {
+        return "AdminFilter[" + action + "]";
+    }
+}
