@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -52,6 +53,7 @@ public final class BenchMain {
         List<HttpScenario.Row> http = new ArrayList<>();
         List<TransferScenario.Check> checks = new ArrayList<>();
         List<String> networks = new ArrayList<>();
+        Profiler profiler = new Profiler(settings.profile());
         String redisVersion;
         String sizing;
         try (RedisUnderTest redis = RedisUnderTest.start()) {
@@ -64,7 +66,7 @@ public final class BenchMain {
                 try (Network network = Network.open(redis, rtt)) {
                     log.println();
                     log.println("Redis round trip " + Network.label(rtt) + ": " + network.describe());
-                    runPass(settings, redis, network, log, runs, http, checks);
+                    runPass(settings, redis, network, log, runs, http, checks, profiler);
                     networks.add(network.describe());
                 }
             }
@@ -86,9 +88,9 @@ public final class BenchMain {
     /** Every scenario asked for, once, with the contenders' clients connecting through {@code network}. */
     private static void runPass(Settings settings, RedisUnderTest redis, Network network, PrintStream log,
                                 List<RunResult> runs, List<HttpScenario.Row> http,
-                                List<TransferScenario.Check> checks) {
+                                List<TransferScenario.Check> checks, Profiler profiler) {
         String at = " (Redis " + Network.label(network.rtt()) + ")";
-        Comparison comparison = new Comparison(settings, redis, network, log);
+        Comparison comparison = new Comparison(settings, redis, network, log, profiler);
         Scenarios scenarios = new Scenarios(settings, comparison);
         List<Kind> baselines = List.of(Kind.LUA, Kind.RRATELIMITER, Kind.BUCKET4J_DEFAULT);
         if (settings.scenarios().contains("many")) {
@@ -105,21 +107,26 @@ public final class BenchMain {
         }
         if (settings.scenarios().contains("http")) {
             log.println("4. HTTP end to end" + at);
-            http.addAll(new HttpScenario(settings, redis, network, log).run());
+            http.addAll(new HttpScenario(settings, redis, network, log, profiler).run());
         }
         if (settings.scenarios().contains("transfer")) {
             TransferScenario transfer = new TransferScenario(settings, redis, network, comparison, log);
             List<Kind> kinds = chosen(settings, List.of(Kind.QUOTA_TRANSFER, Kind.QUOTA, Kind.LUA_TRANSFER, Kind.LUA));
-            log.println("5. transfer decision, many customers" + at);
-            List<RunResult> peak = transfer.throughput(kinds);
-            runs.addAll(peak);
-            double slowest = peak.stream().mapToDouble(RunResult::throughput).min().orElse(0);
-            if (slowest > 0) {
-                log.println("5b. transfer decision, paced at half the slowest peak" + at);
-                runs.addAll(transfer.paced(kinds, slowest / 2));
+            Set<String> parts = settings.transferParts();
+            if (parts.contains("peak")) {
+                log.println("5. transfer decision, many customers" + at);
+                List<RunResult> peak = transfer.throughput(kinds);
+                runs.addAll(peak);
+                double slowest = peak.stream().mapToDouble(RunResult::throughput).min().orElse(0);
+                if (slowest > 0 && parts.contains("paced")) {
+                    log.println("5b. transfer decision, paced at half the slowest peak" + at);
+                    runs.addAll(transfer.paced(kinds, slowest / 2));
+                }
             }
-            log.println("5. transfer decision, exactness with one bucket tight at a time" + at);
-            checks.addAll(transfer.exactness(chosen(settings, List.of(Kind.QUOTA_TRANSFER, Kind.LUA_TRANSFER))));
+            if (parts.contains("exactness")) {
+                log.println("5. transfer decision, exactness with one bucket tight at a time" + at);
+                checks.addAll(transfer.exactness(chosen(settings, List.of(Kind.QUOTA_TRANSFER, Kind.LUA_TRANSFER))));
+            }
         }
     }
 

@@ -24,12 +24,14 @@ final class Comparison {
     private final RedisUnderTest redis;
     private final Network network;
     private final PrintStream log;
+    private final Profiler profiler;
 
-    Comparison(Settings settings, RedisUnderTest redis, Network network, PrintStream log) {
+    Comparison(Settings settings, RedisUnderTest redis, Network network, PrintStream log, Profiler profiler) {
         this.settings = settings;
         this.redis = redis;
         this.network = network;
         this.log = log;
+        this.profiler = profiler;
     }
 
     /** Runs one phase of load: the warm-up or priming (measure false) or a measured slice. */
@@ -67,7 +69,9 @@ final class Comparison {
                         // later (the time it needs to refill, plus the store's 60 s margin)
                         primingErrors = load.run(fixture.contenders, fixture.tally, false).errors;
                     }
-                    long measureStart = slice(fixture, persistent, load, watched);
+                    String name = title.substring(0, title.indexOf(' ')) + " " + Network.label(network.rtt()) + " "
+                            + kind.label() + " " + round;
+                    long measureStart = slice(fixture, persistent, load, watched, name);
                     // a priming on the measured keys counts toward their limit: then the window runs from it
                     long window = System.nanoTime() - (persistent ? fixture.opened : measureStart);
                     Accumulated acc = results.computeIfAbsent(kind, k -> new Accumulated());
@@ -95,7 +99,7 @@ final class Comparison {
     }
 
     /** Runs the warm-up (fresh fixtures only) and one measured slice; returns when measuring began. */
-    private long slice(Fixture fixture, boolean persistent, Load load, int watched) {
+    private long slice(Fixture fixture, boolean persistent, Load load, int watched, String name) {
         if (!persistent) {
             load.run(fixture.contenders, fixture.tally, false);
         }
@@ -108,7 +112,9 @@ final class Comparison {
         long jvmCpu = network.clientCpuNanos();
         long proxyCpu = network.proxyCpuNanos();
         long measureStart = System.nanoTime();
-        fixture.last = load.run(fixture.contenders, fixture.tally, true);
+        try (Profiler.Slice recording = profiler.start(name)) {
+            fixture.last = load.run(fixture.contenders, fixture.tally, true);
+        }
         fixture.lastJvmCpu = network.clientCpuNanos() - jvmCpu;
         fixture.lastProxyCpu = network.proxyCpuNanos() - proxyCpu;
         fixture.lastRedisCpu = (long) ((redis.cpuSeconds() - redisCpu) * 1e9);

@@ -33,12 +33,14 @@ final class HttpScenario {
     private final RedisUnderTest redis;
     private final Network network;
     private final PrintStream log;
+    private final Profiler profiler;
 
-    HttpScenario(Settings settings, RedisUnderTest redis, Network network, PrintStream log) {
+    HttpScenario(Settings settings, RedisUnderTest redis, Network network, PrintStream log, Profiler profiler) {
         this.settings = settings;
         this.redis = redis;
         this.network = network;
         this.log = log;
+        this.profiler = profiler;
     }
 
     /**
@@ -122,6 +124,7 @@ final class HttpScenario {
         String label = variant.label();
         int port = freePort();
         HttpServer server = HttpBench.start(port, variant.service(), variant.filter(), settings.callers());
+        Profiler.Slice[] recording = new Profiler.Slice[1];
         try {
             double[] cpuAtStart = new double[2];
             HttpBench.LoadResult result = HttpBench.load(port, settings.callers(), settings.warmupNanos() / 1e9,
@@ -130,7 +133,15 @@ final class HttpScenario {
                         redis.resetStats();
                         cpuAtStart[0] = network.clientCpuNanos();
                         cpuAtStart[1] = redis.cpuSeconds();
+                        if (!loadName.equals("warm-up")) {
+                            recording[0] = profiler.start("4 " + Network.label(network.rtt()) + " " + label + " "
+                                    + loadName);
+                        }
                     });
+            if (recording[0] != null) {
+                recording[0].close();
+                recording[0] = null;
+            }
             // includes the load generator's exit, a few milliseconds, spread over thousands of requests
             double jvmCpu = network.clientCpuNanos() - cpuAtStart[0];
             double redisCpu = (redis.cpuSeconds() - cpuAtStart[1]) * 1e9;
@@ -146,6 +157,9 @@ final class HttpScenario {
                     result.rejected(), result.errors());
             return row;
         } finally {
+            if (recording[0] != null) {
+                recording[0].close();
+            }
             server.shutdownNow();
         }
     }

@@ -7,6 +7,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The bench's command line.
@@ -24,12 +25,17 @@ import java.util.Set;
  * @param results      where the markdown tables go; default quota-bench/target/benchmarks.md
  * @param rtts         the round trips added to loopback, one pass over the scenarios each; default
  *                     0 (direct) and 0.5 ms (through the delay proxy)
+ * @param transferParts which parts of scenario 5: peak, paced, exactness; default all
+ * @param profile      a directory for JFR recordings of the measured slices only (one file each), or null
  */
 record Settings(boolean quick, long warmupNanos, long measureNanos, int callers, int customers, Set<String> scenarios,
-                Set<Kind> limiters, int nettyThreads, int poolSize, Path chart, Path results, List<Duration> rtts) {
+                Set<Kind> limiters, int nettyThreads, int poolSize, Path chart, Path results, List<Duration> rtts,
+                Set<String> transferParts, @Nullable Path profile) {
 
     /** Every scenario, in the order they run. */
     static final List<String> SCENARIOS = List.of("many", "hot", "flood", "http", "transfer");
+    /** The parts of scenario 5, in the order they run (paced needs peak: it runs at half the slowest peak). */
+    static final List<String> TRANSFER_PARTS = List.of("peak", "paced", "exactness");
 
     static final String USAGE = """
             usage: java -jar quota-bench/target/quota-bench.jar [options]   (from the repository root)
@@ -40,6 +46,10 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
               --scenarios LIST     comma-separated: many,hot,flood,http,transfer (default: all)
               --limiters LIST      comma-separated: quota,quota_read_first,quota_no_local,lua,
                                    rratelimiter,bucket4j_default,quota_transfer,lua_transfer
+              --transfer-parts L   comma-separated parts of scenario 5: peak,paced,exactness (default: all;
+                                   paced runs at half the peak, so it needs peak)
+              --profile DIR        record the measured slices with JFR (settings "profile"), one file per
+                                   slice and limiter, e.g. for `jfr print --events jdk.ExecutionSample`
               --redis-rtt LIST     round trips added between the clients and Redis, one pass over the
                                    scenarios each: 0 connects directly, anything else goes through a
                                    delaying proxy, e.g. 0,0.5ms or 250us (default 0,0.5ms)
@@ -58,6 +68,8 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
         int callers = 64;
         Integer customers = null;
         Set<String> scenarios = Set.copyOf(SCENARIOS);
+        Set<String> transferParts = Set.copyOf(TRANSFER_PARTS);
+        Path profile = null;
         List<Duration> rtts = List.of(Duration.ZERO, Duration.ofNanos(500_000));
         Set<Kind> limiters = EnumSet.allOf(Kind.class);
         int nettyThreads = 0;
@@ -93,6 +105,21 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
                                     + String.join(",", SCENARIOS) + ")");
                         }
                     }
+                    break;
+                case "--transfer-parts":
+                    transferParts = Set.of(value.split(","));
+                    for (String part : transferParts) {
+                        if (!TRANSFER_PARTS.contains(part)) {
+                            throw new IllegalArgumentException("unknown part of scenario 5: " + part + " (use "
+                                    + String.join(",", TRANSFER_PARTS) + ")");
+                        }
+                    }
+                    if (transferParts.contains("paced") && !transferParts.contains("peak")) {
+                        throw new IllegalArgumentException("--transfer-parts: paced runs at half the peak, add peak");
+                    }
+                    break;
+                case "--profile":
+                    profile = Path.of(value);
                     break;
                 case "--redis-rtt":
                     rtts = new ArrayList<>();
@@ -138,7 +165,7 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
             chart = quick ? Path.of("quota-bench", "target", "benchmarks-quick.png") : Path.of("docs", "benchmarks.png");
         }
         return new Settings(quick, (long) (warmupSeconds * 1e9), (long) (measureSeconds * 1e9), callers, customers,
-                scenarios, limiters, nettyThreads, pool, chart, results, rtts);
+                scenarios, limiters, nettyThreads, pool, chart, results, rtts, transferParts, profile);
     }
 
     /**

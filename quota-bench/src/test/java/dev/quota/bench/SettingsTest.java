@@ -3,6 +3,7 @@ package dev.quota.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -33,5 +34,26 @@ class SettingsTest {
     void scenarios_refusesAnUnknownName() {
         assertThatThrownBy(() -> Settings.parse(new String[] {"--scenarios", "many,transfers"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("transfers");
+    }
+
+    @Test
+    void transferParts_defaultToAllAndTakeAList() {
+        assertThat(Settings.parse(new String[0]).transferParts()).containsExactlyInAnyOrder("peak", "paced",
+                "exactness");
+        assertThat(Settings.parse(new String[] {"--transfer-parts", "peak"}).transferParts()).containsExactly("peak");
+    }
+
+    @Test
+    void transferParts_refusePacedWithoutPeakAndUnknownNames() {
+        assertThatThrownBy(() -> Settings.parse(new String[] {"--transfer-parts", "paced"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("add peak");
+        assertThatThrownBy(() -> Settings.parse(new String[] {"--transfer-parts", "peak,exact"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exact");
+    }
+
+    @Test
+    void profile_isOffUnlessADirectoryIsGiven() {
+        assertThat(Settings.parse(new String[0]).profile()).isNull();
+        assertThat(Settings.parse(new String[] {"--profile", "target/jfr"}).profile()).isEqualTo(Path.of("target/jfr"));
     }
 }

@@ -11,50 +11,77 @@ import org.jspecify.annotations.Nullable;
  * its TTL; otherwise nothing is written and the script answers what the differing keys hold, so the
  * client can compute again without another read.
  *
- * <p>Arguments come in threes per key: expected bytes ({@code ""}: expect no key), new bytes
- * ({@code ""}: leave as it is), TTL in milliseconds ({@code 0}: no expiry). A Bucket4j state is never
- * empty, so {@code ""} is unambiguous. Answer: an empty list when written, else for each differing
- * key its 1-based index and what it holds ({@code ""}: no key).
+ * <p>Two arguments, however many keys: {@code ARGV[1]} holds three decimal numbers per key,
+ * separated by spaces (the length of the expected bytes, {@code 0}: expect no key; the length of
+ * the new bytes, {@code 0}: leave the key as it is; the TTL in milliseconds, {@code 0}: no expiry),
+ * and {@code ARGV[2]} every key's expected bytes then new bytes, one after another. A Bucket4j state
+ * is never empty, so a length of 0 is unambiguous. Packed so, a batch of 64 five-bucket decisions
+ * is 322 arguments instead of 1,280: the Redis client encodes, copies and releases a buffer per
+ * argument, which cost more than the script. Answer: an empty list when written, else for each
+ * differing key its 1-based index and what it holds ({@code ""}: no key).
  */
 final class CasScript {
 
     static final String TEXT = String.join("\n",
+            "local h = {}",
+            "for n in string.gmatch(ARGV[1], '%d+') do h[#h + 1] = n end",
+            "local blob = ARGV[2]",
+            "local pos = 1",
             "local bad = {}",
+            "local new = {}",
             "for i = 1, #KEYS do",
+            "  local el = tonumber(h[3 * i - 2])",
+            "  local nl = tonumber(h[3 * i - 1])",
+            "  local exp = string.sub(blob, pos, pos + el - 1)",
+            "  new[i] = string.sub(blob, pos + el, pos + el + nl - 1)",
+            "  pos = pos + el + nl",
             "  local cur = redis.call('GET', KEYS[i])",
-            "  local exp = ARGV[3 * i - 2]",
-            "  if (exp == '' and cur) or (exp ~= '' and cur ~= exp) then",
+            "  if (el == 0 and cur) or (el > 0 and cur ~= exp) then",
             "    bad[#bad + 1] = tostring(i)",
             "    bad[#bad + 1] = cur or ''",
             "  end",
             "end",
             "if #bad > 0 then return bad end",
             "for i = 1, #KEYS do",
-            "  local new = ARGV[3 * i - 1]",
-            "  if new ~= '' then",
-            "    local ttl = tonumber(ARGV[3 * i])",
-            "    if ttl > 0 then redis.call('SET', KEYS[i], new, 'PX', ttl)",
-            "    else redis.call('SET', KEYS[i], new) end",
+            "  if new[i] ~= '' then",
+            "    local ttl = h[3 * i]",
+            "    if ttl ~= '0' then redis.call('SET', KEYS[i], new[i], 'PX', ttl)",
+            "    else redis.call('SET', KEYS[i], new[i]) end",
             "  end",
             "end",
             "return {}");
 
-    private static final byte[] EMPTY = new byte[0];
-
     private CasScript() {
     }
 
-    /** The arguments for {@code expected}, {@code written} and {@code ttls}, one each per key. */
-    static Object[] arguments(List<byte @Nullable []> expected, List<byte @Nullable []> written, long[] ttls) {
-        Object[] args = new Object[expected.size() * 3];
-        for (int i = 0; i < expected.size(); i++) {
-            byte[] exp = expected.get(i);
-            byte[] put = written.get(i);
-            args[3 * i] = exp == null ? EMPTY : exp;
-            args[3 * i + 1] = put == null ? EMPTY : put;
-            args[3 * i + 2] = Long.toString(Math.max(0, ttls[i])).getBytes(StandardCharsets.US_ASCII);
+    /**
+     * The two arguments for {@code n} keys: what each is expected to hold and what to write
+     * (null: no key / leave it), and the TTLs in milliseconds ({@code <= 0}: none).
+     */
+    static Object[] arguments(int n, byte @Nullable [][] expected, byte @Nullable [][] written, long[] ttls) {
+        StringBuilder header = new StringBuilder(n * 16);
+        int length = 0;
+        for (int i = 0; i < n; i++) {
+            int e = expected[i] == null ? 0 : expected[i].length;
+            int w = written[i] == null ? 0 : written[i].length;
+            header.append(e).append(' ').append(w).append(' ').append(Math.max(0, ttls[i])).append(' ');
+            length += e + w;
         }
-        return args;
+        byte[] blob = new byte[length];
+        int at = 0;
+        for (int i = 0; i < n; i++) {
+            at = append(blob, at, expected[i]);
+            at = append(blob, at, written[i]);
+        }
+        return new Object[] {header.toString().getBytes(StandardCharsets.US_ASCII), blob};
+    }
+
+    private static int append(byte[] blob, int at, byte @Nullable [] bytes) {
+        if (bytes == null) {
+            return at;
+        }
+        System.arraycopy(bytes, 0, blob, at, bytes.length);
+        return at + bytes.length;
     }
 
     /** A key that held something other than expected: its index in the script's keys and its bytes (null: none). */

@@ -37,7 +37,7 @@ public final class RedisStoreBuilder {
     Duration timeout = Duration.ofMillis(100);
     Duration expiryMargin = Duration.ofSeconds(60);
     Duration retryBudget = Duration.ofMillis(500);
-    int maxRememberedKeys = 100_000;
+    int maxRememberedKeys = 400_000;
     Duration rejectLocallyFor = Duration.ofSeconds(1);
     boolean reuseWrittenState = true;
     // 4 per core: on 2 cores 8 connections carry more commands per write and per Redis wake-up than
@@ -168,9 +168,19 @@ public final class RedisStoreBuilder {
     }
 
     /**
-     * How many keys' states this instance remembers, to write without reading first and to answer
-     * refusals without Redis; default 100,000. Past it, the least useful are forgotten (read again
-     * on next use).
+     * How many bucket keys' states this instance remembers, to write without reading first and to
+     * answer refusals without Redis; default 400,000. Past it, the least recently used are forgotten,
+     * and a decision on a forgotten key costs a second round trip (the compare-and-swap finds it
+     * differs and answers what it holds).
+     *
+     * <p>Count keys, not customers: a decision touches one key per bucket. A plan's rolling limits
+     * share one key, each calendar limit has its own, and so do a rule's per-customer limits and each
+     * amount qualifier; a rule's shared limit is one key for everybody. The demo's transfer (plan
+     * with a daily limit, the transfers rule, the amount per day) is four keys of the customer's own,
+     * so the default serves 100,000 customers making transfers in one round trip each. Each
+     * remembered key costs about 500 bytes of heap (650 for a key another instance wrote last):
+     * about 200 MB at the default bound, used only as keys are in use (a key is forgotten when Redis
+     * would expire it).
      *
      * @throws IllegalArgumentException if < 1
      */

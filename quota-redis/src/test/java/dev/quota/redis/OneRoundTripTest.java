@@ -48,6 +48,11 @@ class OneRoundTripTest {
     @BeforeEach
     void start() {
         admin = RespClient.connect(redis.server().host(), redis.server().port());
+        service = service(400_000);
+    }
+
+    /** The transfer's limits over a store that remembers at most {@code maxRememberedKeys} keys. */
+    private QuotaService service(int maxRememberedKeys) {
         QuotaConfig config = QuotaConfig.builder()
                 .plan(new Plan("pro", List.of(
                         new Limit("burst", 100, Refill.greedy(50, Duration.ofSeconds(1))),
@@ -59,8 +64,9 @@ class OneRoundTripTest {
                 .amounts(new AmountLimits("transfer-amount", List.of(
                         new Limit("daily", 1_000_000, Refill.calendar(ChronoUnit.DAYS, BERLIN))), FailurePolicy.CLOSED))
                 .build();
-        service = QuotaService.builder().clock(clock).config(config)
-                .store(RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(2)).build())
+        return QuotaService.builder().clock(clock).config(config)
+                .store(RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(2))
+                        .maxRememberedKeys(maxRememberedKeys).build())
                 .build();
     }
 
@@ -71,6 +77,10 @@ class OneRoundTripTest {
     }
 
     private QuotaDecision transfer(Customer customer, long cents) {
+        return transfer(service, customer, cents);
+    }
+
+    private static QuotaDecision transfer(QuotaService service, Customer customer, long cents) {
         return service.decide(Caller.of(customer), "transfers", new Amount("transfer-amount", "EUR", cents));
     }
 
@@ -119,5 +129,32 @@ class OneRoundTripTest {
         assertThat(commands()).containsExactlyInAnyOrderEntriesOf(Map.of("evalsha", 1L, "get", 5L, "set", 2L));
         assertThat(refused.limits().get(0).remaining()).as("pro-burst after two requests").isEqualTo(98);
         assertThat(refused.limits().get(3).remaining()).as("transfers-per-minute: not taken").isEqualTo(9);
+    }
+
+    @Test
+    void rememberedKeys_countKeysNotCustomers_fourOwnKeysATransferPlusTheSharedOne() {
+        // room for five customers' transfers: four keys of their own each, and the shared key
+        try (QuotaService small = service(5 * 4 + 1)) {
+            List<Customer> five = customers("FIVE-", 5);
+            List<Customer> ten = customers("TEN-", 10);
+            five.forEach(c -> transfer(small, c, 1));
+            admin.command("CONFIG", "RESETSTAT");
+
+            five.forEach(c -> transfer(small, c, 1));
+            long withinTheBound = commands().get("evalsha");
+            ten.forEach(c -> transfer(small, c, 1));
+            admin.command("CONFIG", "RESETSTAT");
+            ten.forEach(c -> transfer(small, c, 1));
+            long pastTheBound = commands().get("evalsha");
+
+            assertThat(withinTheBound).as("five customers remembered: one script each").isEqualTo(5);
+            // ten customers in turn: each one's keys were forgotten since, so its script finds them
+            // differing, answers what they hold, and a second script writes
+            assertThat(pastTheBound).as("ten customers past the bound: two scripts each").isEqualTo(20);
+        }
+    }
+
+    private static List<Customer> customers(String prefix, int count) {
+        return java.util.stream.IntStream.range(0, count).mapToObj(i -> Customer.of(prefix + i, "pro")).toList();
     }
 }
