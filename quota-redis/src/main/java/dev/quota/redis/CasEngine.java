@@ -14,9 +14,11 @@ import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import io.github.bucket4j.distributed.remote.RemoteCommand;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
@@ -247,12 +249,30 @@ final class CasEngine {
         for (Job job : pending) {
             job.compute(this, cells, now);
         }
+        // refusals that stand on confirmed states are answered now, even when others' jobs go to
+        // Redis: riding along would only add their keys to the script (a flooding customer's to
+        // every script while it floods)
+        List<Job> toSend = new ArrayList<>(pending.size());
+        Set<String> used = new HashSet<>();
+        for (Job job : pending) {
+            if (standsOnConfirmedStates(job, cells, now)) {
+                job.complete();
+            } else {
+                toSend.add(job);
+                used.addAll(job.keys());
+            }
+        }
+        if (toSend.isEmpty()) {
+            return List.of();
+        }
         // which slot each key and job belongs to (one group unless Redis Cluster)
         Map<Integer, Group> groups = new LinkedHashMap<>();
         for (Cell cell : cells.values()) {
-            groups.computeIfAbsent(cluster ? KeySlots.slot(cell.key) : 0, s -> new Group()).cells.add(cell);
+            if (used.contains(cell.key)) { // a written cell always is: the job that wrote it is sent
+                groups.computeIfAbsent(cluster ? KeySlots.slot(cell.key) : 0, s -> new Group()).cells.add(cell);
+            }
         }
-        for (Job job : pending) {
+        for (Job job : toSend) {
             groups.get(cluster ? KeySlots.slot(job.firstKey()) : 0).jobs.add(job);
         }
         List<Job> again = new ArrayList<>();
@@ -271,6 +291,24 @@ final class CasEngine {
             }
         }
         return again;
+    }
+
+    /**
+     * Whether {@code job}'s answer is a refusal that stands without Redis: every key it touches was
+     * confirmed within the trust window and nothing in this round wrote it (neither the job itself,
+     * whose answer would then be a take, nor a job computed before or after it).
+     */
+    private boolean standsOnConfirmedStates(Job job, Map<String, Cell> cells, long now) {
+        if (trustNanos == 0 || !job.refusal()) {
+            return false;
+        }
+        for (String key : job.keys()) {
+            Cell cell = cells.get(key);
+            if (cell == null || cell.dirty || !cell.knownBefore || now - cell.confirmedNanos >= trustNanos) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Reads the keys the jobs touch: all of them, or those this instance knows nothing of. */

@@ -7,6 +7,7 @@ import dev.quota.core.Refill;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.Take;
 import dev.quota.testkit.MutableClock;
 import dev.quota.testkit.RedisExtension;
 import dev.quota.testkit.RespClient;
@@ -234,6 +235,26 @@ class RedisStoreLocalRejectionTest {
         // at most every request in flight when the bucket ran dry reaches Redis: the pool's 32
         // threads, each a GET and a compare-and-swap, plus the 10 admissions and their retries
         assertThat(commands()).isLessThan(requests / 2);
+    }
+
+    @Test
+    void refusalCombinedWithAnotherCustomersTake_isAnsweredFromMemory_andStaysOutOfTheScript() {
+        BucketKey flooded = freshKey();
+        BucketKey other = freshKey();
+        store.tryConsume(flooded, SLOW, 5); // empty now, as Redis confirmed
+        store.tryConsume(other, SLOW, 1);
+        resetStats();
+
+        // two callers' consumes in one round, as concurrent callers of one instance are combined
+        List<List<ConsumeResult>> both = store.engine().consumeAll(List.of(
+                List.of(new Take(flooded, SLOW, 1, 0)), List.of(new Take(other, SLOW, 1, 0))));
+
+        assertThat(both.get(0).get(0).consumed()).isFalse();
+        assertThat(both.get(0).get(0).nanosToWait()).isEqualTo(Duration.ofSeconds(12).toNanos());
+        assertThat(both.get(1).get(0).consumed()).isTrue();
+        assertThat(both.get(1).get(0).remaining()).containsExactly(3);
+        // one script, reading and writing only the key it takes from
+        assertThat(admin.commandStats()).containsEntry("get", 1L).containsEntry("set", 1L);
     }
 
     private RedisStore newStore(Duration rejectLocallyFor) {
