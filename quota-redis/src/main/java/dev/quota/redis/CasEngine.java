@@ -12,9 +12,11 @@ import io.github.bucket4j.distributed.remote.CommandResult;
 import io.github.bucket4j.distributed.remote.MutableBucketEntry;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import io.github.bucket4j.distributed.remote.RemoteCommand;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +44,11 @@ import org.redisson.command.CommandAsyncExecutor;
  * nothing and answers what the keys hold, and the jobs are computed again from that, in the next
  * round trip. So a decision over five buckets costs one round trip, a hot customer's concurrent
  * requests share one, and a key nobody else writes is never read before it is written.
+ *
+ * <p>Scripts are pipelined: the combiner never waits for a reply while holding the combining
+ * flag, so while one script is on its way the next callers' jobs go out in another, as long as
+ * they touch none of its keys (those wait for its reply and then go, together, at once). A reply
+ * is settled by whichever caller next holds the flag.
  *
  * <p>A refusal computed from states Redis confirmed within {@code trustNanos} needs no round trip:
  * consumption elsewhere only lowers tokens, so the refusal stands (a refund or reset on another
@@ -75,6 +82,15 @@ final class CasEngine {
     private final BucketRepair repair;
     private final ConcurrentLinkedQueue<Job> queue = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean combining = new AtomicBoolean();
+    /** Scripts whose reply came and is not settled yet; added to by the Redis client's threads. */
+    private final ConcurrentLinkedQueue<Group> arrivals = new ConcurrentLinkedQueue<>();
+    // the combiner's alone (whoever holds the flag):
+    /** Scripts sent and not settled. */
+    private final List<Group> flights = new ArrayList<>();
+    /** The keys of those scripts, with how many carry each. */
+    private final Map<String, Integer> flying = new HashMap<>();
+    /** Jobs taken from the queue that touch a key in flight, or must be computed again; first in line. */
+    private final ArrayDeque<Job> held = new ArrayDeque<>();
 
     CasEngine(CommandAsyncExecutor redis, TimeMeter clock, ExpirationAfterWriteStrategy expiry, long timeoutNanos,
               long budgetNanos, long trustNanos, boolean reuseState, boolean cluster, int maxKnownKeys,
@@ -163,86 +179,195 @@ final class CasEngine {
         return await(job);
     }
 
-    /** Waits for {@code job}, combining everybody's jobs while no one else does. */
+    /**
+     * Waits for {@code job}. Whoever finds no one else combining takes a step: settles the round
+     * trips that came back, then computes and sends every waiting job whose keys are not in flight.
+     * A step never waits for Redis, so while one script is on its way the next caller's jobs on
+     * other keys go out in a script of their own: the instance pipelines, and a decision does not
+     * wait for an unrelated one's round trip before its own.
+     */
     private <T> T await(Job job) {
         while (!job.done) {
             if (combining.compareAndSet(false, true)) {
                 try {
-                    drain(job);
+                    step();
                 } finally {
                     combining.set(false);
                 }
-                // hand over at once to a caller still waiting, rather than at its next wake-up
-                Job next = queue.peek();
-                if (next != null) {
-                    LockSupport.unpark(next.waiter);
+                // released first, then looked: work that came meanwhile finds the flag free or is seen here
+                wakeForWaitingWork();
+                if (job.done) {
+                    break;
                 }
-            } else {
-                LockSupport.parkNanos(job, PARK_NANOS); // woken when answered or handed over
             }
+            LockSupport.parkNanos(job, PARK_NANOS); // woken when answered, when its reply came, or handed over
         }
         return job.outcome();
     }
 
-    /** Runs batches of waiting jobs until {@code own} is answered or nothing waits. */
-    private void drain(Job own) {
-        while (!own.done) {
-            List<Job> batch = new ArrayList<>();
-            Job next;
-            while (batch.size() < MAX_BATCH && (next = queue.poll()) != null) {
-                batch.add(next);
-            }
-            if (batch.isEmpty()) {
-                return;
-            }
-            runBatch(batch);
+    /** Wakes a caller for each kind of work left: a reply to settle, a job to send. */
+    private void wakeForWaitingWork() {
+        Group arrived = arrivals.peek();
+        if (arrived != null) {
+            arrived.wakeSettler();
+        }
+        Job next = queue.peek();
+        if (next != null) {
+            LockSupport.unpark(next.waiter);
         }
     }
 
-    private void runBatch(List<Job> batch) {
-        try {
-            settle(batch);
-        } catch (Throwable t) {
-            RuntimeException failure = t instanceof QuotaStoreException q ? q
-                    : new QuotaStoreException("redis could not decide: " + t, t);
-            for (Job job : batch) {
-                if (!job.done) {
-                    job.fail(failure);
+    /** One step of the combiner (holding the flag): settle what came back, send what can go. */
+    private void step() {
+        long wall = System.nanoTime();
+        for (Group flight : flights) {
+            if (wall - flight.sentWallNanos > timeoutNanos && flight.reply != null && !flight.reply.isDone()) {
+                flight.reply.completeExceptionally(new TimeoutException()); // Redis's own timeout did not fire
+            }
+        }
+        Group arrived;
+        while ((arrived = arrivals.poll()) != null) {
+            settleFlight(arrived);
+        }
+        List<Job> ready = new ArrayList<>();
+        for (Iterator<Job> it = held.iterator(); it.hasNext() && ready.size() < MAX_BATCH; ) {
+            Job job = it.next();
+            if (!inFlight(job)) {
+                ready.add(job);
+                it.remove();
+            }
+        }
+        Job next;
+        while (ready.size() < MAX_BATCH && (next = queue.poll()) != null) {
+            if (inFlight(next)) {
+                held.add(next); // waits for the reply that decides its keys, then goes at once
+            } else {
+                ready.add(next);
+            }
+        }
+        if (!ready.isEmpty()) {
+            launch(ready);
+        }
+    }
+
+    private boolean inFlight(Job job) {
+        if (flying.isEmpty()) {
+            return false;
+        }
+        for (String key : job.keys()) {
+            if (flying.containsKey(key)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Computes the jobs and sends their scripts; answers at once what needs no round trip. */
+    private void launch(List<Job> jobs) {
+        long wall = System.nanoTime();
+        List<Job> pending = new ArrayList<>(jobs.size());
+        for (Job job : jobs) {
+            if (job.rounds > 0 && wall - job.firstSentWallNanos > budgetNanos) {
+                job.fail(new QuotaStoreException("redis compare-and-swap did not settle within "
+                        + TimeUnit.NANOSECONDS.toMillis(budgetNanos) + " ms (" + job.rounds + " rounds): keys written"
+                        + " elsewhere all the time"));
+            } else {
+                if (job.rounds == 0) {
+                    job.firstSentWallNanos = wall;
                 }
+                pending.add(job);
             }
-            if (t instanceof Error e) {
-                throw e;
+        }
+        if (pending.isEmpty()) {
+            return;
+        }
+        List<Group> groups;
+        try {
+            if (!reuseState) {
+                prefetch(pending.stream().filter(job -> job.rounds == 0).toList(), true); // a fresh read first
+            }
+            prefetch(pending.stream().filter(job -> job.rounds > 0).toList(), false); // keys forgotten after an error
+            groups = round(pending);
+        } catch (Throwable t) {
+            failAll(pending, t);
+            rethrowError(t);
+            return;
+        }
+        Error error = null;
+        for (Group group : groups) {
+            if (error != null) {
+                failAll(group.jobs, error); // never sent: nobody else would answer them
+                continue;
+            }
+            try {
+                group.send(this);
+            } catch (Throwable t) {
+                failAll(group.jobs, t);
+                error = t instanceof Error e ? e : null;
+                continue;
+            }
+            group.sentWallNanos = System.nanoTime();
+            for (Cell cell : group.cells) {
+                flying.merge(cell.key, 1, Integer::sum);
+            }
+            flights.add(group);
+            group.reply.whenComplete((answer, failure) -> {
+                arrivals.add(group);
+                group.wakeSettler();
+            });
+        }
+        if (error != null) {
+            throw error;
+        }
+    }
+
+    /** Answers every job not answered yet with {@code t}, as a store failure. */
+    private static void failAll(List<Job> jobs, Throwable t) {
+        RuntimeException failure = t instanceof QuotaStoreException q ? q
+                : new QuotaStoreException("redis could not decide: " + t, t);
+        for (Job job : jobs) {
+            if (!job.done) {
+                job.fail(failure);
             }
         }
     }
 
-    // ---------------------------------------------------------------- one batch
-
-    /** Computes, sends and retries until every job of the batch is answered. */
-    private void settle(List<Job> batch) {
-        long start = System.nanoTime();
-        List<Job> pending = new ArrayList<>(batch);
-        int round = 0;
-        while (!pending.isEmpty()) {
-            if (round > 0 && System.nanoTime() - start > budgetNanos) {
-                QuotaStoreException contention = new QuotaStoreException("redis compare-and-swap did not settle within "
-                        + TimeUnit.NANOSECONDS.toMillis(budgetNanos) + " ms (" + round + " rounds): keys written"
-                        + " elsewhere all the time");
-                pending.forEach(job -> job.fail(contention));
-                return;
-            }
-            if (!reuseState && round == 0) {
-                prefetch(pending, true); // every decision starts from a fresh read
-            } else if (round > 0) {
-                prefetch(pending, false); // keys forgotten after an error
-            }
-            pending = round(pending);
-            round++;
+    private static void rethrowError(Throwable t) {
+        if (t instanceof Error e) {
+            throw e;
         }
     }
 
-    /** One round trip (or none): computes every pending job, sends, returns the jobs to compute again. */
-    private List<Job> round(List<Job> pending) {
+    /** A reply came: answers its jobs, or holds them to compute again on what Redis holds. */
+    private void settleFlight(Group flight) {
+        flights.remove(flight);
+        for (Cell cell : flight.cells) {
+            flying.computeIfPresent(cell.key, (key, count) -> count == 1 ? null : count - 1);
+        }
+        boolean written;
+        try {
+            written = flight.settle(this);
+        } catch (Throwable t) {
+            failAll(flight.jobs, t);
+            rethrowError(t);
+            return;
+        }
+        if (!written) {
+            for (int i = flight.jobs.size() - 1; i >= 0; i--) { // first in line, in their order
+                Job job = flight.jobs.get(i);
+                job.rounds++;
+                held.addFirst(job);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- one round
+
+    /**
+     * Computes every pending job on what is known, answers the refusals that stand on confirmed
+     * states, and returns the scripts to send (one per Redis Cluster slot, one in all otherwise).
+     */
+    private List<Group> round(List<Job> pending) {
         known.applyForgets();
         long now = clock.currentTimeNanos();
         Map<String, Cell> cells = new LinkedHashMap<>();
@@ -269,28 +394,21 @@ final class CasEngine {
         Map<Integer, Group> groups = new LinkedHashMap<>();
         for (Cell cell : cells.values()) {
             if (used.contains(cell.key)) { // a written cell always is: the job that wrote it is sent
-                groups.computeIfAbsent(cluster ? KeySlots.slot(cell.key) : 0, s -> new Group()).cells.add(cell);
+                groups.computeIfAbsent(cluster ? KeySlots.slot(cell.key) : 0, s -> new Group(now)).cells.add(cell);
             }
         }
         for (Job job : toSend) {
             groups.get(cluster ? KeySlots.slot(job.firstKey()) : 0).jobs.add(job);
         }
-        List<Job> again = new ArrayList<>();
         List<Group> sent = new ArrayList<>(groups.size());
         for (Group group : groups.values()) {
             if (group.needsRedis(now, trustNanos)) {
-                group.send(this, now);
                 sent.add(group);
             } else {
                 group.jobs.forEach(Job::complete); // refusals from confirmed states: no round trip
             }
         }
-        for (Group group : sent) {
-            if (!group.settle(this, now)) {
-                again.addAll(group.jobs);
-            }
-        }
-        return again;
+        return sent;
     }
 
     /**
@@ -313,6 +431,9 @@ final class CasEngine {
 
     /** Reads the keys the jobs touch: all of them, or those this instance knows nothing of. */
     private void prefetch(List<Job> jobs, boolean all) {
+        if (jobs.isEmpty()) {
+            return;
+        }
         known.applyForgets();
         long start = clock.currentTimeNanos();
         Map<String, CompletableFuture<byte[]>> reads = new HashMap<>();
@@ -388,6 +509,10 @@ final class CasEngine {
             throw new QuotaStoreException("redis did not answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
                     + " ms (" + key + ")", e);
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof TimeoutException) { // a script's reply given up on by a step
+                throw new QuotaStoreException("redis did not answer within "
+                        + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms (" + key + ")", e.getCause());
+            }
             throw new QuotaStoreException("redis failed (" + key + "): " + e.getCause(), e.getCause());
         }
     }
@@ -425,9 +550,23 @@ final class CasEngine {
     private static final class Group {
         final List<Cell> cells = new ArrayList<>();
         final List<Job> jobs = new ArrayList<>();
+        /** The round's time, by the store's clock: when what the script confirms was true. */
+        final long now;
         @Nullable CompletableFuture<List<Object>> reply;
         byte @Nullable [][] written;
         long[] ttls = new long[0];
+        long sentWallNanos;
+
+        Group(long now) {
+            this.now = now;
+        }
+
+        /** Wakes one caller waiting for this script, to settle it for all (each is woken when answered). */
+        void wakeSettler() {
+            if (!jobs.isEmpty()) {
+                LockSupport.unpark(jobs.get(0).waiter);
+            }
+        }
 
         /**
          * Whether a round trip is needed: something to write, a key not confirmed lately, or a job
@@ -447,7 +586,7 @@ final class CasEngine {
             return false;
         }
 
-        void send(CasEngine engine, long now) {
+        void send(CasEngine engine) {
             int n = cells.size();
             List<Object> keys = new ArrayList<>(n);
             byte[][] expected = new byte[n][];
@@ -471,7 +610,7 @@ final class CasEngine {
         }
 
         /** True when the script wrote (the jobs are answered); false when keys differed (compute again). */
-        boolean settle(CasEngine engine, long now) {
+        boolean settle(CasEngine engine) {
             List<Object> answer;
             try {
                 answer = engine.awaitFuture(reply, cells.get(0).key);
@@ -509,6 +648,10 @@ final class CasEngine {
     abstract static class Job {
         final Thread waiter = Thread.currentThread();
         volatile boolean done;
+        /** Round trips that came back with keys changed elsewhere (the combiner's alone). */
+        int rounds;
+        /** When the first was sent, {@link System#nanoTime()} (the combiner's alone). */
+        long firstSentWallNanos;
         private @Nullable Object provisional;
         private @Nullable Object result;
         private @Nullable RuntimeException failure;
