@@ -88,7 +88,7 @@ class OneRoundTripTest {
     private Map<String, Long> commands() {
         Map<String, Long> stats = new java.util.TreeMap<>(admin.commandStats());
         stats.remove("info");
-        stats.remove("config");
+        stats.keySet().removeIf(name -> name.startsWith("config")); // Redis 7 names it "config|resetstat"
         return stats;
     }
 
