@@ -102,7 +102,7 @@ final class Chart {
                     String text = f("%,.0f req/s  p50 %.2f ms  p99 %.2f ms", r.throughput(), r.p50() / 1e6,
                             r.p99() / 1e6);
                     web.add(new Bar(row.server() + ", " + row.load() + "  " + Network.label(rtt), r.throughput(), text,
-                            row.server().equals(HttpScenario.WITH)));
+                            row.server().startsWith(HttpScenario.WITH)));
                 }
             }
         }

@@ -2,6 +2,7 @@ package dev.quota.bench;
 
 import dev.quota.bench.http.ContenderFilter;
 import dev.quota.bench.http.HttpBench;
+import dev.quota.bench.http.TransfersEndpoint;
 import dev.quota.core.QuotaService;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,7 +18,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * 4. HTTP end to end: the accounts route on Jersey + Grizzly in this JVM, without and with the
- * quota filter, under load from a separate process: first closed loop (peak throughput), then
+ * quota filter and with the Lua floor filter, then the same on a layered route (the transfer's five
+ * buckets, against the layered Lua floor), under load from a separate process: first closed loop (peak throughput), then
  * paced at half the slowest server's peak (the latency the filter adds at a load every server
  * carries).
  */
@@ -28,6 +30,15 @@ final class HttpScenario {
     static final String WITHOUT = "without filter";
     static final String WITH = "with QuotaFeature";
     static final String LUA = "with a Lua filter (a)";
+    /** The layered route's servers are named as the accounts route's, with this after them. */
+    static final String LAYERED = ", transfers";
+    static final String LAYERED_LUA = "with a layered Lua filter (a)";
+    /**
+     * The layered route's limits: the transfer decision's five buckets, each generous enough that
+     * 1,000 customers at the server's peak are all admitted (the throughput is the decision's cost).
+     */
+    static final TransferLimits LAYERED_LIMITS = new TransferLimits(100, 50, 50_000, 500_000, 100_000, 1_000_000,
+            100_000_000, 100);
 
     private final Settings settings;
     private final RedisUnderTest redis;
@@ -73,23 +84,39 @@ final class HttpScenario {
         List<Row> rows = new ArrayList<>();
         try (Instance instance = Instance.connect(network.clientUri(), settings.nettyThreads(), settings.poolSize());
              QuotaService service = HttpBench.service(instance.client(), CAPACITY);
-             Contender lua = Kind.LUA.create(instance.client(), new LimitSpec(CAPACITY, Duration.ofSeconds(1)), "http")) {
-            Server[] servers = {new Server(WITHOUT, null, null), new Server(WITH, service, null),
-                new Server(LUA, null, new ContenderFilter(lua, HttpBench.CUSTOMERS))};
-            // untimed: every server's code paths compiled before anything is measured
-            for (Server server : servers) {
-                measure(server, "warm-up", instance, 0);
-            }
-            Row[] peak = abba("peak", servers, instance, 0);
-            rows.addAll(List.of(peak));
-            double half = Arrays.stream(peak).mapToDouble(r -> r.result().throughput()).min().orElseThrow() / 2;
-            rows.addAll(List.of(abba("half peak", servers, instance, half)));
+             Contender lua = Kind.LUA.create(instance.client(), new LimitSpec(CAPACITY, Duration.ofSeconds(1)), "http");
+             QuotaService layered = HttpBench.service(instance.client(),
+                     HttpBench.withCustomers(QuotaContender.transferConfig(LAYERED_LIMITS)));
+             Contender layeredLua = new LayeredLuaContender(instance.client(), LAYERED_LIMITS, "http-layered")) {
+            Server[] servers = {new Server(WITHOUT, null, null, false), new Server(WITH, service, null, false),
+                new Server(LUA, null, new ContenderFilter(lua, HttpBench.CUSTOMERS), false)};
+            rows.addAll(route(servers, instance));
+            // the same on the layered route: the plan, its day, the rule per customer and shared, the amount
+            Server[] transfers = {new Server(WITHOUT + LAYERED, null, null, true),
+                new Server(WITH + LAYERED, layered, null, true),
+                new Server(LAYERED_LUA + LAYERED, null, new ContenderFilter(layeredLua, HttpBench.CUSTOMERS), true)};
+            rows.addAll(route(transfers, instance));
         }
         return rows;
     }
 
+    /** One route's servers: warmed up, at the peak, then paced at half the slowest one's peak. */
+    private List<Row> route(Server[] servers, Instance instance) {
+        List<Row> rows = new ArrayList<>();
+        // untimed: every server's code paths compiled before anything is measured
+        for (Server server : servers) {
+            measure(server, "warm-up", instance, 0);
+        }
+        Row[] peak = abba("peak", servers, instance, 0);
+        rows.addAll(List.of(peak));
+        double half = Arrays.stream(peak).mapToDouble(r -> r.result().throughput()).min().orElseThrow() / 2;
+        rows.addAll(List.of(abba("half peak", servers, instance, half)));
+        return rows;
+    }
+
     /** One server variant: the route alone, with the quota feature, or with the Lua floor filter. */
-    private record Server(String label, @Nullable QuotaService service, @Nullable ContenderFilter filter) {
+    private record Server(String label, @Nullable QuotaService service, @Nullable ContenderFilter filter,
+                          boolean transfers) {
     }
 
     /** Each server measured twice, in order then in reverse (A B C C B A), halves combined. */
@@ -123,12 +150,13 @@ final class HttpScenario {
     private Row measure(Server variant, String loadName, Instance instance, double rate) {
         String label = variant.label();
         int port = freePort();
-        HttpServer server = HttpBench.start(port, variant.service(), variant.filter(), settings.callers());
+        HttpServer server = HttpBench.start(port, variant.service(), variant.filter(), settings.callers(),
+                variant.transfers());
         Profiler.Slice[] recording = new Profiler.Slice[1];
         try {
             double[] cpuAtStart = new double[2];
             HttpBench.LoadResult result = HttpBench.load(port, settings.callers(), settings.warmupNanos() / 1e9,
-                    settings.measureNanos() / 2e9, rate, () -> {
+                    settings.measureNanos() / 2e9, rate, variant.transfers() ? TransfersEndpoint.BODY : null, () -> {
                         instance.counter().reset();
                         redis.resetStats();
                         cpuAtStart[0] = network.clientCpuNanos();

@@ -177,7 +177,9 @@ final class Report {
         if (rows.isEmpty()) {
             return;
         }
-        heading("4. HTTP end to end (GET /api/v1/accounts/{id}, Jersey + Grizzly, load from a separate process)", rtt);
+        heading("4. HTTP end to end (GET /api/v1/accounts/{id}, one limit; rows \"..., transfers\": POST"
+                + " /api/v1/transfers/{id}, the transfer's five buckets; Jersey + Grizzly, load from a separate process)",
+                rtt);
         line("");
         line("| server | load | requests/s | p50 µs | p99 µs | p99.9 µs | round trips/request | Redis cmds/request "
                 + "| server CPU µs/request | Redis CPU µs/request | 200 | 429 | errors |");

@@ -62,6 +62,20 @@ final class Targets {
                     luaPeak == null ? "" : f("; the Lua floor filter: %.2fx",
                             luaPeak.result().throughput() / plainPeak.result().throughput())));
         }
+        HttpScenario.Row layeredPeak = row(http, HttpScenario.WITH + HttpScenario.LAYERED, "peak");
+        HttpScenario.Row layeredLuaPeak = row(http, HttpScenario.LAYERED_LUA + HttpScenario.LAYERED, "peak");
+        if (quotaPeak != null && luaPeak != null) {
+            double ratio = quotaPeak.result().throughput() / luaPeak.result().throughput();
+            target(ratio >= 0.9, f("HTTP: QuotaFeature %.2fx the bare Lua filter's throughput (target >= 0.90x);"
+                    + " server CPU %+.0f µs per request over it (target <= +30 µs)", ratio,
+                    quotaPeak.serverCpuMicros() - luaPeak.serverCpuMicros()));
+        }
+        if (layeredPeak != null && layeredLuaPeak != null) {
+            double ratio = layeredPeak.result().throughput() / layeredLuaPeak.result().throughput();
+            target(ratio >= 0.9, f("HTTP, layered route: QuotaFeature %.2fx the layered Lua filter's throughput"
+                    + " (target >= 0.90x); server CPU %+.0f µs per request over it", ratio,
+                    layeredPeak.serverCpuMicros() - layeredLuaPeak.serverCpuMicros()));
+        }
         HttpScenario.Row plainHalf = row(http, HttpScenario.WITHOUT, "half peak");
         HttpScenario.Row quotaHalf = row(http, HttpScenario.WITH, "half peak");
         HttpScenario.Row luaHalf = row(http, HttpScenario.LUA, "half peak");

@@ -70,6 +70,19 @@ public final class HttpBench {
     public static QuotaConfig config(long capacity) {
         Plan plan = new Plan("bench", List.of(new Limit("burst", capacity, Refill.greedy(capacity, Duration.ofSeconds(1)))),
                 FailurePolicy.CLOSED);
+        return withCustomers(Map.of("bench", plan), Map.of(), Map.of());
+    }
+
+    /**
+     * {@code base}'s plans, rules and amount limits (plan {@code bench} among them) with the
+     * {@link #CUSTOMERS} customers and their API keys: the layered route's config.
+     */
+    public static QuotaConfig withCustomers(QuotaConfig base) {
+        return withCustomers(base.plans(), base.rules(), base.amounts());
+    }
+
+    private static QuotaConfig withCustomers(Map<String, Plan> plans, Map<String, dev.quota.core.Rule> rules,
+                                             Map<String, dev.quota.core.AmountLimits> amounts) {
         Map<String, Customer> customers = new HashMap<>();
         Map<String, String> keys = new HashMap<>();
         for (int i = 0; i < CUSTOMERS; i++) {
@@ -77,8 +90,7 @@ public final class HttpBench {
             customers.put(c.id(), c);
             keys.put(ApiKeys.sha256Hex(LoadGenerator.apiKey(i)), c.id());
         }
-        return new QuotaConfig(0, Identity.DEFAULT, Map.of("bench", plan), Map.of(), Map.of(), customers, keys,
-                List.of());
+        return new QuotaConfig(0, Identity.DEFAULT, plans, rules, amounts, customers, keys, List.of());
     }
 
     /**
@@ -89,7 +101,14 @@ public final class HttpBench {
      */
     public static HttpServer start(int port, @Nullable QuotaService service, @Nullable ContenderFilter filter,
                                    int workers) {
-        ResourceConfig app = new ResourceConfig(AccountsEndpoint.class);
+        return start(port, service, filter, workers, false);
+    }
+
+    /** As {@link #start(int, QuotaService, ContenderFilter, int)}; {@code transfers}: the layered route instead. */
+    public static HttpServer start(int port, @Nullable QuotaService service, @Nullable ContenderFilter filter,
+                                   int workers, boolean transfers) {
+        ResourceConfig app = transfers ? new ResourceConfig(TransfersEndpoint.class, TransfersEndpoint.Reader.class)
+                : new ResourceConfig(AccountsEndpoint.class);
         if (service != null) {
             app.register(QuotaFeature.builder(service).build());
         }
@@ -112,8 +131,13 @@ public final class HttpBench {
 
     /** A quota service on a Redis store over {@code client}. */
     public static QuotaService service(RedissonClient client, long capacity) {
+        return service(client, config(capacity));
+    }
+
+    /** A quota service on a Redis store over {@code client}, with {@code config}. */
+    public static QuotaService service(RedissonClient client, QuotaConfig config) {
         RedisStore store = RedisStore.builder().client(client).timeout(dev.quota.bench.Instance.TIMEOUT).build();
-        return QuotaService.builder().store(store).config(config(capacity)).build();
+        return QuotaService.builder().store(store).config(config).build();
     }
 
     /**
@@ -122,12 +146,21 @@ public final class HttpBench {
      */
     public static LoadResult load(int port, int connections, double warmupSeconds, double durationSeconds,
                                   double rate, Runnable afterWarmup) {
+        return load(port, connections, warmupSeconds, durationSeconds, rate, null, afterWarmup);
+    }
+
+    /** As above; with {@code body}, {@code POST /api/v1/transfers/<id>} of it instead of the accounts route. */
+    public static LoadResult load(int port, int connections, double warmupSeconds, double durationSeconds,
+                                  double rate, @Nullable String body, Runnable afterWarmup) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC",
                 "-cp", System.getProperty("java.class.path"), LoadGenerator.class.getName(),
                 "--port", Integer.toString(port), "--connections", Integer.toString(connections),
                 "--warmup", Double.toString(warmupSeconds), "--duration", Double.toString(durationSeconds),
                 "--rate", Double.toString(rate), "--keys", Integer.toString(CUSTOMERS)));
+        if (body != null) {
+            command.addAll(List.of("--path", "/api/v1/transfers/", "--body", body));
+        }
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             String result = null;

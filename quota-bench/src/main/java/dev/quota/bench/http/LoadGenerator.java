@@ -20,8 +20,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The HTTP load, in a process of its own so the server's JVM is not also the client's: N
- * keep-alive connections, one thread each, sending {@code GET <path><id>} with a random customer's
- * {@code X-API-Key}. Closed loop ({@code --rate 0}: the next request when the last is answered) or
+ * keep-alive connections, one thread each, sending {@code GET <path><id>} (or, with {@code --body},
+ * {@code POST <path><id>} of that JSON) with a random customer's {@code X-API-Key}. Closed loop ({@code --rate 0}: the next request when the last is answered) or
  * paced ({@code --rate R} requests per second in total; latency from each request's scheduled
  * time, so queueing counts). After the warm-up it prints {@code WARMED} and waits for a line on
  * standard input; then it runs the measured load and prints one {@code RESULT key=value ...} line.
@@ -50,6 +50,7 @@ public final class LoadGenerator {
         double rate = 0;
         int keys = 1000;
         String path = "/api/v1/accounts/";
+        String body = null;
         for (int i = 0; i + 1 < args.length; i += 2) {
             String value = args[i + 1];
             switch (args[i]) {
@@ -74,6 +75,9 @@ public final class LoadGenerator {
                 case "--path":
                     path = value;
                     break;
+                case "--body":
+                    body = value;
+                    break;
                 default:
                     throw new IllegalArgumentException("unknown option " + args[i]);
             }
@@ -82,13 +86,13 @@ public final class LoadGenerator {
             throw new IllegalArgumentException("--port is required");
         }
         if (warmupSeconds > 0) {
-            run(port, connections, rate, keys, path, (long) (warmupSeconds * 1e9));
+            run(port, connections, rate, keys, path, body, (long) (warmupSeconds * 1e9));
         }
         // let the bench zero its counters between the warm-up and the measured run
         System.out.println("WARMED");
         System.out.flush();
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII)).readLine();
-        Totals totals = run(port, connections, rate, keys, path, (long) (durationSeconds * 1e9));
+        Totals totals = run(port, connections, rate, keys, path, body, (long) (durationSeconds * 1e9));
         LatencyHistogram h = totals.latency;
         System.out.println("RESULT requests=" + totals.requests + " ok=" + totals.ok + " rejected=" + totals.rejected
                 + " errors=" + totals.errors + " elapsedNanos=" + totals.elapsedNanos
@@ -113,7 +117,8 @@ public final class LoadGenerator {
         }
     }
 
-    private static Totals run(int port, int connections, double rate, int keys, String path, long durationNanos)
+    private static Totals run(int port, int connections, double rate, int keys, String path, String body,
+                              long durationNanos)
             throws InterruptedException {
         Totals totals = new Totals();
         CountDownLatch ready = new CountDownLatch(connections);
@@ -164,7 +169,7 @@ public final class LoadGenerator {
                     }
                     int customer = random.nextInt(keys);
                     try {
-                        int status = client.get(path + "acc-" + customer, apiKey(customer));
+                        int status = client.send(path + "acc-" + customer, apiKey(customer), body);
                         h.record(System.nanoTime() - scheduled);
                         if (client.closing) {
                             // the server ends keep-alive after so many requests: a new connection, not an error
@@ -223,9 +228,14 @@ public final class LoadGenerator {
             in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
         }
 
-        int get(String path, String apiKey) throws IOException {
-            String request = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n"
-                    + "X-API-Key: " + apiKey + "\r\n\r\n";
+        /** {@code GET path}, or with a body {@code POST path} of JSON; answers the status. */
+        int send(String path, String apiKey, String body) throws IOException {
+            String request = body == null
+                    ? "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n"
+                            + "X-API-Key: " + apiKey + "\r\n\r\n"
+                    : "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n"
+                            + "Content-Type: application/json\r\nContent-Length: "
+                            + body.getBytes(StandardCharsets.UTF_8).length + "\r\nX-API-Key: " + apiKey + "\r\n\r\n" + body;
             out.write(request.getBytes(StandardCharsets.US_ASCII));
             out.flush();
             closing = false;
