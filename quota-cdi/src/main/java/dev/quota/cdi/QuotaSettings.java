@@ -1,5 +1,6 @@
 package dev.quota.cdi;
 
+import dev.quota.jaxrs.AdminTokens;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -292,7 +293,7 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
         if (file != null && !file.isBlank()) {
             try {
                 Path path = Path.of(file.trim());
-                return new AdminToken(ADMIN_TOKEN_FILE + " " + path, AdminTokenFile.read(path));
+                return new AdminToken(ADMIN_TOKEN_FILE + " " + path, AdminTokens.fromFile(path));
             } catch (InvalidPathException e) {
                 problems.add(ADMIN_TOKEN_FILE + ": \"" + clip(file) + "\" is not a file path");
             } catch (IllegalArgumentException e) {

@@ -170,7 +170,7 @@ record Options(String host, int port, int managementPort, @Nullable Path config,
     private static @Nullable AdminToken adminToken(@Nullable Path file, @Nullable String fromEnv) {
         if (file != null) {
             try {
-                return new AdminToken(AdminTokenFile.read(file), file.toString());
+                return new AdminToken(AdminTokens.fromFile(file), file.toString());
             } catch (IllegalArgumentException e) {
                 throw new UsageException("--admin-token-file " + e.getMessage());
             }

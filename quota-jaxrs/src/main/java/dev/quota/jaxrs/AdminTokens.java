@@ -1,8 +1,20 @@
 package dev.quota.jaxrs;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * What a {@link QuotaAdminResource} token must be, and a way to make one.
@@ -19,7 +31,8 @@ import java.util.Locale;
  * 39 digits do. The estimate is what a guesser faces if the characters were drawn at random; a
  * token made of words is weaker than it says, so generate tokens ({@link #generate()}).
  *
- * <p>Messages say which rule a token breaks and its length, never the token.
+ * <p>Messages say which rule a token breaks and its length, never the token. {@link #fromFile}
+ * reads one from a file only its owner may read.
  */
 public final class AdminTokens {
 
@@ -33,6 +46,12 @@ public final class AdminTokens {
     public static final int MIN_BITS = 128;
 
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** Group and others must have none of these on a token file. */
+    private static final Set<PosixFilePermission> NOT_FOR_OTHERS = EnumSet.of(
+            PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
+            PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE);
+    /** A token file holds one token; a longer file is not a token file. */
+    private static final int MAX_FILE_BYTES = 1024;
 
     private AdminTokens() {
     }
@@ -104,6 +123,50 @@ public final class AdminTokens {
             } catch (IllegalArgumentException unlucky) {
                 // fewer than 10 different characters in 43 random ones: next to impossible, draw again
             }
+        }
+    }
+
+    /**
+     * The token in {@code file}: its content without surrounding white space (a final newline is
+     * usual), which must pass {@link #requireStrong}. On a POSIX file system the file must be
+     * readable and writable by its owner only. A file keeps the token out of properties, logs and
+     * {@code ps}, which show a command line to every local user.
+     *
+     * @throws IllegalArgumentException saying what is wrong with the file or the token, never the token
+     */
+    public static String fromFile(Path file) {
+        boolean posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+        try {
+            BasicFileAttributes attributes = posix ? Files.readAttributes(file, PosixFileAttributes.class)
+                    : Files.readAttributes(file, BasicFileAttributes.class);
+            if (!attributes.isRegularFile()) {
+                throw new IllegalArgumentException(file + " is not a regular file");
+            }
+            if (attributes instanceof PosixFileAttributes permissions) {
+                Set<PosixFilePermission> granted = permissions.permissions();
+                if (granted.stream().anyMatch(NOT_FOR_OTHERS::contains)) {
+                    throw new IllegalArgumentException(file + " may be read or written by group or others ("
+                            + PosixFilePermissions.toString(granted) + "); make it the owner's only: chmod 600 "
+                            + file);
+                }
+            }
+            if (attributes.size() > MAX_FILE_BYTES) {
+                throw new IllegalArgumentException(file + " is " + attributes.size() + " bytes; a token file holds"
+                        + " one token of at most 256 characters");
+            }
+            byte[] bytes;
+            try (InputStream in = Files.newInputStream(file)) {
+                bytes = in.readNBytes(MAX_FILE_BYTES + 1);
+            }
+            String token = new String(bytes, StandardCharsets.UTF_8).strip();
+            try {
+                requireStrong(token);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+            }
+            return token;
+        } catch (IOException e) {
+            throw new IllegalArgumentException(file + " cannot be read (" + e.getClass().getSimpleName() + ")", e);
         }
     }
 }

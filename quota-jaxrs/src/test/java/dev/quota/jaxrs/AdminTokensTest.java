@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class AdminTokensTest {
 
@@ -49,5 +54,33 @@ class AdminTokensTest {
             tokens.add(token);
         }
         assertThat(tokens).hasSize(100);
+    }
+
+    @Test
+    void fromFile_readsTheOwnersToken_withoutItsNewline(@TempDir Path dir) throws IOException {
+        String token = AdminTokens.generate();
+        Path file = Files.writeString(dir.resolve("token"), token + "\n");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+
+        assertThat(AdminTokens.fromFile(file)).isEqualTo(token);
+    }
+
+    @Test
+    void fromFile_thatGroupOrOthersMayRead_isRefused_withoutTheToken(@TempDir Path dir) throws IOException {
+        String token = AdminTokens.generate();
+        Path file = Files.writeString(dir.resolve("token"), token);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+
+        assertThatThrownBy(() -> AdminTokens.fromFile(file)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("chmod 600").hasMessageNotContaining(token);
+    }
+
+    @Test
+    void fromFile_withAWeakToken_namesTheFile(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("token"), "password");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+
+        assertThatThrownBy(() -> AdminTokens.fromFile(file)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith(file + ": admin token must be 32 to 256 characters");
     }
 }
