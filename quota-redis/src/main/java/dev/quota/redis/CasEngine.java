@@ -400,15 +400,8 @@ final class CasEngine {
         for (Job job : toSend) {
             groups.get(cluster ? KeySlots.slot(job.firstKey()) : 0).jobs.add(job);
         }
-        List<Group> sent = new ArrayList<>(groups.size());
-        for (Group group : groups.values()) {
-            if (group.needsRedis(now, trustNanos)) {
-                sent.add(group);
-            } else {
-                group.jobs.forEach(Job::complete); // refusals from confirmed states: no round trip
-            }
-        }
-        return sent;
+        // every job left needs Redis: a refusal among them touches a key written this round or not confirmed lately
+        return new ArrayList<>(groups.values());
     }
 
     /**
@@ -566,24 +559,6 @@ final class CasEngine {
             if (!jobs.isEmpty()) {
                 LockSupport.unpark(jobs.get(0).waiter);
             }
-        }
-
-        /**
-         * Whether a round trip is needed: something to write, a key not confirmed lately, or a job
-         * whose answer is not a refusal (only a refusal stands whatever other instances did since).
-         */
-        boolean needsRedis(long now, long trustNanos) {
-            for (Job job : jobs) {
-                if (!job.refusal()) {
-                    return true;
-                }
-            }
-            for (Cell cell : cells) {
-                if (cell.dirty || !cell.knownBefore || trustNanos == 0 || now - cell.confirmedNanos >= trustNanos) {
-                    return true;
-                }
-            }
-            return false;
         }
 
         void send(CasEngine engine) {
