@@ -2,6 +2,7 @@ package dev.quota.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.testkit.RawHttp;
 import dev.quota.testkit.RedisServer;
 import dev.quota.testkit.RespClient;
 import java.nio.file.Path;

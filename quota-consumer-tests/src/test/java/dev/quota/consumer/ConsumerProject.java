@@ -1,5 +1,6 @@
 package dev.quota.consumer;
 
+import dev.quota.testkit.RawHttp;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;

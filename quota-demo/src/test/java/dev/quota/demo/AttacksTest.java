@@ -7,6 +7,7 @@ import dev.quota.core.LimitStatus;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
 import dev.quota.core.Rule;
+import dev.quota.testkit.RawHttp;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -3,6 +3,7 @@ package dev.quota.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.quota.testkit.RawHttp;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;

@@ -1,5 +1,6 @@
 package dev.quota.demo;
 
+import dev.quota.testkit.RawHttp;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quota.core.QuotaService;
 import dev.quota.core.store.InMemoryStore;
 import dev.quota.testkit.MutableClock;
+import dev.quota.testkit.RawHttp;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;

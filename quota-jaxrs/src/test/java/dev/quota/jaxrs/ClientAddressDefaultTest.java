@@ -7,6 +7,7 @@ import dev.quota.core.QuotaService;
 import dev.quota.core.net.Cidr;
 import dev.quota.core.store.InMemoryStore;
 import dev.quota.testkit.MutableClock;
+import dev.quota.testkit.RawHttp;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;

@@ -2,6 +2,7 @@ package dev.quota.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.testkit.RawHttp;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.junit.jupiter.api.AfterEach;

@@ -5,13 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quota.core.Identity;
 import dev.quota.core.Limit;
 import dev.quota.core.Refill;
-import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
-import jakarta.ws.rs.container.ContainerRequestContext;
-import jakarta.ws.rs.container.ContainerRequestFilter;
-import jakarta.ws.rs.core.SecurityContext;
 import java.net.http.HttpResponse;
-import java.security.Principal;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -37,46 +32,12 @@ class NamespaceTest {
                             Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, "free")))
             .feature(f -> f.clientAddress(Fixture.PEER)
                     .callerResolver(CallerResolver.firstOf(CallerResolver.principal(), CallerResolver.apiKey())))
-            .application(app -> app.register(TestUser.class))
+            .application(app -> app.register(new TestAuthentication(), Priorities.AUTHENTICATION))
             .start();
 
     @AfterEach
     void stop() {
         fixture.close();
-    }
-
-    /** Authenticates the user named in {@code X-Test-User}, as a login filter would. */
-    @Priority(Priorities.AUTHENTICATION)
-    public static final class TestUser implements ContainerRequestFilter {
-        @Override
-        public void filter(ContainerRequestContext request) {
-            String user = request.getHeaderString("X-Test-User");
-            if (user == null) {
-                return;
-            }
-            Principal principal = () -> user;
-            request.setSecurityContext(new SecurityContext() {
-                @Override
-                public Principal getUserPrincipal() {
-                    return principal;
-                }
-
-                @Override
-                public boolean isUserInRole(String role) {
-                    return false;
-                }
-
-                @Override
-                public boolean isSecure() {
-                    return false;
-                }
-
-                @Override
-                public String getAuthenticationScheme() {
-                    return "test";
-                }
-            });
-        }
     }
 
     private HttpResponse<String> get(String... headers) {

@@ -8,6 +8,7 @@ import dev.quota.core.LimitStatus;
 import dev.quota.core.Refill;
 import dev.quota.core.RouteMatch;
 import dev.quota.core.Rule;
+import dev.quota.testkit.RawHttp;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

@@ -6,6 +6,7 @@ import dev.quota.core.Limit;
 import dev.quota.core.Refill;
 import dev.quota.core.RouteMatch;
 import dev.quota.core.Rule;
+import dev.quota.testkit.RawHttp;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

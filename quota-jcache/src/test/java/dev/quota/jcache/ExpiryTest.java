@@ -8,6 +8,7 @@ import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.testkit.Await;
 import dev.quota.testkit.MutableClock;
+import dev.quota.testkit.StderrCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

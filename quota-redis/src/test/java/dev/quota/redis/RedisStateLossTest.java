@@ -16,6 +16,7 @@ import dev.quota.testkit.Await;
 import dev.quota.testkit.MutableClock;
 import dev.quota.testkit.RedisExtension;
 import dev.quota.testkit.RespClient;
+import dev.quota.testkit.StderrCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

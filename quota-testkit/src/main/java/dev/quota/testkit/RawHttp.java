@@ -1,0 +1,159 @@
+package dev.quota.testkit;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * HTTP/1.1 for tests, over a socket bound to a chosen loopback address ({@code 127.0.0.2}), which
+ * the JDK's HTTP client cannot do: the way to be two different clients from one machine; and
+ * requests the JDK's client refuses to send (odd paths, NUL bytes in headers, bodies of any size),
+ * with their answers as they came. One request per connection ({@code Connection: close}).
+ */
+public final class RawHttp {
+
+    /** An answer: status code, headers by lower-case name (last value wins), body as text. */
+    public record Answer(int status, Map<String, String> headers, String body) {
+        /** The header's value, by any spelling of its name; null when absent. */
+        public String header(String name) {
+            return headers.get(name.toLowerCase(Locale.ROOT));
+        }
+    }
+
+    private RawHttp() {
+    }
+
+    /** GET {@code path} on {@code 127.0.0.1:port} from {@code from}, with header pairs {@code name, value, ...}. */
+    public static Answer get(String from, int port, String path, String... headers) {
+        return send(from, port, "GET", path, null, headers);
+    }
+
+    /** {@code method path} from 127.0.0.1, as {@link #send(String, int, String, String, byte[], String...)}. */
+    public static Answer send(int port, String method, String path, byte[] body, String... headers) {
+        return send("127.0.0.1", port, method, path, body, headers);
+    }
+
+    /**
+     * {@code method path} on {@code 127.0.0.1:port} from {@code from} with {@code body} (none when
+     * null) and header pairs {@code name, value, ...} written as ISO-8859-1 bytes, so a value may
+     * hold any byte but CR and LF. The body is written by another thread while the answer is read,
+     * so a server that answers and closes before it has read a large body still gives its answer.
+     */
+    public static Answer send(String from, int port, String method, String path, byte[] body, String... headers) {
+        try (Socket socket = new Socket()) {
+            socket.setSoTimeout(30_000);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(from), 0));
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5_000);
+            StringBuilder head = new StringBuilder(method).append(' ').append(path).append(" HTTP/1.1\r\n")
+                    .append("Host: 127.0.0.1:").append(port).append("\r\nConnection: close\r\nAccept: */*\r\n");
+            if (body != null) {
+                head.append("Content-Length: ").append(body.length).append("\r\n");
+            }
+            for (int i = 0; i + 1 < headers.length; i += 2) {
+                head.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+            }
+            OutputStream out = socket.getOutputStream();
+            out.write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            Thread writer = null;
+            if (body != null) {
+                writer = new Thread(() -> {
+                    try {
+                        out.write(body);
+                        out.flush();
+                    } catch (IOException e) {
+                        // the server answered without reading it all: the answer says what it made of it
+                    }
+                }, "raw-http-body");
+                writer.start();
+            }
+            ByteArrayOutputStream answer = new ByteArrayOutputStream();
+            try {
+                socket.getInputStream().transferTo(answer);
+            } catch (IOException e) {
+                // a reset after the answer arrived: keep what was read
+                if (answer.size() == 0) {
+                    throw e;
+                }
+            }
+            if (writer != null) {
+                writer.join(30_000);
+            }
+            return parse(answer.toByteArray());
+        } catch (IOException e) {
+            throw new UncheckedIOException(method + " " + path + " from " + from + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** POST of a JSON text to {@code path} on 127.0.0.1 with header pairs {@code name, value, ...}. */
+    public static Answer postJson(int port, String path, String json, String... headers) {
+        return postJson("127.0.0.1", port, path, json, headers);
+    }
+
+    /** POST of a JSON text to {@code path} on {@code 127.0.0.1:port} from {@code from}. */
+    public static Answer postJson(String from, int port, String path, String json, String... headers) {
+        String[] all = Arrays.copyOf(headers, headers.length + 2);
+        all[headers.length] = "Content-Type";
+        all[headers.length + 1] = "application/json";
+        return send(from, port, "POST", path, json.getBytes(StandardCharsets.UTF_8), all);
+    }
+
+    private static Answer parse(byte[] raw) throws IOException {
+        String text = new String(raw, StandardCharsets.ISO_8859_1);
+        int end = text.indexOf("\r\n\r\n");
+        if (end < 0) {
+            throw new IOException("no complete response head in: " + text);
+        }
+        List<String> lines = List.of(text.substring(0, end).split("\r\n"));
+        int status = Integer.parseInt(lines.get(0).split(" ")[1]);
+        Map<String, String> headers = new LinkedHashMap<>();
+        for (String line : lines.subList(1, lines.size())) {
+            int colon = line.indexOf(':');
+            headers.put(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim());
+        }
+        byte[] body = Arrays.copyOfRange(raw, end + 4, raw.length);
+        if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
+            body = dechunk(body);
+        }
+        return new Answer(status, headers, new String(body, StandardCharsets.UTF_8));
+    }
+
+    private static byte[] dechunk(byte[] chunked) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        InputStream in = new ByteArrayInputStream(chunked);
+        while (true) {
+            StringBuilder sizeLine = new StringBuilder();
+            int c;
+            while ((c = in.read()) != '\n') {
+                if (c < 0) {
+                    throw new IOException("truncated chunked body");
+                }
+                if (c != '\r') {
+                    sizeLine.append((char) c);
+                }
+            }
+            int semicolon = sizeLine.indexOf(";");
+            int size = Integer.parseInt((semicolon < 0 ? sizeLine : sizeLine.substring(0, semicolon)).toString().trim(), 16);
+            if (size == 0) {
+                return out.toByteArray();
+            }
+            out.write(in.readNBytes(size));
+            in.skipNBytes(2);
+        }
+    }
+}
