@@ -3,24 +3,19 @@ package dev.quota.cdi;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.BeanManager;
-import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
 import jakarta.enterprise.inject.spi.Extension;
 
 /**
- * Registers the module's beans and builds the quota service as the application starts, so that a
- * bad setting or plans file fails the deployment with a message naming the setting, instead of
- * the first request. Loaded by the container from {@code META-INF/services}; the jar needs no
- * {@code beans.xml} (its beans are added here, whatever discovery mode the application uses).
+ * On a container that runs portable extensions (Weld: Payara, WildFly, Helidon), builds the quota
+ * service as the deployment is validated, so that a bad setting or plans file is reported as a
+ * deployment problem naming the setting. The module's beans are found by discovery (the jar's
+ * {@code META-INF/beans.xml}); on a CDI Lite container (Quarkus) {@link QuotaProducers} starts the
+ * same way on the {@code Startup} event.
  */
 public final class QuotaExtension implements Extension {
 
     /** For the container's service loader. */
     public QuotaExtension() {
-    }
-
-    void addBeans(@Observes BeforeBeanDiscovery discovery) {
-        discovery.addAnnotatedType(QuotaProducers.class, QuotaProducers.class.getName());
-        discovery.addAnnotatedType(QuotaRequest.class, QuotaRequest.class.getName());
     }
 
     void start(@Observes AfterDeploymentValidation validation, BeanManager beans) {
