@@ -39,6 +39,24 @@ class UnenforcedWiringTest {
     }
 
     @Test
+    void aRuntimeWhoseConfigurationListsNothingAFeatureRegistered_asQuarkusRest_starts() {
+        // Quarkus REST takes every filter, interceptor and mapper but lists none in its configuration
+        List<Object> taken = new ArrayList<>();
+        FeatureContext unlisted = featureContext(new ArrayList<>(), provider -> false);
+        FeatureContext recording = (FeatureContext) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {FeatureContext.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("register") && !(args[0] instanceof Class<?>)) {
+                        taken.add(args[0]);
+                    }
+                    return method.getName().equals("getConfiguration") ? unlisted.getConfiguration() : proxy;
+                });
+
+        QuotaFeature.builder(service).clientAddress(request -> "203.0.113.7").build().configure(recording);
+
+        assertThat(taken).hasSize(5);
+    }
+
+    @Test
     void aRuntimeThatKeepsEverything_registersFiltersInterceptorAndMapperOnly_besidesTheStartUpCheck() {
         List<Object> registered = new ArrayList<>();
         QuotaFeature.builder(service).clientAddress(request -> "203.0.113.7").build()
