@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Takes the tokens of one decision from its buckets in one store call, applies the failure policy
- * when the store cannot answer, and writes the receipt.
+ * during an established outage (a call that merely failed is refused with 503, see
+ * {@link QuotaStoreException}), and writes the receipt.
  *
  * <p>A decision's buckets are consumed together: all of them, or, when a rule, shared or amount
  * limit refuses, one token of each plan bucket (the request was made and counts against the
@@ -76,19 +77,31 @@ final class DecisionRunner {
             decision = execute(store, slots);
         } catch (QuotaStoreException e) {
             listener.onStoreFailure(e);
+            String reason = String.valueOf(e.getMessage());
+            if (!e.outage()) {
+                // the store may be serving every other call: admitting this one from a local bucket
+                // would count it beside the store, so it is refused, and the client retries
+                warnThrottled(e, "refusing it with 503 (the store is not known to be down)");
+                return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter,
+                        Receipt.NONE, new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.SHED, reason));
+            }
             FailurePolicy policy = strictest(slots);
-            warnThrottled(e, policy);
+            warnThrottled(e, "applying failure policy " + policy);
+            QuotaDecision.Fallback fallenBack = new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.of(policy),
+                    reason);
             switch (policy) {
                 case OPEN:
-                    return new QuotaDecision(QuotaDecision.Outcome.UNENFORCED, List.of(), null, Duration.ZERO);
+                    return new QuotaDecision(QuotaDecision.Outcome.UNENFORCED, List.of(), null, Duration.ZERO,
+                            Receipt.NONE, fallenBack);
                 case CLOSED:
-                    return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter);
+                    return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter,
+                            Receipt.NONE, fallenBack);
                 default:
                     if (fallbackActive.compareAndSet(false, true)) {
                         log.warn("quota fallback engaged: limits are enforced in this JVM until the store answers");
                         listener.onFallback(true);
                     }
-                    return execute(fallback, planner.apply(liveInstances()));
+                    return execute(fallback, planner.apply(liveInstances())).decidedBy(fallenBack);
             }
         }
         if (fallbackActive.compareAndSet(true, false)) {
@@ -270,14 +283,14 @@ final class DecisionRunner {
      * An outage must not flood the log: one warning a second (by the service's clock), carrying the
      * count of the failures since the previous one; those are logged at DEBUG only.
      */
-    private void warnThrottled(QuotaStoreException e, FailurePolicy policy) {
+    private void warnThrottled(QuotaStoreException e, String action) {
         LogThrottle.Permit permit = failureWarnings.offer();
         if (permit.write()) {
             long unwarned = permit.summary() == null ? 0 : permit.summary().count();
-            warn.accept("quota store unavailable (" + e.getMessage() + "); applying failure policy " + policy
+            warn.accept("quota store unavailable (" + e.getMessage() + "); " + action
                     + " (" + unwarned + " more since the last warning)");
         } else {
-            log.debug("quota store unavailable ({}); applying failure policy {}", e.getMessage(), policy);
+            log.debug("quota store unavailable ({}); {}", e.getMessage(), action);
         }
     }
 

@@ -91,8 +91,9 @@ public final class QuotaServiceBuilder {
     }
 
     /**
-     * The {@code Retry-After} of a decision rejected because the store is unavailable under
-     * {@link FailurePolicy#CLOSED}; default 1 second.
+     * The {@code Retry-After} of a decision rejected because the store is unavailable: under
+     * {@link FailurePolicy#CLOSED} during an outage, and whatever the policy when one call failed
+     * while the store serves others ({@link QuotaDecision.Fallback.Kind#SHED}); default 1 second.
      *
      * @throws IllegalArgumentException if negative or zero
      */

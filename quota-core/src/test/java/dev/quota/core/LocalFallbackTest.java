@@ -5,6 +5,8 @@ import static dev.quota.core.Configs.greedy;
 import static dev.quota.core.Configs.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.core.store.ForwardingStore;
+import dev.quota.core.store.InMemoryStore;
 import dev.quota.testkit.MutableClock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
@@ -39,6 +41,43 @@ class LocalFallbackTest {
         store.failing = true;
 
         assertThat(admitted(service, Customer.of("alice", "free"), 30)).as("40 over 4 instances").isEqualTo(10);
+    }
+
+    /**
+     * What broke: one call timed out on a busy machine while the store served every other call,
+     * and the default {@code local} policy admitted it from an in-JVM bucket beside the store's count.
+     */
+    @Test
+    void aFailedCall_whileTheOutageIsNotEstablished_isRefusedWith503_andNeverAdmittedLocally() {
+        QuotaService service = QuotaService.builder().store(new ForwardingStore(InMemoryStore.builder().clock(clock)
+                        .build()) {
+                    @Override
+                    protected void before(String operation) {
+                        throw new QuotaStoreException("redis did not answer within 2000 ms (test)");
+                    }
+                }).clock(clock)
+                .config(config(plan("free", greedy("burst", 40, 40, Duration.ofHours(1)))))
+                .build();
+
+        QuotaDecision decision = service.decide(Customer.of("alice", "free"), null);
+
+        assertThat(decision.outcome()).isEqualTo(QuotaDecision.Outcome.UNAVAILABLE);
+        assertThat(decision.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(decision.fallback()).isEqualTo(new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.SHED,
+                "redis did not answer within 2000 ms (test)"));
+        assertThat(admitted(service, Customer.of("alice", "free"), 30)).isZero();
+    }
+
+    @Test
+    void storeDown_theDecisionSaysTheLocalFallbackMadeIt() {
+        QuotaService service = service();
+        store.failing = true;
+
+        QuotaDecision decision = service.decide(Customer.of("alice", "free"), null);
+
+        assertThat(decision.outcome()).isEqualTo(QuotaDecision.Outcome.ALLOWED);
+        assertThat(decision.fallback()).isEqualTo(new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.LOCAL,
+                "store down (test)"));
     }
 
     /** What broke: a count that threw (a grid whose own member is gone) reached the caller. */
