@@ -18,22 +18,46 @@ public final class QuotaStoreException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final boolean outage;
+    private final boolean inDoubt;
 
     /** Wraps the store's own failure: one call failed; whether the store is down is not known. */
     public QuotaStoreException(String message, Throwable cause) {
         super(message, cause);
         this.outage = false;
+        this.inDoubt = false;
     }
 
     /** A failure without an underlying exception: one call failed; whether the store is down is not known. */
     public QuotaStoreException(String message) {
         super(message);
         this.outage = false;
+        this.inDoubt = false;
     }
 
     private QuotaStoreException(String message, boolean outage) {
         super(message);
         this.outage = outage;
+        this.inDoubt = false;
+    }
+
+    private QuotaStoreException(String message, Throwable cause, boolean inDoubt) {
+        super(message, cause);
+        this.outage = false;
+        this.inDoubt = inDoubt;
+    }
+
+    /**
+     * One call failed after its write was sent, and the store may have applied it (a script that
+     * timed out may still run): the decision is refused, so nothing is admitted twice, and its
+     * tokens may stay taken. Counted by {@code quota.store.in.doubt}.
+     */
+    public static QuotaStoreException inDoubt(String message, Throwable cause) {
+        return new QuotaStoreException(message, cause, true);
+    }
+
+    /** Whether the failed call's write may have been applied ({@link #inDoubt(String, Throwable)}). */
+    public boolean inDoubt() {
+        return inDoubt;
     }
 
     /**

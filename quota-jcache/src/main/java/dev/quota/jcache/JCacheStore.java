@@ -38,7 +38,7 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>{@link Mode#COMPARE_AND_SWAP} (the default): reads the bucket's bytes, computes in this JVM,
  *       writes with {@code replace(key, old, new)} or {@code putIfAbsent}; a lost race computes again,
- *       within the {@link JCacheStoreBuilder#retryBudget retry budget}. Only byte arrays travel between
+ *       up to the {@link JCacheStoreBuilder#retryBudget retry budget} of lost races. Only byte arrays travel between
  *       members, so it works on Payara whatever the application is called on each member and whatever
  *       thread calls. Needs a provider that compares values in serialized form (Hazelcast does;
  *       {@code build()} checks it). Two round trips per change, more under contention.
@@ -58,7 +58,9 @@ import org.jspecify.annotations.Nullable;
  * bucket needs to refill fully (e.g. {@link #cache(CacheManager, String, Duration)}); the store warns
  * when a bucket needs longer.
  *
- * <p>Failures of the cache become {@link QuotaStoreException}s, for the caller's failure policy.
+ * <p>Failures of the cache become {@link QuotaStoreException}s: the decision is refused with 503,
+ * and behind a {@link dev.quota.core.resilience.CircuitBreakerStore} whose {@link #ping} fails, the
+ * limits' failure policy answers.
  * The store does not bound how long a call to the cache may take: the provider's own operation
  * timeout does (Hazelcast: {@code hazelcast.operation.call.timeout.millis}, default 60 s).
  */

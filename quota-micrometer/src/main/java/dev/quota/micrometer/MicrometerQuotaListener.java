@@ -3,6 +3,7 @@ package dev.quota.micrometer;
 import dev.quota.core.Customer;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaListener;
+import dev.quota.core.QuotaStoreException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -41,6 +42,9 @@ import org.jspecify.annotations.Nullable;
  *       {@code shed}: answered 503 because one call failed while the store serves others) and tag
  *       {@code reason} ({@code outage} or {@code call_failed}). Alert on any increase: these
  *       decisions were not counted in the shared store</td></tr>
+ *   <tr><td>{@code quota.store.in.doubt} counter [{@code quota_store_in_doubt_total}]</td>
+ *       <td>failed store calls whose write may have been applied (a Redis script that timed out):
+ *       the decision was refused, and its tokens may stay taken</td></tr>
  *   <tr><td>{@code quota.fallback.active} gauge [{@code quota_fallback_active}]</td>
  *       <td>1 while the in-JVM fallback of the {@code local} failure policy is deciding, else 0</td></tr>
  *   <tr><td>{@code quota.config.reloads} counter [{@code quota_config_reloads_total}]</td>
@@ -69,6 +73,7 @@ public final class MicrometerQuotaListener implements QuotaListener {
     private final Map<SeriesKey, Counter> decisions = new ConcurrentHashMap<>();
     private final Timer latency;
     private final Counter storeErrors;
+    private final Counter inDoubt;
     private final AtomicInteger fallbackActive = new AtomicInteger();
     private final AtomicLong configVersion = new AtomicLong();
     private final Counter reloadsApplied;
@@ -87,6 +92,9 @@ public final class MicrometerQuotaListener implements QuotaListener {
                 .register(registry);
         this.storeErrors = Counter.builder("quota.store.errors")
                 .description("Store calls that failed; the failure policy decided what callers saw")
+                .register(registry);
+        this.inDoubt = Counter.builder("quota.store.in.doubt")
+                .description("Failed store calls whose write may have been applied; their decisions were refused")
                 .register(registry);
         Gauge.builder("quota.fallback.active", fallbackActive, AtomicInteger::get)
                 .description("1 while the in-JVM fallback (failure policy local) decides, else 0")
@@ -138,6 +146,9 @@ public final class MicrometerQuotaListener implements QuotaListener {
     @Override
     public void onStoreFailure(RuntimeException e) {
         storeErrors.increment();
+        if (e instanceof QuotaStoreException failure && failure.inDoubt()) {
+            inDoubt.increment();
+        }
     }
 
     @Override

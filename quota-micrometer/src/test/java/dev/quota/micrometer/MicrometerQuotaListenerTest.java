@@ -163,7 +163,7 @@ class MicrometerQuotaListenerTest {
         var listener = new MicrometerQuotaListener(registry);
 
         listener.onStoreFailure(new IllegalStateException("down"));
-        listener.onStoreFailure(new IllegalStateException("down"));
+        listener.onStoreFailure(QuotaStoreException.inDoubt("write in doubt", new IllegalStateException("timeout")));
         listener.onFallback(true);
         double fallbackWhileDown = registry.get("quota.fallback.active").gauge().value();
         listener.onFallback(false);
@@ -172,6 +172,7 @@ class MicrometerQuotaListenerTest {
         listener.onReload(false, 7);
 
         assertThat(registry.get("quota.store.errors").counter().count()).isEqualTo(2);
+        assertThat(registry.get("quota.store.in.doubt").counter().count()).isEqualTo(1);
         assertThat(fallbackWhileDown).isEqualTo(1);
         assertThat(registry.get("quota.fallback.active").gauge().value()).isZero();
         assertThat(registry.get("quota.config.reloads").tag("result", "applied").counter().count()).isEqualTo(1);

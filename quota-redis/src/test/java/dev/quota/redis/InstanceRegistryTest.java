@@ -41,7 +41,7 @@ class InstanceRegistryTest {
     }
 
     private InstanceRegistry register(Duration interval, Duration ttl) {
-        RedisStore store = RedisStore.builder().uri(redis.uri()).timeout(Duration.ofSeconds(5)).build();
+        RedisStore store = RedisStore.builder().uri(redis.uri()).build();
         stores.add(store);
         InstanceRegistry registry = InstanceRegistry.builder(store.client()).heartbeatInterval(interval)
                 .timeToLive(ttl).build();
@@ -121,7 +121,7 @@ class InstanceRegistryTest {
 
     @Test
     void aloneOrUnreachable_isNeverBelowOne() {
-        RedisStore store = RedisStore.builder().uri(redis.uri()).timeout(Duration.ofSeconds(5)).build();
+        RedisStore store = RedisStore.builder().uri(redis.uri()).build();
         stores.add(store);
         redis.server().kill();
 
@@ -133,7 +133,7 @@ class InstanceRegistryTest {
 
     @Test
     void builder_rejectsATimeToLiveNotLongerThanTheInterval() {
-        RedisStore store = RedisStore.builder().uri(redis.uri()).timeout(Duration.ofSeconds(5)).build();
+        RedisStore store = RedisStore.builder().uri(redis.uri()).build();
         stores.add(store);
         InstanceRegistry.Builder builder = InstanceRegistry.builder(store.client())
                 .heartbeatInterval(Duration.ofSeconds(2)).timeToLive(Duration.ofSeconds(2));
