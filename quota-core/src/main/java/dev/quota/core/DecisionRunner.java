@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import java.util.function.IntFunction;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -36,6 +36,8 @@ final class DecisionRunner {
     private final QuotaStore fallback;
     private final Clock clock;
     private final IntSupplier liveInstances;
+    /** This instance's place among the live instances, for the remainder of a divided limit; -1 unknown. */
+    private final IntSupplier instanceRank;
     private final Duration unavailableRetryAfter;
     private final QuotaListener listener;
     /** Whether the last decision under {@link FailurePolicy#LOCAL} went to the fallback. */
@@ -49,29 +51,31 @@ final class DecisionRunner {
     private final AtomicBoolean instancesFailing = new AtomicBoolean();
 
     DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
-                   Duration unavailableRetryAfter, QuotaListener listener) {
-        this(store, fallback, clock, liveInstances, unavailableRetryAfter, listener, log::warn);
+                   IntSupplier instanceRank, Duration unavailableRetryAfter, QuotaListener listener) {
+        this(store, fallback, clock, liveInstances, instanceRank, unavailableRetryAfter, listener, log::warn);
     }
 
     /** With {@code warn} receiving the throttled "store unavailable" warnings instead of the log (tests). */
     DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
-                   Duration unavailableRetryAfter, QuotaListener listener, Consumer<String> warn) {
+                   IntSupplier instanceRank, Duration unavailableRetryAfter, QuotaListener listener,
+                   Consumer<String> warn) {
         this.failureWarnings = new LogThrottle(clock, 1, 1, Duration.ZERO);
         this.warn = warn;
         this.store = store;
         this.fallback = fallback;
         this.clock = clock;
         this.liveInstances = liveInstances;
+        this.instanceRank = instanceRank;
         this.unavailableRetryAfter = unavailableRetryAfter;
         this.listener = listener;
     }
 
     /**
-     * Decides with the buckets {@code planner} lays out for a limit divisor (1 on the shared store,
-     * the live instance count on the in-JVM fallback).
+     * Decides with the buckets {@code planner} lays out for a share of the limits
+     * ({@link LocalShare#WHOLE} on the shared store, this instance's share on the in-JVM fallback).
      */
-    QuotaDecision run(IntFunction<List<Slot>> planner) {
-        List<Slot> slots = planner.apply(1);
+    QuotaDecision run(Function<LocalShare, List<Slot>> planner) {
+        List<Slot> slots = planner.apply(LocalShare.WHOLE);
         QuotaDecision decision;
         try {
             decision = execute(store, slots);
@@ -101,7 +105,7 @@ final class DecisionRunner {
                         log.warn("quota fallback engaged: limits are enforced in this JVM until the store answers");
                         listener.onFallback(true);
                     }
-                    return execute(fallback, planner.apply(liveInstances())).decidedBy(fallenBack);
+                    return local(planner.apply(share()), fallenBack);
             }
         }
         if (fallbackActive.compareAndSet(true, false)) {
@@ -109,6 +113,22 @@ final class DecisionRunner {
             listener.onFallback(false);
         }
         return decision;
+    }
+
+    /**
+     * Decides in this JVM during an outage. A bucket of which this instance holds no token (capacity
+     * 10 over 16 instances leaves ranks 10 to 15 none) refuses with 503, as {@code closed} would: the
+     * instances that hold the limit's tokens answer for it.
+     */
+    private QuotaDecision local(List<Slot> slots, QuotaDecision.Fallback fallenBack) {
+        for (Slot slot : slots) {
+            if (slot.noShare() && slot.mode() == Mode.ENFORCE) {
+                return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter,
+                        Receipt.NONE, new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.LOCAL,
+                        fallenBack.reason() + "; this instance holds no share of " + slot.policies().get(0)));
+            }
+        }
+        return execute(fallback, slots).decidedBy(fallenBack);
     }
 
     /**
@@ -292,6 +312,18 @@ final class DecisionRunner {
         } else {
             log.debug("quota store unavailable ({}); {}", e.getMessage(), action);
         }
+    }
+
+    /** This instance's share of the limits while the store is down. */
+    private LocalShare share() {
+        int instances = liveInstances();
+        int rank;
+        try {
+            rank = instanceRank.getAsInt();
+        } catch (RuntimeException e) {
+            rank = -1; // unknown: every instance takes the quotient only, never more than the limit in all
+        }
+        return new LocalShare(instances, rank < instances ? rank : -1);
     }
 
     /**

@@ -145,7 +145,7 @@ public final class DemoApp implements AutoCloseable {
                     .config(config)
                     .clock(settings.clock())
                     // for the LOCAL failure policy: each live instance enforces 1/n of every limit
-                    .liveInstances(instances::liveInstances)
+                    .liveInstances(instances::liveInstances, instances::rank)
                     .listener(new MicrometerQuotaListener(metrics))
                     .build();
             Path file = settings.configFile();

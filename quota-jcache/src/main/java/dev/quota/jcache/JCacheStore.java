@@ -144,6 +144,23 @@ public final class JCacheStore extends PerBucketStore {
         return hazelcast != null ? hazelcast : () -> 1;
     }
 
+    /**
+     * This member's place in {@code cache}'s grid, 0-based, for
+     * {@code QuotaServiceBuilder.liveInstances(JCacheStore.members(cache), JCacheStore.rank(cache))}:
+     * the remainder of a limit divided by the members goes to the lowest ranks. On Hazelcast, the
+     * place in the member list (the oldest member first, the same list on every member), asked
+     * without a remote call; on other providers always 0 (they count 1 member).
+     */
+    public static IntSupplier rank(Cache<?, ?> cache) {
+        try {
+            Class.forName("com.hazelcast.cache.HazelcastCacheManager", false, JCacheStore.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            return () -> 0; // no Hazelcast here: another provider, counted as one member
+        }
+        IntSupplier hazelcast = HazelcastMembers.rankOf(cache);
+        return hazelcast != null ? hazelcast : () -> 0;
+    }
+
     @Override
     protected ConsumeResult consumeOne(Take take) {
         return call(take.key(), () -> buckets.consume(take));

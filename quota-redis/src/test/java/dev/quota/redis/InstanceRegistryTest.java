@@ -66,6 +66,19 @@ class InstanceRegistryTest {
     }
 
     @Test
+    void threeInstances_haveTheRanks0To2_inTheOrderOfTheirIds() {
+        List<InstanceRegistry> three = List.of(register(BY_HAND, BY_HAND.multipliedBy(3)),
+                register(BY_HAND, BY_HAND.multipliedBy(3)), register(BY_HAND, BY_HAND.multipliedBy(3)));
+
+        three.forEach(InstanceRegistry::heartbeat);
+
+        List<String> ids = three.stream().map(InstanceRegistry::instanceId).sorted().toList();
+        assertThat(three).allSatisfy(registry -> assertThat(registry.rank()).as(registry.instanceId())
+                .isEqualTo(ids.indexOf(registry.instanceId())));
+        assertThat(three.stream().map(InstanceRegistry::rank)).containsExactlyInAnyOrder(0, 1, 2);
+    }
+
+    @Test
     void aClosedInstance_leavesAtOnce() {
         InstanceRegistry a = register(BY_HAND, BY_HAND.multipliedBy(3));
         register(BY_HAND, BY_HAND.multipliedBy(3));
