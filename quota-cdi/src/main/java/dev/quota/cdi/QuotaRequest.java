@@ -58,6 +58,16 @@ public class QuotaRequest {
         return context == null ? null : QuotaFeature.decision(context);
     }
 
+    /**
+     * Who decided instead of the shared store, and why ({@link QuotaDecision#fallback()}): the
+     * failure policy during a store outage, or a 503 for a store call that failed; null when the
+     * shared store decided, or before the decision.
+     */
+    public QuotaDecision.@Nullable Fallback fallback() {
+        QuotaDecision decision = decision();
+        return decision == null ? null : decision.fallback();
+    }
+
     /** The rule the request was counted on, or null for the plan limits only. */
     public @Nullable String rule() {
         ContainerRequestContext context = request;

@@ -70,7 +70,7 @@ final class Quotas implements AutoCloseable {
                     .store(store.store())
                     .config(config)
                     .keyPrefix(settings.keyPrefix())
-                    .liveInstances(store.liveInstances());
+                    .liveInstances(store.liveInstances(), store.rank());
             if (directory != null) {
                 builder.customers(CustomerDirectory.cached(directory, settings.customersTtl(),
                         settings.customersMaxEntries()));
