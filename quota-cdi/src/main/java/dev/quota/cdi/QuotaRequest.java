@@ -38,6 +38,11 @@ public class QuotaRequest {
         this.request = request;
     }
 
+    /** Whether quota's filters saw this request (the Jakarta REST application registered them). */
+    boolean seen() {
+        return request != null;
+    }
+
     /**
      * The customer the request was counted against (an account, a principal, or an anonymous
      * client address); null when the quota filter did not run for the request.
