@@ -2,10 +2,14 @@ package dev.quota.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -85,6 +89,39 @@ class ReadmeSnippetsTest {
         for (String property : List.of("bucket4j.version", "redisson.version")) {
             assertThat(property(parent, property)).as(property).isNotNull().isEqualTo(property(bom, property));
         }
+    }
+
+    /**
+     * What broke: the README's Jakarta EE server snippet named {@code org.slf4j:slf4j-jdk14} without
+     * a version, which the BOM did not manage, so a WAR built from it failed ("version ... is
+     * missing"). Every dependency a README code block names without a version is one the BOM manages.
+     */
+    @Test
+    void readme_everyDependencyWithoutAVersion_isManagedByTheBom() throws Exception {
+        String readme = Files.readString(Checkout.root().resolve("README.md"), StandardCharsets.UTF_8);
+        Matcher dependency = Pattern.compile("<dependency>(.*?)</dependency>", Pattern.DOTALL).matcher(readme);
+        List<String> unversioned = new ArrayList<>();
+        while (dependency.find()) {
+            String body = dependency.group(1);
+            if (!body.contains("<version>")) {
+                unversioned.add(tag(body, "groupId") + ":" + tag(body, "artifactId"));
+            }
+        }
+        Document bom = parse(Checkout.root().resolve("quota-bom").resolve("pom.xml"));
+        List<String> managed = new ArrayList<>();
+        NodeList dependencies = bom.getElementsByTagName("dependency");
+        for (int i = 0; i < dependencies.getLength(); i++) {
+            Element element = (Element) dependencies.item(i);
+            managed.add(child(element, "groupId") + ":" + child(element, "artifactId"));
+        }
+
+        assertThat(unversioned).contains("dev.quota:quota-cdi", "org.slf4j:slf4j-jdk14");
+        assertThat(managed).containsAll(unversioned);
+    }
+
+    private static String tag(String xml, String name) {
+        Matcher matcher = Pattern.compile("<" + name + ">\\s*([^<]+?)\\s*</" + name + ">").matcher(xml);
+        return matcher.find() ? matcher.group(1) : "(no " + name + ")";
     }
 
     private static Document parse(Path file) throws Exception {
