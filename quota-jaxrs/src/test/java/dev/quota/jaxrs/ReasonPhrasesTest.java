@@ -2,15 +2,10 @@ package dev.quota.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.testkit.RawHttp;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.Test;
 
@@ -57,23 +52,7 @@ class ReasonPhrasesTest {
         }
     }
 
-    /** The first line of the answer, as the server wrote it. */
-    static String statusLine(int port, String path) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-            socket.setSoTimeout(10_000);
-            socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            InputStream in = socket.getInputStream();
-            StringBuilder line = new StringBuilder();
-            for (int b = in.read(); b != -1 && b != '\n'; b = in.read()) {
-                if (b != '\r') {
-                    line.append((char) b);
-                }
-            }
-            return line.toString();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    private static String statusLine(int port, String path) {
+        return RawHttp.get("127.0.0.1", port, path).statusLine();
     }
 }
