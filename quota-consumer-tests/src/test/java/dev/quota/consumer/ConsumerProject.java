@@ -281,7 +281,7 @@ final class ConsumerProject {
 
     /** The projects on the runtimes the README names, in the order their builds start. */
     static List<String> supported() {
-        return List.of("jersey-3.1", "resteasy-6.2", "jersey-4.0", "resteasy-7.0");
+        return List.of("jersey-3.1", "resteasy-6.2", "jersey-4.0", "resteasy-7.0", "tomcat-10.1");
     }
 
     /** A project on a container whose requests do not tell the client address: it must not start. */
@@ -289,6 +289,6 @@ final class ConsumerProject {
 
     /** Every project. */
     static List<String> names() {
-        return List.of("jersey-3.1", "resteasy-6.2", "jersey-4.0", "resteasy-7.0", UNSUPPORTED);
+        return List.of("jersey-3.1", "resteasy-6.2", "jersey-4.0", "resteasy-7.0", "tomcat-10.1", UNSUPPORTED);
     }
 }
