@@ -18,7 +18,8 @@ import java.util.Map;
 enum EeServer {
 
     /** {@code java -jar payara-micro.jar --deploy bank.war}, without clustering. */
-    PAYARA_MICRO("payara-micro-6", "Payara Micro 6.2024.12", "ready in") {
+    PAYARA_MICRO("payara-micro-6", "Payara Micro 6.2024.12", "ready in",
+            List.of("HTTP/1.1 429 CUSTOM", "HTTP/1.1 422 CUSTOM")) {
         @Override
         List<String> command(Path target, int port) {
             return List.of(java(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar",
@@ -34,7 +35,8 @@ enum EeServer {
     },
 
     /** {@code bin/standalone.sh} with the WAR in {@code standalone/deployments}, every port a free one. */
-    WILDFLY("wildfly-38", "WildFly 38.0.1.Final", "WFLYSRV0025") {
+    WILDFLY("wildfly-38", "WildFly 38.0.1.Final", "WFLYSRV0025",
+            List.of("HTTP/1.1 429 Too Many Requests", "HTTP/1.1 422 Unprocessable Entity")) {
         @Override
         List<String> command(Path target, int port) {
             Path home = target.resolve("wildfly-38.0.1.Final");
@@ -55,7 +57,8 @@ enum EeServer {
      * {@code bin/server run bank}: the project's {@code src/main/liberty/config/server.xml}
      * (features, the HTTP endpoint at {@code ${env.PORT}}) and the WAR in the server's apps/.
      */
-    OPEN_LIBERTY("open-liberty", "Open Liberty 26.0.0.3", "CWWKF0011I") {
+    OPEN_LIBERTY("open-liberty", "Open Liberty 26.0.0.3", "CWWKF0011I",
+            List.of("HTTP/1.1 429 Undefined", "HTTP/1.1 422 Undefined")) {
         @Override
         List<String> command(Path target, int port) {
             Path server = target.resolve("wlp/usr/servers/bank");
@@ -76,11 +79,21 @@ enum EeServer {
     private final String project;
     private final String title;
     private final String readyLine;
+    private final List<String> statusLines;
 
-    EeServer(String project, String title, String readyLine) {
+    EeServer(String project, String title, String readyLine, List<String> statusLines) {
         this.project = project;
         this.title = title;
         this.readyLine = readyLine;
+        this.statusLines = statusLines;
+    }
+
+    /**
+     * The status lines of a 429 and a 422 of the library's: the server's own reason phrases, since
+     * Servlet 6 has no way to hand it the library's.
+     */
+    List<String> statusLines() {
+        return statusLines;
     }
 
     /** The consumer project under {@code projects/} whose WAR runs on this server. */

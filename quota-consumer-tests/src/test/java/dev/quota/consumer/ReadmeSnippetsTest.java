@@ -6,8 +6,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -25,7 +28,7 @@ import org.w3c.dom.NodeList;
  */
 class ReadmeSnippetsTest {
 
-    /** Each snippet the README marks, and the file of a consumer project that must contain it. */
+    /** Each snippet of "Use it in your service", and the file of a consumer project that must contain it. */
     private static final Map<String, String> FILES = Map.of(
             "maven", "pom.xml",
             "plans", "plans.yaml",
@@ -33,23 +36,48 @@ class ReadmeSnippetsTest {
             "resource", "src/main/java/example/ExportResource.java",
             "amount", "src/main/java/example/TransferResource.java");
 
+    /** Each snippet a WAR on a Jakarta EE server is built from, and the file of its project that must contain it. */
+    private static final Map<String, String> EE_FILES = Map.of(
+            "ee-maven", "pom.xml",
+            "ee-application", "src/main/java/example/Api.java",
+            "plans", "src/main/resources/plans.yaml",
+            "resource", "src/main/java/example/ExportResource.java",
+            "amount", "src/main/java/example/TransferResource.java");
+
     static List<String> projects() {
         return ConsumerProject.names();
     }
 
+    static List<String> eeProjects() {
+        return Arrays.stream(EeServer.values()).map(EeServer::project).toList();
+    }
+
     @Test
     void readme_marksEverySnippetAConsumerProjectIsBuiltFrom() {
-        assertThat(Readme.snippets()).containsOnlyKeys(FILES.keySet());
+        Set<String> marked = new HashSet<>(FILES.keySet());
+        marked.addAll(EE_FILES.keySet());
+        assertThat(Readme.snippets()).containsOnlyKeys(marked);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("projects")
     void consumerProject_containsEveryReadmeSnippetVerbatim(String project) {
+        assertContainsSnippets(project, FILES);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("eeProjects")
+    void eeServerProject_containsEveryReadmeSnippetOfAWarVerbatim(String project) {
+        assertContainsSnippets(project, EE_FILES);
+    }
+
+    private static void assertContainsSnippets(String project, Map<String, String> files) {
         Path dir = Checkout.projects().resolve(project);
-        for (Map.Entry<String, List<String>> snippet : Readme.snippets().entrySet()) {
-            Path file = dir.resolve(FILES.get(snippet.getKey()));
-            assertThat(Readme.missingLines(snippet.getValue(), file))
-                    .as("lines of the README's %s snippet missing from %s, or out of order", snippet.getKey(), file)
+        Map<String, List<String>> snippets = Readme.snippets();
+        for (Map.Entry<String, String> file : files.entrySet()) {
+            Path path = dir.resolve(file.getValue());
+            assertThat(Readme.missingLines(snippets.get(file.getKey()), path))
+                    .as("lines of the README's %s snippet missing from %s, or out of order", file.getKey(), path)
                     .isEmpty();
         }
     }
