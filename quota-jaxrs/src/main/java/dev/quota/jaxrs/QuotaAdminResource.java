@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * Mounted at {@code /admin}.
  *
  * <p>A runtime that finds this class by scanning the application's jars and constructs it itself
- * (RESTEasy in WildFly and Open Liberty scans {@code WEB-INF/lib} for {@code @Path} classes)
+ * (RESTEasy in WildFly scans {@code WEB-INF/lib} for {@code @Path} classes)
  * gets an admin API that is off: every call is answered 404 ({@link #QuotaAdminResource(Configuration)}).
  */
 @Path("/admin")
@@ -88,7 +88,7 @@ public final class QuotaAdminResource {
     /**
      * An admin API that is off: every call is answered 404, as for a path no resource has. For
      * runtimes that construct each {@code @Path} class they find in the application's jars
-     * (RESTEasy in WildFly and Open Liberty), which would otherwise refuse to deploy the
+     * (RESTEasy in WildFly), which would otherwise refuse to deploy the
      * application for want of a public constructor, even with no admin API wanted. The admin API
      * itself is {@link #builder}'s.
      *
