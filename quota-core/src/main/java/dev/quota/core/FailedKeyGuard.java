@@ -77,7 +77,7 @@ final class FailedKeyGuard {
 
     /** Counts one failed lookup of {@code group}; a rejection blocks the group in this JVM. */
     QuotaDecision record(QuotaConfig config, String group) {
-        QuotaDecision decision = runner.run(divisor -> List.of(layout.failedKeys(config, group, divisor)));
+        QuotaDecision decision = runner.run(share -> List.of(layout.failedKeys(config, group, share)));
         if (decision.outcome() == QuotaDecision.Outcome.REJECTED) {
             block(group, decision);
         }

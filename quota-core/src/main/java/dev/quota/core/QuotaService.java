@@ -58,10 +58,10 @@ public final class QuotaService implements AutoCloseable {
         this.layout = new BucketLayout(builder.keyPrefix, clock);
         this.listener = new Listeners(builder.listeners);
         this.runner = builder.storeFailureWarnings == null
-                ? new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.unavailableRetryAfter,
-                        listener)
-                : new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.unavailableRetryAfter,
-                        listener, builder.storeFailureWarnings);
+                ? new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
+                        builder.unavailableRetryAfter, listener)
+                : new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
+                        builder.unavailableRetryAfter, listener, builder.storeFailureWarnings);
         this.guard = new FailedKeyGuard(layout, runner, clock);
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);
@@ -278,7 +278,7 @@ public final class QuotaService implements AutoCloseable {
             Plan plan = planOf(cfg, customer);
             Rule r = ruleOf(cfg, rule);
             AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
-            decision = runner.run(divisor -> layout.request(cfg, customer, plan, r, amount, limits, divisor));
+            decision = runner.run(share -> layout.request(cfg, customer, plan, r, amount, limits, share));
         }
         report(customer, rule != null ? rule : amount != null ? amount.limits() : null, decision, start);
         return decision;
@@ -300,7 +300,7 @@ public final class QuotaService implements AutoCloseable {
             decision = QuotaDecision.bypassed();
         } else {
             AmountLimits limits = amountLimits(cfg, amount.limits());
-            decision = runner.run(divisor -> layout.amount(cfg, customer, limits, amount, divisor));
+            decision = runner.run(share -> layout.amount(cfg, customer, limits, amount, share));
         }
         report(customer, amount.limits(), decision, start);
         return decision;

@@ -21,15 +21,17 @@ final class AmountInterceptor implements ReaderInterceptor {
     private static final Logger log = LoggerFactory.getLogger(AmountInterceptor.class);
 
     private final QuotaService service;
-    private final String limits;
 
-    AmountInterceptor(QuotaService service, String limits) {
+    AmountInterceptor(QuotaService service) {
         this.service = service;
-        this.limits = limits;
     }
 
-    /** A decision the request filter left for the body: who, on which rule, and the request path. */
-    record Pending(dev.quota.core.Caller caller, @org.jspecify.annotations.Nullable String rule, String path) {
+    /**
+     * A decision the request filter left for the body: who, on which rule, the method's amount
+     * limits ({@link AmountLimit#value()}) and the request path.
+     */
+    record Pending(dev.quota.core.Caller caller, @org.jspecify.annotations.Nullable String rule, String limits,
+                   String path) {
     }
 
     @Override
@@ -38,6 +40,7 @@ final class AmountInterceptor implements ReaderInterceptor {
             return context.proceed(); // decided already (another read of the body), or not ours to decide
         }
         context.removeProperty(QuotaFeature.PENDING);
+        String limits = pending.limits();
         Object entity;
         try {
             entity = context.proceed();
@@ -47,7 +50,7 @@ final class AmountInterceptor implements ReaderInterceptor {
         }
         Amount amount;
         try {
-            amount = amountOf(entity);
+            amount = amountOf(entity, limits);
         } catch (InvalidAmount e) {
             QuotaDecision charged = charge(context, pending);
             if (!charged.allowed()) {
@@ -82,7 +85,7 @@ final class AmountInterceptor implements ReaderInterceptor {
             context.setProperty(QuotaFeature.DECISION, decision);
             return decision;
         } catch (RuntimeException e) {
-            log.error("quota check failed for {} ({}); answering 503", pending.path(), limits, e);
+            log.error("quota check failed for {} ({}); answering 503", pending.path(), pending.limits(), e);
             throw new WebApplicationException(ProblemResponses.checkFailed(pending.path()));
         }
     }
@@ -91,7 +94,7 @@ final class AmountInterceptor implements ReaderInterceptor {
      * The amount the body carries. A client's mistake is an {@link InvalidAmount} whose message, the
      * 400's reason, never echoes what the client sent (a currency may be megabytes long).
      */
-    private Amount amountOf(Object entity) {
+    private static Amount amountOf(Object entity, String limits) {
         if (entity == null) {
             throw new InvalidAmount("the body is missing");
         }
