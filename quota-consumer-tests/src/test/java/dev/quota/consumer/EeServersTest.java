@@ -30,13 +30,17 @@ import org.junit.jupiter.params.provider.EnumSource;
  * this build installed and run as the server's own process against a real Redis. Each server is
  * started once and asked everything the plain runtimes' projects are asked: 200 with RateLimit
  * headers, 401 for an unknown key, anonymous callers limited per client address, transfers decided
- * with their amount (429, 422, 400; never a 500).
+ * with their amount (429, 422, 400; never a 500). Each WAR also holds a second application that
+ * lists its classes and forgets quota's provider: its requests are refused 503, and the reason
+ * logged, never served unlimited.
  *
  * <p>The builds run one after the other in a lane of their own, so the next server's build and
  * unpacking overlap the previous server's run.
  */
 class EeServersTest {
 
+    /** Where each WAR's {@code ListedApi} is: an application wired wrongly on purpose. */
+    private static final String LISTED = "/bank/listed";
     /** Payara Micro takes 20 s to start on an idle 2-core machine; a busy one takes longer. */
     private static final Duration START_TIMEOUT = Duration.ofMinutes(4);
 
@@ -119,6 +123,18 @@ class EeServersTest {
                     "Authorization", "Bearer not-the-token-0123456789-abcdefghijkl");
             assertThat(admin.status()).as("the admin API, off without a token; %s", service.output()).isEqualTo(401);
             assertThat(admin.body()).contains("\"type\":\"urn:quota:problem:admin-token-required\"");
+
+            // the WAR's second application lists its classes and forgets quota's provider: refused, never unlimited
+            RawHttp.Answer unwired = RawHttp.get("127.0.0.1", port, LISTED + ReadmeChecks.EXPORT,
+                    "X-API-Key", ReadmeChecks.ACME_KEY);
+            assertThat(unwired.status()).as("an application without QuotaProviders; %s", service.output())
+                    .isEqualTo(503);
+            assertThat(unwired.header("Content-Type")).startsWith("application/problem+json");
+            assertThat(unwired.header("RateLimit")).isNull();
+            assertThat(unwired.body()).contains("\"type\":\"urn:quota:problem:quota-not-enforced\"");
+            service.awaitOutput("ExportResource.export was called without quota's filters having seen the request,"
+                    + " so it is refused 503: the Jakarta REST application does not register"
+                    + " dev.quota.cdi.QuotaProviders", Duration.ofSeconds(30));
         } finally {
             runs.put(server, Duration.ofNanos(System.nanoTime() - start));
         }
