@@ -3,21 +3,8 @@ package dev.quota.consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.testkit.RawHttp;
-import dev.quota.testkit.RedisServer;
-import dev.quota.testkit.RespClient;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -36,8 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>On a container that does not tell the client's address, the service must refuse to start.
  *
- * <p>The builds run in two lanes, each its builds one after the other; a project is run as soon
- * as its build is done, one at a time on a flushed Redis.
+ * <p>The builds run as {@link ConsumerBuilds} says; a project is run as soon as its build is done,
+ * one at a time on a flushed Redis.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsumerBuildsTest {
@@ -46,11 +33,7 @@ class ConsumerBuildsTest {
     private static final String EXPORT = ReadmeChecks.EXPORT;
     private static final String ADMIN_ACME = "/admin/customers/acme";
 
-    private static final Map<String, CompletableFuture<ConsumerProject>> builds = new ConcurrentHashMap<>();
-    private static ExecutorService jerseyLane;
-    private static ExecutorService resteasyLane;
-    private static RedisServer redis;
-    private static long started;
+    private static ConsumerBuilds builds;
 
     static List<String> projects() {
         return ConsumerProject.supported();
@@ -58,59 +41,15 @@ class ConsumerBuildsTest {
 
     @BeforeAll
     static void buildEveryProject() {
-        started = System.nanoTime();
-        Path repository = LocalRepository.path();
-        List<String> stale = LocalRepository.staleArtifacts(Checkout.root(), Checkout.version(), repository);
-        assertThat(stale).as("the consumer projects would build against other artifacts than this build's; run mvn"
-                + " install (the README's test command), which installs each module before this one runs").isEmpty();
-        jerseyLane = Executors.newSingleThreadExecutor(r -> new Thread(r, "consumer-builds-jersey"));
-        resteasyLane = Executors.newSingleThreadExecutor(r -> new Thread(r, "consumer-builds-resteasy"));
-        for (String name : ConsumerProject.names()) {
-            // Jersey 4 twice in one lane would be a third build there: the RESTEasy lane is shorter
-            ExecutorService lane = name.startsWith("jersey") && !name.equals(ConsumerProject.UNSUPPORTED)
-                    ? jerseyLane : resteasyLane;
-            builds.put(name, CompletableFuture.supplyAsync(() -> {
-                ConsumerProject project = new ConsumerProject(name);
-                project.build(repository);
-                return project;
-            }, lane));
-        }
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopEverything() throws InterruptedException {
-        for (ExecutorService lane : new ExecutorService[] {jerseyLane, resteasyLane}) {
-            if (lane != null) {
-                lane.shutdownNow();
-                lane.awaitTermination(30, TimeUnit.SECONDS);
-            }
-        }
-        if (redis != null) {
-            redis.close();
-        }
-        String times = builds.entrySet().stream().filter(e -> e.getValue().isDone() && !e.getValue().isCompletedExceptionally())
-                .map(e -> e.getKey() + " built in " + e.getValue().join().buildTime().toMillis() / 1000.0 + " s")
-                .sorted().collect(Collectors.joining(", "));
-        System.out.println("consumer projects: " + times + "; all done in "
-                + Duration.ofNanos(System.nanoTime() - started).toMillis() / 1000.0 + " s");
+        builds = ConsumerBuilds.get();
     }
 
     private static ConsumerProject built(String name) throws InterruptedException {
-        try {
-            return builds.get(name).get(ConsumerProject.BUILD_TIMEOUT.toMinutes() * 2, TimeUnit.MINUTES);
-        } catch (ExecutionException e) {
-            throw new AssertionError("the build of " + name + " failed: " + e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new AssertionError("the build of " + name + " did not finish", e);
-        }
+        return builds.built(name);
     }
 
     private static ConsumerProject.Running start(ConsumerProject project) {
-        try (RespClient client = RespClient.connect(redis.host(), redis.port())) {
-            client.flushAll();
-        }
-        return project.start(redis.uri());
+        return builds.start(project);
     }
 
     @Order(1)
@@ -118,8 +57,16 @@ class ConsumerBuildsTest {
     @MethodSource("projects")
     void consumerProject_answersAsTheReadmeSays(String name) throws InterruptedException {
         try (ConsumerProject.Running service = start(built(name))) {
-            ReadmeChecks.exportsAndAnonymousCallers(service.port(), "", service::output);
+            answersAsTheReadmeSays(service);
         }
+    }
+
+    /**
+     * 200 with RateLimit headers for a known key, 401 for an unknown one, the anonymous plan per
+     * client address: 200, then 429 from 127.0.0.1 while 127.0.0.2 still gets its 200.
+     */
+    static void answersAsTheReadmeSays(ConsumerProject.Running service) {
+        ReadmeChecks.exportsAndAnonymousCallers(service.port(), "", service::output);
     }
 
     @Order(2)
@@ -166,7 +113,7 @@ class ConsumerBuildsTest {
     @Order(3)
     @Test
     void containerWithoutAPeerAddress_refusesToStart_sayingHowToSupplyOne() throws InterruptedException {
-        try (ConsumerProject.Running service = built(ConsumerProject.UNSUPPORTED).launch(redis.uri())) {
+        try (ConsumerProject.Running service = built(ConsumerProject.UNSUPPORTED).launch(builds.redisUri())) {
             String output = service.awaitOutput("QuotaFeature.builder(service).clientAddress(request -> ...)",
                     ConsumerProject.START_TIMEOUT);
 
@@ -181,12 +128,20 @@ class ConsumerBuildsTest {
     @MethodSource("projects")
     void transfers_areDecidedWithTheirAmount_429_422_400_neverA500(String name) throws InterruptedException {
         try (ConsumerProject.Running service = start(built(name))) {
-            List<String> statusLines = ReadmeChecks.transfers(service.port(), "", service::output);
+            List<String> statusLines = decidesTransfersWithTheirAmount(service);
 
             if (STATUS_LINES.containsKey(name)) {
                 assertThat(statusLines).as("429 and 422 status lines").isEqualTo(STATUS_LINES.get(name));
             }
         }
+    }
+
+    /**
+     * Transfers of customer acme in EUR and USD against the README's 10,000.00 a day: 201, 429, 422,
+     * 400; the status lines of the 429 and the 422, as the runtime wrote them.
+     */
+    static List<String> decidesTransfersWithTheirAmount(ConsumerProject.Running service) {
+        return ReadmeChecks.transfers(service.port(), "", service::output);
     }
 
     /**

@@ -6,11 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -36,48 +33,86 @@ class ReadmeSnippetsTest {
             "resource", "src/main/java/example/ExportResource.java",
             "amount", "src/main/java/example/TransferResource.java");
 
-    /** Each snippet a WAR on a Jakarta EE server is built from, and the file of its project that must contain it. */
-    private static final Map<String, String> EE_FILES = Map.of(
-            "ee-maven", "pom.xml",
-            "ee-application", "src/main/java/example/Api.java",
-            "plans", "src/main/resources/plans.yaml",
+    private static final String RESOURCES = "src/main/resources/";
+    private static final Map<String, String> CDI_LITE = Map.of(
+            "cdi-lite-maven", "pom.xml",
+            "plans", "plans.yaml",
             "resource", "src/main/java/example/ExportResource.java",
             "amount", "src/main/java/example/TransferResource.java");
+
+    /** A WAR on a Jakarta EE server: the snippets of the README's "Jakarta EE server" section, and their files. */
+    private static final Map<String, String> EE_WAR = Map.of(
+            "ee-maven", "pom.xml",
+            "ee-application", "src/main/java/example/Api.java",
+            "plans", RESOURCES + "plans.yaml",
+            "resource", "src/main/java/example/ExportResource.java",
+            "amount", "src/main/java/example/TransferResource.java");
+
+    /**
+     * The Quarkus, Helidon and Jakarta EE server projects: each snippet of the README they are
+     * built from, and its file.
+     */
+    private static final Map<String, Map<String, String>> RUNTIME_PROJECTS = Map.of(
+            "payara-micro-6", EE_WAR,
+            "wildfly-38", EE_WAR,
+            "open-liberty", EE_WAR,
+            "quarkus-rest", Map.of(
+                    "maven", "pom.xml",
+                    "plans", "plans.yaml",
+                    "java", "src/main/java/example/QuotaWiring.java",
+                    "quarkus-provider", "src/main/java/example/QuotaWiring.java",
+                    "resource", "src/main/java/example/ExportResource.java",
+                    "amount", "src/main/java/example/TransferResource.java"),
+            "quarkus-rest-cdi", with(CDI_LITE, "cdi-lite-properties", RESOURCES + "application.properties"),
+            "quarkus-resteasy-cdi", with(CDI_LITE, "cdi-lite-properties", RESOURCES + "application.properties"),
+            "helidon-mp-cdi", with(CDI_LITE, "cdi-lite-properties", RESOURCES + "META-INF/microprofile-config.properties"));
 
     static List<String> projects() {
         return ConsumerProject.names();
     }
 
-    static List<String> eeProjects() {
-        return Arrays.stream(EeServer.values()).map(EeServer::project).toList();
+    static List<String> runtimeProjects() {
+        return RUNTIME_PROJECTS.keySet().stream().sorted().toList();
     }
 
     @Test
     void readme_marksEverySnippetAConsumerProjectIsBuiltFrom() {
-        Set<String> marked = new HashSet<>(FILES.keySet());
-        marked.addAll(EE_FILES.keySet());
-        assertThat(Readme.snippets()).containsOnlyKeys(marked);
+        java.util.Set<String> used = new java.util.TreeSet<>(FILES.keySet());
+        RUNTIME_PROJECTS.values().forEach(files -> used.addAll(files.keySet()));
+        assertThat(Readme.snippets()).containsOnlyKeys(used);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("runtimeProjects")
+    void quarkusHelidonAndServerProject_containsEachReadmeSnippetItIsBuiltFrom(String project) {
+        Path dir = Checkout.projects().resolve(project);
+        for (Map.Entry<String, String> snippet : RUNTIME_PROJECTS.get(project).entrySet()) {
+            List<String> lines = Readme.snippets().get(snippet.getKey());
+            assertThat(lines).as("README snippet %s", snippet.getKey()).isNotNull();
+            Path file = dir.resolve(snippet.getValue());
+            assertThat(Readme.missingLines(lines, file))
+                    .as("lines of the README's %s snippet missing from %s, or out of order", snippet.getKey(), file)
+                    .isEmpty();
+        }
+    }
+
+    private static Map<String, String> with(Map<String, String> files, String snippet, String file) {
+        Map<String, String> all = new java.util.HashMap<>(files);
+        all.put(snippet, file);
+        return Map.copyOf(all);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("projects")
     void consumerProject_containsEveryReadmeSnippetVerbatim(String project) {
-        assertContainsSnippets(project, FILES);
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("eeProjects")
-    void eeServerProject_containsEveryReadmeSnippetOfAWarVerbatim(String project) {
-        assertContainsSnippets(project, EE_FILES);
-    }
-
-    private static void assertContainsSnippets(String project, Map<String, String> files) {
         Path dir = Checkout.projects().resolve(project);
-        Map<String, List<String>> snippets = Readme.snippets();
-        for (Map.Entry<String, String> file : files.entrySet()) {
-            Path path = dir.resolve(file.getValue());
-            assertThat(Readme.missingLines(snippets.get(file.getKey()), path))
-                    .as("lines of the README's %s snippet missing from %s, or out of order", file.getKey(), path)
+        for (Map.Entry<String, List<String>> snippet : Readme.snippets().entrySet()) {
+            if (!FILES.containsKey(snippet.getKey())) {
+                continue; // a snippet of the Quarkus and Helidon sections
+            }
+            Path file = dir.resolve(FILES.get(snippet.getKey()));
+            assertThat(Readme.missingLines(snippet.getValue(), file))
+                    .as("lines of the README's %s snippet missing from %s, or out of order", snippet.getKey(), file)
                     .isEmpty();
         }
     }

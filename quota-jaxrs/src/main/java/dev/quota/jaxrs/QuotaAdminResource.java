@@ -215,7 +215,8 @@ public final class QuotaAdminResource {
     }
 
     /**
-     * The active config, summarised without API key hashes.
+     * The active config, summarised without API key hashes, and the store's health
+     * ({@link dev.quota.core.QuotaAdmin#store()}).
      *
      * @param security the runtime's, once the admin filter let the call through
      */
@@ -229,7 +230,7 @@ public final class QuotaAdminResource {
         if (on.guard().admitted(security) == null) {
             return on.guard().unchecked("config");
         }
-        return json(Response.ok(), AdminDocuments.config(on.service().config()));
+        return json(Response.ok(), AdminDocuments.config(on.service().config(), on.service().admin().store()));
     }
 
     private static Response unknownCustomer(QuotaConfig config) {
