@@ -3,19 +3,10 @@ package dev.quota.consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.testkit.RawHttp;
-import dev.quota.testkit.RedisServer;
-import dev.quota.testkit.RespClient;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -34,7 +25,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * lists its classes and forgets quota's provider: its requests are refused 503, and the reason
  * logged, never served unlimited.
  *
- * <p>The builds run one after the other in a lane of their own, so the next server's build and
+ * <p>The builds run in a lane of their own ({@link ConsumerBuilds}), so the next server's build and
  * unpacking overlap the previous server's run.
  */
 class EeServersTest {
@@ -44,72 +35,29 @@ class EeServersTest {
     /** Payara Micro takes 20 s to start on an idle 2-core machine; a busy one takes longer. */
     private static final Duration START_TIMEOUT = Duration.ofMinutes(4);
 
-    private static final Map<EeServer, CompletableFuture<ConsumerProject>> builds = new EnumMap<>(EeServer.class);
     private static final Map<EeServer, Duration> runs = new EnumMap<>(EeServer.class);
-    private static ExecutorService lane;
-    private static RedisServer redis;
-    private static long started;
+    private static ConsumerBuilds builds;
 
     @BeforeAll
     static void buildEveryProject() {
-        started = System.nanoTime();
-        Path repository = LocalRepository.path();
-        List<String> stale = LocalRepository.staleArtifacts(Checkout.root(), Checkout.version(), repository);
-        assertThat(stale).as("the consumer projects would build against other artifacts than this build's; run mvn"
-                + " install, which installs each module before this one runs").isEmpty();
-        lane = Executors.newSingleThreadExecutor(r -> new Thread(r, "consumer-builds-ee"));
-        for (EeServer server : EeServer.values()) {
-            builds.put(server, CompletableFuture.supplyAsync(() -> {
-                ConsumerProject project = new ConsumerProject(server.project());
-                project.build(repository);
-                return project;
-            }, lane));
-        }
-        redis = RedisServer.start();
+        builds = ConsumerBuilds.get();
     }
 
     @AfterAll
-    static void stopEverything() throws InterruptedException {
-        if (lane != null) {
-            lane.shutdownNow();
-            lane.awaitTermination(30, TimeUnit.SECONDS);
-        }
-        if (redis != null) {
-            redis.close();
-        }
-        String times = builds.entrySet().stream().filter(e -> e.getValue().isDone() && !e.getValue().isCompletedExceptionally())
-                .map(e -> e.getKey() + " built in " + seconds(e.getValue().join().buildTime())
-                        + (runs.containsKey(e.getKey()) ? ", started and checked in " + seconds(runs.get(e.getKey())) : ""))
-                .collect(Collectors.joining("; "));
-        System.out.println("Jakarta EE servers: " + times + "; all done in "
-                + seconds(Duration.ofNanos(System.nanoTime() - started)));
-    }
-
-    private static String seconds(Duration duration) {
-        return duration.toMillis() / 1000.0 + " s";
-    }
-
-    private static ConsumerProject built(EeServer server) throws InterruptedException {
-        try {
-            return builds.get(server).get(ConsumerProject.BUILD_TIMEOUT.toMinutes() * 3, TimeUnit.MINUTES);
-        } catch (ExecutionException e) {
-            throw new AssertionError("the build of " + server.project() + " failed: " + e.getCause().getMessage(),
-                    e.getCause());
-        } catch (TimeoutException e) {
-            throw new AssertionError("the build of " + server.project() + " did not finish", e);
-        }
+    static void printTimes() {
+        System.out.println("Jakarta EE servers: " + runs.entrySet().stream()
+                .map(e -> e.getKey() + " started and checked in " + e.getValue().toMillis() / 1000.0 + " s")
+                .collect(Collectors.joining("; ")));
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(EeServer.class)
     void readmeWar_isEnforcedAsTheReadmeSays(EeServer server) throws InterruptedException {
-        ConsumerProject project = built(server);
-        try (RespClient client = RespClient.connect(redis.host(), redis.port())) {
-            client.flushAll();
-        }
+        ConsumerProject project = builds.built(server.project());
+        builds.flushRedis();
         long start = System.nanoTime();
         try (ConsumerProject.Running service = server.launch(project,
-                Map.of("QUOTA_STORE", "redis", "QUOTA_REDIS_URI", redis.uri()))) {
+                Map.of("QUOTA_STORE", "redis", "QUOTA_REDIS_URI", builds.redisUri()))) {
             service.awaitOutput(server.readyLine(), START_TIMEOUT);
             int port = service.port();
 
