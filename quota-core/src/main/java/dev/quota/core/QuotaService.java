@@ -62,7 +62,7 @@ public final class QuotaService implements AutoCloseable {
                         listener)
                 : new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.unavailableRetryAfter,
                         listener, builder.storeFailureWarnings);
-        this.guard = new FailedKeyGuard(layout, runner, clock);
+        this.guard = new FailedKeyGuard(layout, runner, store, clock);
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);
         this.customers = builder.customers != null ? builder.customers : new ConfigCustomers(config::get);
@@ -199,10 +199,16 @@ public final class QuotaService implements AutoCloseable {
         if (customer == null) {
             return failedKey(cfg, address, group, Caller.Kind.UNKNOWN_CREDENTIAL);
         }
-        if (group != null) {
-            guard.worked(group, hash);
+        if (group != null && cfg.enabled() && !guard.knownAt(group, hash)) {
+            // a key new to this address here: another instance may have blocked the address
+            QuotaDecision block = guard.sharedBlock(cfg, group);
+            if (block.outcome() == QuotaDecision.Outcome.REJECTED) {
+                listener.onFailedKey(block);
+                return new Caller(Caller.Kind.BLOCKED, null, address, false, block);
+            }
         }
-        return new Caller(Caller.Kind.IDENTIFIED, customer, address, exempt(cfg, customer, hash, address), null);
+        return new Caller(Caller.Kind.IDENTIFIED, customer, address, exempt(cfg, customer, hash, address), null,
+                hash);
     }
 
     private Caller byPrincipal(QuotaConfig cfg, String name, @Nullable InetAddress address) {
@@ -280,8 +286,22 @@ public final class QuotaService implements AutoCloseable {
             AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
             decision = runner.run(divisor -> layout.request(cfg, customer, plan, r, amount, limits, divisor));
         }
+        remember(cfg, caller, decision);
         report(customer, rule != null ? rule : amount != null ? amount.limits() : null, decision, start);
         return decision;
+    }
+
+    /**
+     * An admitted request makes its API key known at its address: the key keeps working there while
+     * the address is blocked for guessing. A refused one records nothing, so an exhausted key sent
+     * from many addresses cannot push the keys of a NAT's own customers out of the table.
+     */
+    private void remember(QuotaConfig cfg, Caller caller, QuotaDecision decision) {
+        String hash = caller.keyHash();
+        InetAddress address = caller.address();
+        if (hash != null && address != null && decision.allowed()) {
+            guard.admitted(cfg.identity().group(address), hash);
+        }
     }
 
     /**
