@@ -8,6 +8,7 @@ import dev.quota.core.store.InMemoryStore;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -302,6 +303,69 @@ public final class QuotaService implements AutoCloseable {
         if (hash != null && address != null && decision.allowed()) {
             guard.admitted(cfg.identity().group(address), hash);
         }
+    }
+
+    /**
+     * The first step of a decision whose amount is in the request's body ({@link BodyDecision}):
+     * the plan's tokens (the rule's cost), taken when the request arrives, before its body is read.
+     * A refusal is final (a 429 without reading the body); an admitted request is decided with
+     * {@link #decideAfterBody} once its body is read.
+     *
+     * @throws IllegalArgumentException as {@link #decide(Caller, String, Amount)}
+     */
+    public QuotaDecision decideBeforeBody(Caller caller, @Nullable String rule) {
+        if (!caller.counted()) {
+            throw new IllegalArgumentException("a " + caller.kind() + " caller is not counted; answer it instead");
+        }
+        long start = System.nanoTime();
+        Customer customer = caller.customer();
+        QuotaConfig cfg = config.get();
+        if (bypassed(cfg, caller)) {
+            return QuotaDecision.bypassed(); // reported with the second step
+        }
+        Plan plan = planOf(cfg, customer);
+        Rule r = ruleOf(cfg, rule);
+        QuotaDecision decision = runner.run(divisor -> layout.plan(cfg, customer, plan, r, divisor));
+        remember(cfg, caller, decision);
+        if (!decision.allowed()) {
+            report(customer, rule, decision, start); // there is no second step
+        }
+        return decision;
+    }
+
+    /**
+     * The second step of a decision whose amount is in the request's body: the rule's limits and
+     * {@code amount} (null when the body could not be read or carried no valid amount), in one
+     * store call; the result covers both steps ({@link BodyDecision#merge}), its receipt refunds
+     * exactly what the steps took that a refund gives back.
+     *
+     * @param beforeBody what {@link #decideBeforeBody} answered for this request; it must have been
+     *                   allowed
+     * @throws IllegalArgumentException as {@link #decide(Caller, String, Amount)}, or if
+     *                                  {@code beforeBody} was not allowed
+     */
+    public QuotaDecision decideAfterBody(Caller caller, @Nullable String rule, @Nullable Amount amount,
+                                         QuotaDecision beforeBody) {
+        if (!caller.counted() || !beforeBody.allowed()) {
+            throw new IllegalArgumentException("a refused or uncounted request has no second step");
+        }
+        long start = System.nanoTime();
+        Customer customer = caller.customer();
+        QuotaConfig cfg = config.get();
+        QuotaDecision decision;
+        if (beforeBody.outcome() == QuotaDecision.Outcome.BYPASSED || bypassed(cfg, caller)) {
+            decision = QuotaDecision.bypassed();
+        } else {
+            Plan plan = planOf(cfg, customer);
+            Rule r = ruleOf(cfg, rule);
+            AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
+            List<Slot> slots = layout.afterPlan(cfg, customer, plan, r, amount, limits, 1);
+            // nothing more to take (a rule without limits of its own, no amount): the first step was all
+            decision = slots.isEmpty() ? beforeBody : BodyDecision.merge(beforeBody,
+                    runner.run(divisor -> layout.afterPlan(cfg, customer, plan, r, amount, limits, divisor)));
+        }
+        report(customer, rule != null ? rule : amount != null ? amount.limits() : null, decision, start);
+        return decision;
     }
 
     /**

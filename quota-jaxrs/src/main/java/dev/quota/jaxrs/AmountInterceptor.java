@@ -1,20 +1,27 @@
 package dev.quota.jaxrs;
 
 import dev.quota.core.Amount;
+import dev.quota.core.Caller;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.ext.ReaderInterceptor;
 import jakarta.ws.rs.ext.ReaderInterceptorContext;
+import java.io.EOFException;
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides a request of an {@link AmountLimit} method once its body is read: the request's limits and
- * the amount together, in one store call. The request filter left the decision pending; a body that
- * cannot be read, or that carries no valid amount, still costs the request its plan's tokens, then
- * the error is answered (400 {@code invalid-amount}, or the runtime's own answer to an unreadable body).
+ * Decides a request of an {@link AmountLimit} method in two steps ({@code QuotaService.decideBeforeBody}):
+ * the plan's tokens when the request arrives ({@link #beforeBody}, from the request filter), so a
+ * caller whose plan is spent is refused before its body is read and a slow body costs its sender at
+ * once; then, once the body is read, the rule's limits and the amount together, in one store call.
+ * A body that cannot be read, or that carries no valid amount, still costs the request its rule's
+ * tokens, then the error is answered: 400 {@code invalid-amount}, 400 {@code unreadable-body} for a
+ * body cut short (logged one line, sampled: {@link ClientErrors}), or the runtime's own answer.
  */
 final class AmountInterceptor implements ReaderInterceptor {
 
@@ -28,8 +35,24 @@ final class AmountInterceptor implements ReaderInterceptor {
         this.limits = limits;
     }
 
-    /** A decision the request filter left for the body: who, on which rule, and the request path. */
-    record Pending(dev.quota.core.Caller caller, @org.jspecify.annotations.Nullable String rule, String path) {
+    /**
+     * A decision the request filter left for the body: who, on which rule, the request path, and
+     * what the request was charged when it arrived.
+     */
+    record Pending(Caller caller, @Nullable String rule, String path, QuotaDecision beforeBody) {
+    }
+
+    /**
+     * The first step, taken by the request filter for a request with a body: the plan's tokens now.
+     * Admitted: the rest is left pending for the body. Refused: the filter answers it, the body unread.
+     */
+    static QuotaDecision beforeBody(QuotaService service, ContainerRequestContext request, Caller caller,
+                                    @Nullable String rule, String path) {
+        QuotaDecision decision = service.decideBeforeBody(caller, rule);
+        if (decision.allowed()) {
+            request.setProperty(QuotaFeature.PENDING, new Pending(caller, rule, path, decision));
+        }
+        return decision;
     }
 
     @Override
@@ -41,6 +64,12 @@ final class AmountInterceptor implements ReaderInterceptor {
         Object entity;
         try {
             entity = context.proceed();
+        } catch (EOFException e) {
+            // cut short or broken off by the client (every server's early end of a body is one): its
+            // error, answered 400 while the connection lasts; a parse error stays the reader's to answer
+            charge(context, pending);
+            ClientErrors.unreadableBody(pending.path(), e);
+            throw new WebApplicationException(ProblemResponses.unreadableBody(pending.path()));
         } catch (IOException | RuntimeException e) {
             charge(context, pending); // an unreadable body was still a request
             throw e;
@@ -63,7 +92,7 @@ final class AmountInterceptor implements ReaderInterceptor {
         }
         QuotaDecision decision;
         try {
-            decision = service.decide(pending.caller(), pending.rule(), amount);
+            decision = service.decideAfterBody(pending.caller(), pending.rule(), amount, pending.beforeBody());
         } catch (RuntimeException e) {
             log.error("quota check failed for {} ({}); answering 503", pending.path(), limits, e);
             throw new WebApplicationException(ProblemResponses.checkFailed(pending.path()));
@@ -78,7 +107,8 @@ final class AmountInterceptor implements ReaderInterceptor {
     /** The request's own limits without the amount: what a refused or unreadable body costs. */
     private QuotaDecision charge(ReaderInterceptorContext context, Pending pending) {
         try {
-            QuotaDecision decision = service.decide(pending.caller(), pending.rule(), null);
+            QuotaDecision decision = service.decideAfterBody(pending.caller(), pending.rule(), null,
+                    pending.beforeBody());
             context.setProperty(QuotaFeature.DECISION, decision);
             return decision;
         } catch (RuntimeException e) {

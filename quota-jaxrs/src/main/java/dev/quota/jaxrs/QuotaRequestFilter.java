@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * lets the service identify the caller, takes tokens, and aborts with 400/401 (caller), 429
  * (rejected, or too many unknown keys from the address), 422 (can never fit) or 503 (store
  * unavailable, or the check itself failed). For an {@link AmountLimit} method with a body, the
- * decision waits for the body ({@link AmountInterceptor}). Registered by {@link QuotaBinding} at
+ * plan is charged now and the rest waits for the body ({@link AmountInterceptor}). Registered by {@link QuotaBinding} at
  * {@link QuotaFeature#PRIORITY}, after authentication.
  */
 final class QuotaRequestFilter implements ContainerRequestFilter {
@@ -76,11 +76,14 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
                 request.setProperty(QuotaFeature.RULE, rule);
             }
             if (endpoint.amountLimits() != null && request.hasEntity()) {
-                // decided once the body is read, with its amount, in one store call
-                request.setProperty(QuotaFeature.PENDING, new AmountInterceptor.Pending(caller, rule, path(request)));
-                return;
+                // the plan's tokens now; the rest once the body is read, with its amount
+                decision = AmountInterceptor.beforeBody(service, request, caller, rule, path(request));
+                if (decision.allowed()) {
+                    return;
+                }
+            } else {
+                decision = service.decide(caller, rule, null);
             }
-            decision = service.decide(caller, rule, null);
         } catch (RuntimeException e) {
             // a bug or misconfiguration (no client address, a customer on an unknown plan, an unknown
             // rule): the client gets a problem without details, the log gets the stack trace
