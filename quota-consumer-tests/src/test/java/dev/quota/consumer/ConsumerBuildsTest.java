@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quota.testkit.RawHttp;
 import dev.quota.testkit.RedisServer;
 import dev.quota.testkit.RespClient;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -248,6 +249,34 @@ class ConsumerBuildsTest {
 
             RawHttp.Answer otherCurrency = transfer(port, "USD", 600_000);
             assertThat(otherCurrency.status()).as("USD has a limit of its own; %s", service.output()).isIn(200, 201);
+        }
+    }
+
+    @Order(5)
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("projects")
+    void requestsTheRuntimeRefuses_405And415_costAToken_andAreLimited(String name) throws InterruptedException {
+        try (ConsumerProject.Running service = start(built(name))) {
+            int port = service.port();
+            // anonymous: 10 at once per address, then 5 a minute
+            for (int i = 0; i < 10; i++) {
+                RawHttp.Answer refused = RawHttp.send("127.0.0.51", port, "DELETE", "/api/v1/transfers", null);
+                assertThat(refused.status()).as("anonymous DELETE %d; %s", i + 1, service.output()).isEqualTo(405);
+            }
+            RawHttp.Answer deletes = RawHttp.send("127.0.0.51", port, "DELETE", "/api/v1/transfers", null);
+            assertThat(deletes.status()).as("the 11th DELETE; %s", service.output()).isEqualTo(429);
+            assertThat(deletes.body()).contains("\"limit\":\"anonymous-burst\"");
+
+            byte[] text = "6000.00 EUR".getBytes(StandardCharsets.UTF_8);
+            for (int i = 0; i < 10; i++) {
+                RawHttp.Answer refused = RawHttp.send("127.0.0.52", port, "POST", "/api/v1/transfers", text,
+                        "Content-Type", "text/plain");
+                assertThat(refused.status()).as("text/plain transfer %d; %s", i + 1, service.output()).isEqualTo(415);
+            }
+            RawHttp.Answer texts = RawHttp.send("127.0.0.52", port, "POST", "/api/v1/transfers", text,
+                    "Content-Type", "text/plain");
+            assertThat(texts.status()).as("the 11th text/plain transfer; %s", service.output()).isEqualTo(429);
+            assertThat(texts.body()).contains("\"limit\":\"anonymous-burst\"");
         }
     }
 

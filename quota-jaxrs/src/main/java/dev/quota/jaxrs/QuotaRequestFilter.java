@@ -1,18 +1,13 @@
 package dev.quota.jaxrs;
 
 import dev.quota.core.Caller;
-import dev.quota.core.Credential;
 import dev.quota.core.Identity;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import dev.quota.core.RequestFacts;
-import dev.quota.core.net.ClientAddresses;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
-import java.net.InetAddress;
-import java.util.List;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,22 +98,7 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
 
     /** What the request tells about its caller: credential, peer, proxy and end-user headers. */
     private RequestFacts facts(ContainerRequestContext request, Identity identity) {
-        Credential credential = resolver.resolve(request, identity);
-        String peerText = clientAddress.of(request);
-        InetAddress peer = peerText == null || peerText.isEmpty() ? null : ClientAddresses.parse(peerText);
-        List<String> forwardedFor = request.getHeaders().get(ClientAddress.X_FORWARDED_FOR);
-        return new RequestFacts(credential, peer, forwardedFor == null ? List.of() : forwardedFor,
-                endUser(request, identity));
-    }
-
-    /** The end-user header when configured and sent exactly once (a repeated one is ambiguous: not believed). */
-    private static @Nullable String endUser(ContainerRequestContext request, Identity identity) {
-        String header = identity.userHeader();
-        if (header == null) {
-            return null;
-        }
-        List<String> values = request.getHeaders().get(header);
-        return values != null && values.size() == 1 ? values.get(0) : null;
+        return CallerFacts.of(request, identity, resolver, clientAddress);
     }
 
     /** The request path as sent (percent-encoded, without the query). */
