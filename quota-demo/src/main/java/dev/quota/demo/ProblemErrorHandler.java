@@ -1,52 +1,56 @@
 package dev.quota.demo;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.net.URISyntaxException;
-import org.glassfish.grizzly.http.server.ErrorPageGenerator;
-import org.glassfish.grizzly.http.server.Request;
-import org.glassfish.grizzly.http.server.Response;
+import java.nio.ByteBuffer;
+import java.util.Locale;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Errors Grizzly answers itself, before Jersey has a request to route: a problem+json body
- * instead of Grizzly's HTML page. A request URI Jersey cannot parse ({@code /accounts/%zz})
- * surfaces here as an exception of the container; it is the client's error, so 400, not 500.
+ * Errors Jetty answers itself, before Jersey has a request to route: a problem+json body instead of
+ * Jetty's HTML page, both for a request it parsed ({@link #handle}) and for one it could not parse
+ * ({@link #badMessageError}: a malformed {@code Host}, a request URI with a bad percent-encoding, a
+ * header block over the limit). Nothing of the request is echoed.
  */
-final class ProblemErrorPages implements ErrorPageGenerator {
-
-    private static final ObjectMapper JSON = new ObjectMapper();
+final class ProblemErrorHandler extends ErrorHandler {
 
     @Override
-    public String generate(Request request, int status, String reasonPhrase, String description, Throwable exception) {
-        Response response = request.getResponse();
-        int answered = status;
-        String title = reasonPhrase == null || reasonPhrase.isEmpty() ? "HTTP " + status : reasonPhrase;
-        String detail = status >= 500 ? "The server failed to answer this request."
-                : "The request cannot be processed: " + title + ".";
-        if (causedBy(exception, URISyntaxException.class)) {
-            // Grizzly set the status before asking for the page; the response is not committed yet.
-            answered = 400;
-            title = "Bad Request";
-            detail = "The request URI is malformed (check its percent-encoding).";
-            response.setStatus(answered, title);
-        }
-        // Grizzly sets text/html only when no content type is set yet.
-        response.setCharacterEncoding("UTF-8");
-        response.setContentType(Problem.MEDIA_TYPE);
-        Problem problem = new Problem("about:blank", title, answered, detail, null, null);
-        try {
-            return JSON.writeValueAsString(problem);
-        } catch (JsonProcessingException e) {
-            return "{\"type\":\"about:blank\",\"status\":" + answered + "}";
-        }
+    public boolean handle(Request request, Response response, Callback callback) {
+        int status = response.getStatus() > 0 ? response.getStatus() : 500;
+        Object message = request.getAttribute(ERROR_MESSAGE);
+        ServerProblems.send(response, callback, problem(status, message instanceof String text ? text : null));
+        return true;
     }
 
-    private static boolean causedBy(Throwable exception, Class<? extends Throwable> type) {
-        for (Throwable t = exception; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (type.isInstance(t)) {
-                return true;
-            }
+    @Override
+    public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
+        Problem problem = problem(status, reason);
+        byte[] body = ServerProblems.bytes(problem);
+        fields.put(HttpHeader.CONTENT_TYPE, Problem.MEDIA_TYPE);
+        return ByteBuffer.wrap(body);
+    }
+
+    /** The problem for {@code status}, with a detail chosen by Jetty's reason (never the reason itself). */
+    static Problem problem(int status, @Nullable String reason) {
+        String title = HttpStatus.getMessage(status);
+        String lower = reason == null ? "" : reason.toLowerCase(Locale.ROOT);
+        String detail;
+        if (status == 400 && (lower.contains("host") || lower.contains("authority"))) {
+            detail = HostCheckHandler.MALFORMED;
+        } else if (status == 400 && (lower.contains("uri") || lower.contains("path") || lower.contains("encod"))) {
+            detail = "The request URI is malformed (check its percent-encoding).";
+        } else if (status == 431) {
+            detail = "The request's headers are larger than this server accepts.";
+        } else if (status >= 500) {
+            detail = "The server failed to answer this request.";
+        } else {
+            detail = "The request cannot be processed: " + title + ".";
         }
-        return false;
+        return new Problem("about:blank", title, status, detail, null, null);
     }
 }

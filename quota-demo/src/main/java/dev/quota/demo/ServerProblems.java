@@ -2,30 +2,35 @@ package dev.quota.demo;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import org.glassfish.grizzly.http.server.Response;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 
-/** Problem answers written by a Grizzly handler, before any Jersey application has the request. */
-final class GrizzlyProblems {
+/** Problem answers written by a Jetty handler, before any Jersey application has the request. */
+final class ServerProblems {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private GrizzlyProblems() {
+    private ServerProblems() {
     }
 
-    /** Writes {@code problem} as the whole response, {@code application/problem+json}. */
-    static void send(Response response, Problem problem) throws IOException {
-        byte[] body;
+    /** {@code problem} as JSON bytes. */
+    static byte[] bytes(Problem problem) {
         try {
-            body = JSON.writeValueAsBytes(problem);
+            return JSON.writeValueAsBytes(problem);
         } catch (JsonProcessingException e) {
-            body = ("{\"type\":\"about:blank\",\"status\":" + problem.status() + "}").getBytes(StandardCharsets.UTF_8);
+            return ("{\"type\":\"about:blank\",\"status\":" + problem.status() + "}").getBytes(StandardCharsets.UTF_8);
         }
+    }
+
+    /** Writes {@code problem} as the whole response, {@code application/problem+json}, then completes {@code callback}. */
+    static void send(Response response, Callback callback, Problem problem) {
+        byte[] body = bytes(problem);
         response.setStatus(problem.status());
-        response.setContentType(Problem.MEDIA_TYPE);
-        response.setCharacterEncoding("UTF-8");
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, Problem.MEDIA_TYPE);
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+        response.write(true, ByteBuffer.wrap(body), callback);
     }
 }

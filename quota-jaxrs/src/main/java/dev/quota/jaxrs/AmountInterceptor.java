@@ -6,9 +6,9 @@ import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ReaderInterceptor;
 import jakarta.ws.rs.ext.ReaderInterceptorContext;
-import java.io.EOFException;
 import java.io.IOException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -64,14 +64,14 @@ final class AmountInterceptor implements ReaderInterceptor {
         Object entity;
         try {
             entity = context.proceed();
-        } catch (EOFException e) {
-            // cut short or broken off by the client (every server's early end of a body is one): its
-            // error, answered 400 while the connection lasts; a parse error stays the reader's to answer
-            charge(context, pending);
-            ClientErrors.unreadableBody(pending.path(), e);
-            throw new WebApplicationException(ProblemResponses.unreadableBody(pending.path()));
         } catch (IOException | RuntimeException e) {
             charge(context, pending); // an unreadable body was still a request
+            // cut short, broken off or stalled by the client: its error, answered 400 or 408 while the
+            // connection lasts and logged one line, sampled; a parse error stays the reader's to answer
+            Response clientError = ClientErrors.bodyFailure(pending.path(), e);
+            if (clientError != null) {
+                throw new WebApplicationException(clientError);
+            }
             throw e;
         }
         Amount amount;

@@ -1,8 +1,13 @@
 package dev.quota.jaxrs;
 
 import dev.quota.core.internal.LogThrottle;
+import jakarta.ws.rs.core.Response;
+import java.io.EOFException;
+import java.net.SocketTimeoutException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +30,30 @@ final class ClientErrors {
     private ClientErrors() {
     }
 
+    /**
+     * The answer to a body that failed to arrive because of the client, logged here; null when the
+     * failure is not the client's doing. A body that ends early or breaks off (an EOF anywhere in
+     * the causes) is a 400 {@code unreadable-body}; one that stalls or trickles in below the
+     * server's minimum rate (a timeout among the causes, or the server's data-rate refusal) a 408
+     * {@code body-timeout}.
+     */
+    static @Nullable Response bodyFailure(String path, Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String name = t.getClass().getSimpleName();
+            String message = String.valueOf(t.getMessage());
+            if (t instanceof EOFException || name.contains("Eof")) {
+                unreadableBody(path, t);
+                return ProblemResponses.unreadableBody(path);
+            }
+            if (t instanceof TimeoutException || t instanceof SocketTimeoutException
+                    || message.contains("data rate")) {
+                unreadableBody(path, t);
+                return ProblemResponses.bodyTimeout(path);
+            }
+        }
+        return null;
+    }
+
     /** Logs, sampled, that the body of a request to {@code path} could not be read: {@code cause} in one line. */
     static void unreadableBody(String path, Throwable cause) {
         if (!log.isInfoEnabled()) {
@@ -36,7 +65,7 @@ final class ClientErrors {
                     permit.summary().since());
         }
         if (permit.write()) {
-            log.info("the body of a request to {} could not be read ({}); answering 400", path, oneLine(cause));
+            log.info("the body of a request to {} could not be read ({}); answering 4xx", path, oneLine(cause));
         }
     }
 

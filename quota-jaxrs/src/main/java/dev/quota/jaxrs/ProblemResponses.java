@@ -130,6 +130,12 @@ final class ProblemResponses {
                 instance));
     }
 
+    /** 408 for a body that stalled or arrived slower than the server accepts. */
+    static Response bodyTimeout(@Nullable String instance) {
+        return withBody(Response.status(408), problem("body-timeout", "Request Timeout", 408,
+                "The request's body did not arrive in time.", instance));
+    }
+
     /** 401 for a key (or principal) that maps to no customer. The key is never echoed. */
     static Response unknownKey(String header) {
         return unauthorized(header, "unknown-api-key", "The API key is not recognised.");
