@@ -44,7 +44,7 @@ final class JCacheStores {
                     .build();
             CircuitBreakerStore breaker = CircuitBreakerStore.builder(store).healthCheck(store::ping).build();
             // the local policy divides limits by the grid's members (on Hazelcast; 1 elsewhere)
-            return new Stores.Built(breaker, JCacheStore.members(cache), List.of());
+            return new Stores.Built(breaker, JCacheStore.members(cache), JCacheStore.rank(cache), List.of());
         } catch (CacheException | ClassCastException | IllegalStateException | QuotaStoreException e) {
             throw new InvalidSettingsException(List.of(QuotaSettings.JCACHE_CACHE + ": cache '" + name + "' of "
                     + manager.getURI() + " cannot hold buckets: " + e.getMessage()));

@@ -3,14 +3,19 @@ package dev.quota.cdi;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.BeanManager;
-import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
 import jakarta.enterprise.inject.spi.Extension;
+import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
+import jakarta.enterprise.inject.spi.WithAnnotations;
+import jakarta.enterprise.util.AnnotationLiteral;
+import jakarta.ws.rs.Path;
 
 /**
- * Registers the module's beans and builds the quota service as the application starts, so that a
- * bad setting or plans file fails the deployment with a message naming the setting, instead of
- * the first request. Loaded by the container from {@code META-INF/services}; the jar needs no
- * {@code beans.xml} (its beans are added here, whatever discovery mode the application uses).
+ * On a container that runs portable extensions (Weld: Payara, WildFly, Helidon), builds the quota
+ * service as the deployment is validated, so that a bad setting or plans file is reported as a
+ * deployment problem naming the setting. The module's beans are found by discovery (the jar's
+ * {@code META-INF/beans.xml}); on a CDI Lite container (Quarkus) {@link QuotaProducers} starts the
+ * same way on the {@code Startup} event. Also marks every resource class {@link QuotaGuarded}, so
+ * that a resource method whose request quota's filters did not see is refused.
  */
 public final class QuotaExtension implements Extension {
 
@@ -18,9 +23,15 @@ public final class QuotaExtension implements Extension {
     public QuotaExtension() {
     }
 
-    void addBeans(@Observes BeforeBeanDiscovery discovery) {
-        discovery.addAnnotatedType(QuotaProducers.class, QuotaProducers.class.getName());
-        discovery.addAnnotatedType(QuotaRequest.class, QuotaRequest.class.getName());
+    /**
+     * Puts {@link QuotaGuarded} on every resource class, unless {@link QuotaLiteExtension} already
+     * did (a Weld that translates build compatible extensions runs both).
+     */
+    <T> void guard(@Observes @WithAnnotations(Path.class) ProcessAnnotatedType<T> type) {
+        if (type.getAnnotatedType().isAnnotationPresent(Path.class)
+                && !type.getAnnotatedType().isAnnotationPresent(QuotaGuarded.class)) {
+            type.configureAnnotatedType().add(Guarded.INSTANCE);
+        }
     }
 
     void start(@Observes AfterDeploymentValidation validation, BeanManager beans) {
@@ -29,5 +40,11 @@ public final class QuotaExtension implements Extension {
         } catch (RuntimeException e) {
             validation.addDeploymentProblem(e);
         }
+    }
+
+    /** {@link QuotaGuarded} as a value, to add. */
+    private static final class Guarded extends AnnotationLiteral<QuotaGuarded> implements QuotaGuarded {
+        static final Guarded INSTANCE = new Guarded();
+        private static final long serialVersionUID = 1L;
     }
 }

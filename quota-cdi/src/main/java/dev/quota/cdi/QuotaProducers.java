@@ -5,37 +5,69 @@ import dev.quota.core.QuotaService;
 import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.jaxrs.QuotaAdminResource;
 import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Startup;
 import jakarta.enterprise.inject.AmbiguousResolutionException;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
-import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Holds the application's {@link Quotas}: built once (at start-up, by {@link QuotaExtension}),
- * closed when the container destroys this bean as the application stops. Produces the
- * {@link QuotaService} resources inject.
+ * Holds the application's {@link Quotas}: built once, at start-up ({@code Startup} event, or
+ * {@link QuotaExtension} where portable extensions run), closed when the container destroys this
+ * bean as the application stops. Produces the {@link QuotaService} resources inject. Application
+ * scoped and found by discovery, so that every CDI container has it, CDI Lite ones included.
  */
-@Singleton
+@ApplicationScoped
 class QuotaProducers {
 
-    private final BeanManager beans;
+    // null only in the container's client proxy, which never runs a method of its own
+    private final @Nullable Instance<CustomerDirectory> directories;
+    private final @Nullable Instance<QuotaListener> listeners;
+    private final @Nullable Instance<Object> beans;
+    private final @Nullable QuotaRequest requestView;
     private @Nullable Quotas quotas;
     private boolean closed;
 
+    /** For the container's client proxy. */
+    QuotaProducers() {
+        this(null, null, null, null);
+    }
+
     @Inject
-    QuotaProducers(BeanManager beans) {
+    QuotaProducers(@Nullable Instance<CustomerDirectory> directories, @Nullable Instance<QuotaListener> listeners,
+                   @Nullable Instance<Object> beans, @Nullable QuotaRequest requestView) {
+        this.directories = directories;
+        this.listeners = listeners;
         this.beans = beans;
+        this.requestView = requestView;
+    }
+
+    /** Starts the service as the application starts: a bad setting fails start-up, not the first request. */
+    void start(@Observes Startup startup) {
+        quotas();
+    }
+
+    /** The container's proxy to the current request's {@link QuotaRequest}. */
+    QuotaRequest requestView() {
+        return Objects.requireNonNull(requestView, "requestView");
     }
 
     /** The running parts of the application that calls, from its CDI container. */
     static Quotas current() {
-        return CDI.current().select(QuotaProducers.class).get().quotas();
+        return producers().quotas();
+    }
+
+    /** This bean, from the CDI container of the application that calls. */
+    static QuotaProducers producers() {
+        return CDI.current().select(QuotaProducers.class).get();
     }
 
     /**
@@ -51,7 +83,9 @@ class QuotaProducers {
         if (quotas == null) {
             ClassLoader loader = Thread.currentThread().getContextClassLoader();
             quotas = Quotas.start(QuotaSettings.read(SettingsSource.detect()),
-                    loader != null ? loader : QuotaProducers.class.getClassLoader(), new Lookup(beans));
+                    loader != null ? loader : QuotaProducers.class.getClassLoader(),
+                    new Lookup(Objects.requireNonNull(directories, "directories"),
+                            Objects.requireNonNull(listeners, "listeners"), Objects.requireNonNull(beans, "beans")));
         }
         return quotas;
     }
@@ -82,11 +116,11 @@ class QuotaProducers {
         }
     }
 
-    /** The application's beans through the bean manager, each looked up when asked. */
-    private record Lookup(BeanManager beans) implements AppBeans {
+    /** The application's beans through the container, each looked up when asked. */
+    private record Lookup(Instance<CustomerDirectory> directories, Instance<QuotaListener> listenerBeans,
+                          Instance<Object> beans) implements AppBeans {
         @Override
         public @Nullable CustomerDirectory customers() {
-            Instance<CustomerDirectory> directories = beans.createInstance().select(CustomerDirectory.class);
             if (directories.isUnsatisfied()) {
                 return null;
             }
@@ -100,7 +134,7 @@ class QuotaProducers {
 
         @Override
         public List<QuotaListener> listeners() {
-            return beans.createInstance().select(QuotaListener.class).stream().toList();
+            return listenerBeans.stream().toList();
         }
 
         @Override
@@ -111,7 +145,7 @@ class QuotaProducers {
             } catch (ClassNotFoundException | LinkageError e) {
                 return null;
             }
-            Instance<?> instance = beans.createInstance().select(type);
+            Instance<?> instance = beans.select(type);
             return instance.isResolvable() ? instance.get() : null;
         }
     }

@@ -3,10 +3,11 @@ package dev.quota.cdi;
 import dev.quota.core.QuotaService;
 import dev.quota.jaxrs.QuotaAdminResource;
 import dev.quota.jaxrs.QuotaFeature;
-import jakarta.enterprise.inject.spi.CDI;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Enforces the application's quotas on every resource method without a line of code: the runtime
@@ -15,12 +16,14 @@ import jakarta.ws.rs.ext.Provider;
  * public class Api extends Application {}}). An application that lists its classes registers this
  * one too.
  *
- * <p>Registers {@link QuotaFeature} with the service {@link QuotaExtension} built and the
+ * <p>Configures {@link QuotaFeature} with the service {@link QuotaExtension} built and the
  * {@code quota.caller} resolver; with an admin token, {@link QuotaAdminResource} at {@code /admin};
  * and the filter behind {@link QuotaRequest}.
  */
 @Provider
 public final class QuotaProviders implements Feature {
+
+    private static final Logger log = LoggerFactory.getLogger(QuotaProviders.class);
 
     /** For the runtime. */
     public QuotaProviders() {
@@ -42,14 +45,22 @@ public final class QuotaProviders implements Feature {
                     + " QuotaFeature.builder(service) yourself", e);
         }
         QuotaService service = quotas.service();
-        context.register(QuotaFeature.builder(service).callerResolver(quotas.callerResolver()).build());
+        // configured here rather than registered: a runtime may drop a feature a feature registers
+        // (Quarkus REST takes only filters, interceptors and exception mappers); QuotaFeature fails
+        // start-up if the runtime dropped one of its own
+        QuotaFeature.builder(service).callerResolver(quotas.callerResolver()).build().configure(context);
         if (quotas.adminToken() != null) {
             // a runtime that scanned WEB-INF/lib has the class already and takes it from CDI (the
             // same instance); one that did not serves this
-            context.register(quotas.adminResource());
+            QuotaAdminResource admin = quotas.adminResource();
+            context.register(admin);
+            if (!context.getConfiguration().isRegistered(admin)) {
+                log.warn("quota: this Jakarta REST runtime ({}) does not take a resource from a feature, so the admin"
+                        + " API is not served at /admin", context.getClass().getName());
+            }
         }
-        context.register(new RequestViewFilter(CDI.current().select(QuotaRequest.class).get()),
-                QuotaFeature.PRIORITY + 1);
+        context.register(new RequestViewFilter(QuotaProducers.producers().requestView()), QuotaFeature.PRIORITY + 1);
+        log.info("quota: on, every resource method of this application is counted: {}", quotas.summary());
         return true;
     }
 }

@@ -38,6 +38,11 @@ public class QuotaRequest {
         this.request = request;
     }
 
+    /** Whether quota's filters saw this request (the Jakarta REST application registered them). */
+    boolean seen() {
+        return request != null;
+    }
+
     /**
      * The customer the request was counted against (an account, a principal, or an anonymous
      * client address); null when the quota filter did not run for the request.
@@ -51,6 +56,16 @@ public class QuotaRequest {
     public @Nullable QuotaDecision decision() {
         ContainerRequestContext context = request;
         return context == null ? null : QuotaFeature.decision(context);
+    }
+
+    /**
+     * Who decided instead of the shared store, and why ({@link QuotaDecision#fallback()}): the
+     * failure policy during a store outage, or a 503 for a store call that failed; null when the
+     * shared store decided, or before the decision.
+     */
+    public QuotaDecision.@Nullable Fallback fallback() {
+        QuotaDecision decision = decision();
+        return decision == null ? null : decision.fallback();
     }
 
     /** The rule the request was counted on, or null for the plan limits only. */

@@ -23,12 +23,12 @@ import org.jspecify.annotations.Nullable;
  *                                                     (ms, s, m, h); 0 turns reloading off
  * quota.store                  memory                 redis | jcache | memory (memory: per JVM, for one instance)
  * quota.redis.uri              (none)                 required with redis: redis://host:6379, rediss://...
- * quota.redis.timeout          100ms                  how long one Redis command may take
- * quota.redis.retry-budget     500ms                  how long a decision may retry its compare-and-swap
- *                                                     while other instances write the same buckets
+ * quota.redis.timeout          2s                     how long one Redis command may take (a timeout is a 503)
+ * quota.redis.retry-budget     1000                   how many compare-and-swap races a decision may lose
+ *                                                     to other instances writing the same buckets
  * quota.jcache.cache           quota-buckets          the JCache cache of the server's CacheManager
  * quota.jcache.mode            compare-and-swap       compare-and-swap | entry-processor
- * quota.jcache.retry-budget    500ms                  how long a compare-and-swap may keep losing races
+ * quota.jcache.retry-budget    1000                   how many compare-and-swap races a change may lose
  * quota.jcache.expire-after-write 25h                 entry-processor only: how long an entry outlives
  *                                                     its last write (longer than any bucket's refill)
  * quota.key-prefix             quota                  the prefix of every bucket key
@@ -61,8 +61,8 @@ import org.jspecify.annotations.Nullable;
  * @param adminToken          the admin API's token and where it came from, or null: no admin API
  */
 public record QuotaSettings(String plans, Duration reloadInterval, Store store, @Nullable String redisUri,
-                            Duration redisTimeout, Duration redisRetryBudget, String jcacheCache, String jcacheMode,
-                            Duration jcacheRetryBudget, Duration jcacheExpireAfterWrite, String keyPrefix, List<String> caller,
+                            Duration redisTimeout, int redisRetryBudget, String jcacheCache, String jcacheMode,
+                            int jcacheRetryBudget, Duration jcacheExpireAfterWrite, String keyPrefix, List<String> caller,
                             Duration customersTtl, long customersMaxEntries, @Nullable AdminToken adminToken) {
 
     /** The prefix of a plans file inside the application. */
@@ -155,8 +155,8 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
                 problems.add(REDIS_URI + ": must start with redis:// or rediss:// but was \"" + clip(redisUri) + "\"");
             }
         }
-        Duration redisTimeout = duration(source, REDIS_TIMEOUT, "100ms", false, problems);
-        Duration retryBudget = duration(source, REDIS_RETRY_BUDGET, "500ms", false, problems);
+        Duration redisTimeout = duration(source, REDIS_TIMEOUT, "2s", false, problems);
+        int retryBudget = (int) Math.min(Integer.MAX_VALUE, count(source, REDIS_RETRY_BUDGET, 1_000, problems));
         String cache = text(source, JCACHE_CACHE, "quota-buckets");
         if (!CACHE_NAME.matcher(cache).matches()) {
             problems.add(JCACHE_CACHE + ": must be 1 to 128 of A-Z a-z 0-9 _ . - but was \"" + clip(cache) + "\"");
@@ -166,7 +166,7 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
             problems.add(JCACHE_MODE + ": unknown mode \"" + clip(jcacheMode)
                     + "\" (use compare-and-swap or entry-processor)");
         }
-        Duration jcacheRetryBudget = duration(source, JCACHE_RETRY_BUDGET, "500ms", false, problems);
+        int jcacheRetryBudget = (int) Math.min(Integer.MAX_VALUE, count(source, JCACHE_RETRY_BUDGET, 1_000, problems));
         Duration jcacheExpire = duration(source, JCACHE_EXPIRE, "25h", false, problems);
         String keyPrefix = text(source, KEY_PREFIX, "quota");
         if (!keyPrefix.matches("[A-Za-z0-9_.-]{1,32}")) {

@@ -29,16 +29,18 @@ final class Quotas implements AutoCloseable {
     private final QuotaService service;
     private final CallerResolver callerResolver;
     private final String customers;
+    private final String summary;
     private final QuotaAdminResource adminResource;
     /** Closed in order, before the service. */
     private final List<AutoCloseable> companions;
 
     private Quotas(QuotaSettings settings, QuotaService service, CallerResolver callerResolver, String customers,
-                   List<AutoCloseable> companions) {
+                   String summary, List<AutoCloseable> companions) {
         this.settings = settings;
         this.service = service;
         this.callerResolver = callerResolver;
         this.customers = customers;
+        this.summary = summary;
         QuotaSettings.AdminToken token = settings.adminToken();
         // Without a token the admin API is off, but a runtime that scans WEB-INF/lib still finds its
         // class: it gets a token that is never shown, so that every call is answered 401.
@@ -68,7 +70,7 @@ final class Quotas implements AutoCloseable {
                     .store(store.store())
                     .config(config)
                     .keyPrefix(settings.keyPrefix())
-                    .liveInstances(store.liveInstances());
+                    .liveInstances(store.liveInstances(), store.rank());
             if (directory != null) {
                 builder.customers(CustomerDirectory.cached(directory, settings.customersTtl(),
                         settings.customersMaxEntries()));
@@ -90,13 +92,16 @@ final class Quotas implements AutoCloseable {
         }
         String customers = directory == null ? "the plans file" : "the application's " + directory
                 + " (answers kept " + settings.customersTtl() + ")";
-        log.info("quota: plans {} (version {}, {} plans{}), store {}, customers from {}, callers by {}, admin API {}",
-                settings.plans(), service.config().version(), service.config().plans().size(),
+        String summary = String.format("plans %s (version %d, %d plans%s), store %s, customers from %s, callers by %s,"
+                + " admin API %s", settings.plans(), service.config().version(), service.config().plans().size(),
                 settings.plansOnDisk() && !settings.reloadInterval().isZero()
                         ? ", checked for edits every " + settings.reloadInterval().toMillis() + " ms" : "",
                 store.store().describe(), customers, String.join(" then ", settings.caller()),
                 settings.adminToken() == null ? "off" : "at /admin (" + settings.adminToken() + ")");
-        return new Quotas(settings, service, caller, customers, companions);
+        // "on" is said by QuotaProviders once the Jakarta REST application has taken the filters
+        log.info("quota: service built: {}; not enforced until the Jakarta REST application registers"
+                + " QuotaProviders", summary);
+        return new Quotas(settings, service, caller, customers, summary, companions);
     }
 
     QuotaService service() {
@@ -109,6 +114,11 @@ final class Quotas implements AutoCloseable {
 
     CallerResolver callerResolver() {
         return callerResolver;
+    }
+
+    /** What was built (plans, store, customers, callers, admin API), for the log. */
+    String summary() {
+        return summary;
     }
 
     /** Where customers come from, for the log. */

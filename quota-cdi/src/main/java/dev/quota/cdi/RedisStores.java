@@ -33,7 +33,7 @@ final class RedisStores {
             InstanceRegistry instances = InstanceRegistry.builder(redis.client()).keyPrefix(settings.keyPrefix())
                     .build();
             CircuitBreakerStore store = CircuitBreakerStore.builder(redis).healthCheck(redis::ping).build();
-            return new Stores.Built(store, instances::liveInstances, List.of(instances));
+            return new Stores.Built(store, instances::liveInstances, instances::rank, List.of(instances));
         } catch (RuntimeException e) {
             redis.close();
             throw e;

@@ -16,9 +16,10 @@ final class Stores {
      *
      * @param store         the store, closed by the service
      * @param liveInstances how many instances share the limits, for the {@code local} failure policy
+     * @param rank          this instance's place among them (who gets the remainder of a divided limit)
      * @param companions    closed before the service (an instance registry)
      */
-    record Built(QuotaStore store, IntSupplier liveInstances, List<AutoCloseable> companions) {
+    record Built(QuotaStore store, IntSupplier liveInstances, IntSupplier rank, List<AutoCloseable> companions) {
         Built {
             companions = List.copyOf(companions);
         }
@@ -31,7 +32,7 @@ final class Stores {
      */
     static Built build(QuotaSettings settings, AppBeans beans) {
         return switch (settings.store()) {
-            case MEMORY -> new Built(InMemoryStore.builder().build(), () -> 1, List.of());
+            case MEMORY -> new Built(InMemoryStore.builder().build(), () -> 1, () -> 0, List.of());
             case REDIS -> {
                 requireModule("dev.quota.redis.RedisStore", "redis", "quota-redis");
                 yield RedisStores.build(settings);

@@ -46,12 +46,14 @@ class CdiWiringTest {
     Path dir;
 
     /**
-     * A container with the application's {@code beans} and the extension, which a server finds in
-     * the jar's {@code META-INF/services} ({@link #theExtension_isAServiceOfTheJar}); Weld SE
-     * without discovery reads no services file.
+     * A container with the application's {@code beans}, the module's beans, which a server discovers
+     * from the jar's {@code META-INF/beans.xml}, and the extension, which a server finds in the
+     * jar's {@code META-INF/services} ({@link #theExtension_isAServiceOfTheJar}); Weld SE without
+     * discovery reads neither.
      */
     static Weld weld(Class<?>... beans) {
-        return new Weld().disableDiscovery().addExtension(new QuotaExtension()).addBeanClasses(TheApplication.class)
+        return new Weld().disableDiscovery().addExtension(new QuotaExtension())
+                .addBeanClasses(QuotaProducers.class, QuotaRequest.class, TheApplication.class)
                 .addBeanClasses(beans);
     }
 
@@ -129,6 +131,27 @@ class CdiWiringTest {
                     .isEqualTo(Duration.ofSeconds(45));
             container.shutdown();
         }
+    }
+
+    @Test
+    void withoutPortableExtensions_asOnCdiLite_aBadSettingStillFailsTheStart_onTheStartupEvent() {
+        // ArC (Quarkus) runs no portable extension: the discovered beans alone must start the service
+        try (SystemProperties ignored = new SystemProperties().set("quota.store", "redsi")) {
+            assertThatThrownBy(() -> new Weld().disableDiscovery()
+                    .addBeanClasses(QuotaProducers.class, QuotaRequest.class, TheApplication.class).initialize())
+                    .hasStackTraceContaining("quota.store: unknown store \"redsi\" (use redis, jcache or memory)");
+        }
+    }
+
+    @Test
+    void theModulesBeans_areDiscoveredFromTheJarsBeansXml_byTheirBeanDefiningAnnotations() throws Exception {
+        try (var beansXml = QuotaProducers.class.getResourceAsStream("/META-INF/beans.xml")) {
+            assertThat(beansXml).as("META-INF/beans.xml in quota-cdi's jar").isNotNull();
+            assertThat(new String(beansXml.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8))
+                    .contains("bean-discovery-mode=\"annotated\"");
+        }
+        assertThat(QuotaProducers.class).hasAnnotation(jakarta.enterprise.context.ApplicationScoped.class);
+        assertThat(QuotaRequest.class).hasAnnotation(jakarta.enterprise.context.RequestScoped.class);
     }
 
     @Test

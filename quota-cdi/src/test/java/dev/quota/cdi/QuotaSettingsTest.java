@@ -36,11 +36,11 @@ class QuotaSettingsTest {
         assertThat(settings.reloadInterval()).isEqualTo(Duration.ofMillis(500));
         assertThat(settings.store()).isEqualTo(QuotaSettings.Store.MEMORY);
         assertThat(settings.redisUri()).isNull();
-        assertThat(settings.redisTimeout()).isEqualTo(Duration.ofMillis(100));
-        assertThat(settings.redisRetryBudget()).isEqualTo(Duration.ofMillis(500));
+        assertThat(settings.redisTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(settings.redisRetryBudget()).isEqualTo(1_000);
         assertThat(settings.jcacheCache()).isEqualTo("quota-buckets");
         assertThat(settings.jcacheMode()).isEqualTo("compare-and-swap");
-        assertThat(settings.jcacheRetryBudget()).isEqualTo(Duration.ofMillis(500));
+        assertThat(settings.jcacheRetryBudget()).isEqualTo(1_000);
         assertThat(settings.jcacheExpireAfterWrite()).isEqualTo(Duration.ofHours(25));
         assertThat(settings.keyPrefix()).isEqualTo("quota");
         assertThat(settings.caller()).containsExactly("api-key");
@@ -57,11 +57,11 @@ class QuotaSettingsTest {
                 Map.entry("quota.plans.reload-interval", "0"),
                 Map.entry("quota.store", "Redis"),
                 Map.entry("quota.redis.uri", "redis://cache:6379"),
-                Map.entry("quota.redis.timeout", "2s"),
-                Map.entry("quota.redis.retry-budget", "PT3S"),
+                Map.entry("quota.redis.timeout", "5s"),
+                Map.entry("quota.redis.retry-budget", "3000"),
                 Map.entry("quota.jcache.cache", "bank-quotas"),
                 Map.entry("quota.jcache.mode", "entry-processor"),
-                Map.entry("quota.jcache.retry-budget", "1s"),
+                Map.entry("quota.jcache.retry-budget", "200"),
                 Map.entry("quota.jcache.expire-after-write", "2d"),
                 Map.entry("quota.key-prefix", "bank"),
                 Map.entry("quota.caller", "principal, api-key"),
@@ -74,11 +74,11 @@ class QuotaSettingsTest {
         assertThat(settings.reloadInterval()).isZero();
         assertThat(settings.store()).isEqualTo(QuotaSettings.Store.REDIS);
         assertThat(settings.redisUri()).isEqualTo("redis://cache:6379");
-        assertThat(settings.redisTimeout()).isEqualTo(Duration.ofSeconds(2));
-        assertThat(settings.redisRetryBudget()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(settings.redisTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(settings.redisRetryBudget()).isEqualTo(3_000);
         assertThat(settings.jcacheCache()).isEqualTo("bank-quotas");
         assertThat(settings.jcacheMode()).isEqualTo("entry-processor");
-        assertThat(settings.jcacheRetryBudget()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(settings.jcacheRetryBudget()).isEqualTo(200);
         assertThat(settings.jcacheExpireAfterWrite()).isEqualTo(Duration.ofDays(2));
         assertThat(settings.keyPrefix()).isEqualTo("bank");
         assertThat(settings.caller()).containsExactly("principal", "api-key");
@@ -105,18 +105,20 @@ class QuotaSettingsTest {
         assertThatThrownBy(() -> QuotaSettings.read(source(Map.of(
                 "quota.store", "redsi",
                 "quota.redis.timeout", "2 minutes",
+                "quota.redis.retry-budget", "500ms",
                 "quota.caller", "api-key,cookie",
                 "quota.customers.max-entries", "0",
                 "quota.jcache.cache", "no spaces"), Map.of())))
                 .isInstanceOfSatisfying(InvalidSettingsException.class, e -> assertThat(e.problems()).containsExactly(
                         "quota.store: unknown store \"redsi\" (use redis, jcache or memory)",
                         "quota.redis.timeout: \"2 minutes\" is not a duration (a number and ms, s, m, h or d, such as"
-                                + " 100ms)",
+                                + " 2s)",
+                        "quota.redis.retry-budget: must be a whole number >= 1 but was \"500ms\"",
                         "quota.jcache.cache: must be 1 to 128 of A-Z a-z 0-9 _ . - but was \"no spaces\"",
                         "quota.caller: unknown caller \"cookie\" (use api-key, principal, or both in order:"
                                 + " principal,api-key)",
                         "quota.customers.max-entries: must be a whole number >= 1 but was \"0\""))
-                .hasMessageStartingWith("quota settings: 5 problems:");
+                .hasMessageStartingWith("quota settings: 6 problems:");
     }
 
     @Test

@@ -46,7 +46,7 @@ final class BucketLayout {
     /** The key part of each customer: one SHA-256 per customer, not per decision. */
     private final Cache<Customer, String> customerParts = Caffeine.newBuilder()
             .maximumSize(100_000).executor(Runnable::run).build();
-    /** Specs of rolling limits per limits, scale and config version, so stores find their configuration by instance. */
+    /** Specs of rolling limits per limits, scale, share and config version, so stores find their configuration by instance. */
     private final Cache<SpecKey, Rolling> rolling = Caffeine.newBuilder()
             .maximumSize(10_000).executor(Runnable::run).build();
     /** Specs of calendar windows per limit instance, window and config version. */
@@ -71,14 +71,14 @@ final class BucketLayout {
 
     /**
      * The buckets of one request: the plan (the rule's cost), the rule per customer and shared, and
-     * the amount's limits, each with their calendar windows; limits divided by {@code divisor} (the
-     * live instance count for the in-JVM fallback, else 1).
+     * the amount's limits, each with their calendar windows; limits cut to this instance's
+     * {@code share} ({@link LocalShare#WHOLE} on the shared store).
      */
     List<Slot> request(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
-                       @Nullable Amount amount, @Nullable AmountLimits amountLimits, int divisor) {
+                       @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         List<Slot> out = new ArrayList<>(6);
-        addPlan(out, config, customer, plan, rule, divisor);
-        addAfterPlan(out, config, customer, plan, rule, amount, amountLimits, divisor);
+        addPlan(out, config, customer, plan, rule, share);
+        addAfterPlan(out, config, customer, plan, rule, amount, amountLimits, share);
         return out;
     }
 
@@ -86,9 +86,9 @@ final class BucketLayout {
      * The plan's buckets of a request: the rule's cost (1 without a rule). What a request whose
      * amount is in its body is charged when it arrives, before the body is read.
      */
-    List<Slot> plan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule, int divisor) {
+    List<Slot> plan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule, LocalShare share) {
         List<Slot> out = new ArrayList<>(2);
-        addPlan(out, config, customer, plan, rule, divisor);
+        addPlan(out, config, customer, plan, rule, share);
         return out;
     }
 
@@ -97,42 +97,42 @@ final class BucketLayout {
      * limits. What such a request is charged once its body is read.
      */
     List<Slot> afterPlan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
-                         @Nullable Amount amount, @Nullable AmountLimits amountLimits, int divisor) {
+                         @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         List<Slot> out = new ArrayList<>(4);
-        addAfterPlan(out, config, customer, plan, rule, amount, amountLimits, divisor);
+        addAfterPlan(out, config, customer, plan, rule, amount, amountLimits, share);
         return out;
     }
 
     private void addPlan(List<Slot> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
-                         int divisor) {
+                         LocalShare share) {
         long cost = rule == null ? 1 : rule.cost();
-        add(out, customerKey(customerPart(customer), "p"), plan.name(), plan.limits(), customer.multiplier() / divisor,
+        add(out, customerKey(customerPart(customer), "p"), plan.name(), plan.limits(), customer.multiplier(), share,
                 cost, Slot.Role.PLAN, config.version(), clock.instant(), plan.onStoreFailure(), config.modeOf(plan));
     }
 
     private void addAfterPlan(List<Slot> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
-                              @Nullable Amount amount, @Nullable AmountLimits amountLimits, int divisor) {
+                              @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         Instant now = clock.instant();
         String c = customerPart(customer);
-        double scale = customer.multiplier() / divisor;
+        double scale = customer.multiplier();
         if (rule != null) {
             FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
             Mode mode = config.modeOf(rule);
-            add(out, customerKey(c, "r:" + rule.name()), rule.name(), rule.perCustomer(), scale, 1, Slot.Role.RULE,
-                    config.version(), now, policy, mode);
-            add(out, sharedKey(rule), rule.name(), rule.shared(), 1.0 / divisor, 1, Slot.Role.SHARED,
+            add(out, customerKey(c, "r:" + rule.name()), rule.name(), rule.perCustomer(), scale, share, 1,
+                    Slot.Role.RULE, config.version(), now, policy, mode);
+            add(out, sharedKey(rule), rule.name(), rule.shared(), 1.0, share, 1, Slot.Role.SHARED,
                     config.version(), now, policy, mode);
         }
         if (amount != null && amountLimits != null) {
-            addAmount(out, config, c, amountLimits, amount.qualifier(), amount.value(), scale, now);
+            addAmount(out, config, c, amountLimits, amount.qualifier(), amount.value(), scale, share, now);
         }
     }
 
     /** The buckets of an amount on its own (a resource's own check after the request was admitted). */
-    List<Slot> amount(QuotaConfig config, Customer customer, AmountLimits limits, Amount amount, int divisor) {
+    List<Slot> amount(QuotaConfig config, Customer customer, AmountLimits limits, Amount amount, LocalShare share) {
         List<Slot> out = new ArrayList<>(2);
         addAmount(out, config, customerPart(customer), limits, amount.qualifier(), amount.value(),
-                customer.multiplier() / divisor, clock.instant());
+                customer.multiplier(), share, clock.instant());
         return out;
     }
 
@@ -144,13 +144,13 @@ final class BucketLayout {
         Instant now = clock.instant();
         String c = customerPart(customer);
         List<Slot> out = new ArrayList<>();
-        add(out, customerKey(c, "p"), plan.name(), plan.limits(), customer.multiplier(), 1, Slot.Role.PLAN,
-                config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
+        add(out, customerKey(c, "p"), plan.name(), plan.limits(), customer.multiplier(), LocalShare.WHOLE, 1,
+                Slot.Role.PLAN, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
         List<Rule> rules = new ArrayList<>(config.rules().values());
         rules.sort(Comparator.comparing(Rule::name));
         for (Rule rule : rules) {
-            add(out, customerKey(c, "r:" + rule.name()), rule.name(), rule.perCustomer(), customer.multiplier(), 1,
-                    Slot.Role.RULE, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
+            add(out, customerKey(c, "r:" + rule.name()), rule.name(), rule.perCustomer(), customer.multiplier(),
+                    LocalShare.WHOLE, 1, Slot.Role.RULE, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
         }
         return out;
     }
@@ -158,23 +158,24 @@ final class BucketLayout {
     /** The customer's amount buckets for one qualifier, for its standing. */
     List<Slot> amountBuckets(QuotaConfig config, Customer customer, AmountLimits limits, String qualifier) {
         List<Slot> out = new ArrayList<>(2);
-        addAmount(out, config, customerPart(customer), limits, qualifier, 1, customer.multiplier(), clock.instant());
+        addAmount(out, config, customerPart(customer), limits, qualifier, 1, customer.multiplier(), LocalShare.WHOLE,
+                clock.instant());
         return out;
     }
 
     /** The failed-key bucket of one client address group; policy {@code identity-failed-keys}. */
-    Slot failedKeys(QuotaConfig config, String addressGroup, int divisor) {
+    Slot failedKeys(QuotaConfig config, String addressGroup, LocalShare share) {
         List<Slot> out = new ArrayList<>(1);
         List<Limit> limits = guardLimits.get(config.identity(), identity -> List.of(identity.failedKeys()));
-        add(out, prefix + ":{f." + Hashes.keyPart(addressGroup) + "}", GUARD_POLICY_PREFIX, limits, 1.0 / divisor, 1, Slot.Role.GUARD, config.version(),
-                clock.instant(), FailurePolicy.LOCAL, config.mode());
+        add(out, prefix + ":{f." + Hashes.keyPart(addressGroup) + "}", GUARD_POLICY_PREFIX, limits, 1.0, share, 1,
+                Slot.Role.GUARD, config.version(), clock.instant(), FailurePolicy.LOCAL, config.mode());
         return out.get(0);
     }
 
     private void addAmount(List<Slot> out, QuotaConfig config, String c, AmountLimits limits, String qualifier,
-                           long tokens, double scale, Instant now) {
+                           long tokens, double scale, LocalShare share, Instant now) {
         add(out, customerKey(c, "a:" + limits.name() + ":" + qualifier), limits.name(), limits.limits(), scale,
-                tokens, Slot.Role.AMOUNT, config.version(), now, limits.onStoreFailure(), config.mode());
+                share, tokens, Slot.Role.AMOUNT, config.version(), now, limits.onStoreFailure(), config.mode());
     }
 
     private String customerKey(String customerPart, String suffix) {
@@ -192,17 +193,19 @@ final class BucketLayout {
     /**
      * Appends the buckets for {@code limits}: every greedy or interval limit together in one bucket
      * at {@code baseKey}, then each calendar limit in a bucket of its own for the current window.
+     * Limits are multiplied by {@code scale}, then cut to {@code share}.
      */
     private void add(List<Slot> out, String baseKey, String policyPrefix, List<Limit> limits, double scale,
-                     long tokens, Slot.Role role, long version, Instant now, FailurePolicy onFailure, Mode mode) {
+                     LocalShare share, long tokens, Slot.Role role, long version, Instant now, FailurePolicy onFailure,
+                     Mode mode) {
         if (limits.isEmpty()) {
             return;
         }
-        Rolling roll = rolling.get(new SpecKey(limits, scale, version, policyPrefix),
-                k -> Rolling.of(limits, scale, version, policyPrefix));
+        Rolling roll = rolling.get(new SpecKey(limits, scale, share, version, policyPrefix),
+                k -> Rolling.of(limits, scale, share, version, policyPrefix));
         if (roll.spec != null) {
             out.add(new Slot(new BucketKey(baseKey), roll.spec, roll.limits, roll.policies, null, tokens, role,
-                    onFailure, mode));
+                    onFailure, mode, roll.noShare));
         }
         for (int i = 0; i < roll.calendars.size(); i++) {
             Limit limit = roll.calendars.get(i);
@@ -212,22 +215,22 @@ final class BucketLayout {
                             Refill.interval(limit.capacity(), window.length()))), version));
             out.add(new Slot(new BucketKey(baseKey + ":" + limit.name() + ":" + window.start().getEpochSecond()),
                     spec, roll.calendarLimits.get(i), roll.calendarPolicies.get(i), window, tokens, role, onFailure,
-                    mode));
+                    mode, roll.calendarNoShare.get(i)));
         }
     }
 
-    /** A limits list (by identity: config values are immutable), a scale, a config version and a policy prefix. */
-    private record SpecKey(List<Limit> limits, double scale, long version, String policyPrefix) {
+    /** A limits list (by identity: config values are immutable), a scale, a share, a config version and a policy prefix. */
+    private record SpecKey(List<Limit> limits, double scale, LocalShare share, long version, String policyPrefix) {
         @Override
         public boolean equals(Object o) {
-            return o instanceof SpecKey k && k.limits == limits && k.scale == scale && k.version == version
-                    && k.policyPrefix.equals(policyPrefix);
+            return o instanceof SpecKey k && k.limits == limits && k.scale == scale && k.share.equals(share)
+                    && k.version == version && k.policyPrefix.equals(policyPrefix);
         }
 
         @Override
         public int hashCode() {
-            return System.identityHashCode(limits) * 31 + Double.hashCode(scale) * 17 + Long.hashCode(version)
-                    + policyPrefix.hashCode();
+            return System.identityHashCode(limits) * 31 + Double.hashCode(scale) * 17 + share.hashCode() * 13
+                    + Long.hashCode(version) + policyPrefix.hashCode();
         }
     }
 
@@ -244,29 +247,41 @@ final class BucketLayout {
         }
     }
 
-    /** The scaled limits of one owner, split into the rolling bucket (one spec) and calendar limits. */
-    private record Rolling(@Nullable BucketSpec spec, List<Limit> limits, List<String> policies,
-                           List<Limit> calendars, List<List<Limit>> calendarLimits, List<List<String>> calendarPolicies) {
+    /**
+     * The scaled limits of one owner, split into the rolling bucket (one spec) and calendar limits;
+     * {@code noShare}: a rolling limit leaves this instance no token (its spec then holds the limit
+     * at one token, never used), and likewise per calendar limit.
+     */
+    private record Rolling(@Nullable BucketSpec spec, List<Limit> limits, List<String> policies, boolean noShare,
+                           List<Limit> calendars, List<List<Limit>> calendarLimits, List<List<String>> calendarPolicies,
+                           List<Boolean> calendarNoShare) {
 
-        static Rolling of(List<Limit> configured, double scale, long version, String policyPrefix) {
+        static Rolling of(List<Limit> configured, double scale, LocalShare share, long version, String policyPrefix) {
             List<Limit> limits = new ArrayList<>(configured.size());
             List<String> policies = new ArrayList<>(configured.size());
+            boolean noShare = false;
             List<Limit> calendars = new ArrayList<>(1);
             List<String> calendarPolicies = new ArrayList<>(1);
+            List<Boolean> calendarNoShare = new ArrayList<>(1);
             for (Limit limit : configured) {
-                Limit scaled = limit.scaled(scale);
+                Limit whole = limit.scaled(scale);
+                Limit part = share.of(whole);
+                Limit scaled = part != null ? part : new Limit(whole.name(), 1, whole.refill());
                 String policy = policyPrefix + "-" + limit.name();
                 if (scaled.refill() instanceof Refill.Calendar) {
                     calendars.add(scaled);
                     calendarPolicies.add(policy);
+                    calendarNoShare.add(part == null);
                 } else {
                     limits.add(scaled);
                     policies.add(policy);
+                    noShare |= part == null;
                 }
             }
             BucketSpec spec = limits.isEmpty() ? null : new BucketSpec(limits, version);
-            return new Rolling(spec, List.copyOf(limits), List.copyOf(policies), List.copyOf(calendars),
-                    calendars.stream().map(List::of).toList(), calendarPolicies.stream().map(List::of).toList());
+            return new Rolling(spec, List.copyOf(limits), List.copyOf(policies), noShare, List.copyOf(calendars),
+                    calendars.stream().map(List::of).toList(), calendarPolicies.stream().map(List::of).toList(),
+                    List.copyOf(calendarNoShare));
         }
     }
 }

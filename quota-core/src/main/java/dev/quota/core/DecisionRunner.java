@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import java.util.function.IntFunction;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Takes the tokens of one decision from its buckets in one store call, applies the failure policy
- * when the store cannot answer, and writes the receipt.
+ * during an established outage (a call that merely failed is refused with 503, see
+ * {@link QuotaStoreException}), and writes the receipt.
  *
  * <p>A decision's buckets are consumed together: all of them, or, when a rule, shared or amount
  * limit refuses, one token of each plan bucket (the request was made and counts against the
@@ -35,6 +36,8 @@ final class DecisionRunner {
     private final QuotaStore fallback;
     private final Clock clock;
     private final IntSupplier liveInstances;
+    /** This instance's place among the live instances, for the remainder of a divided limit; -1 unknown. */
+    private final IntSupplier instanceRank;
     private final Duration unavailableRetryAfter;
     private final QuotaListener listener;
     /** Whether the last decision under {@link FailurePolicy#LOCAL} went to the fallback. */
@@ -48,47 +51,61 @@ final class DecisionRunner {
     private final AtomicBoolean instancesFailing = new AtomicBoolean();
 
     DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
-                   Duration unavailableRetryAfter, QuotaListener listener) {
-        this(store, fallback, clock, liveInstances, unavailableRetryAfter, listener, log::warn);
+                   IntSupplier instanceRank, Duration unavailableRetryAfter, QuotaListener listener) {
+        this(store, fallback, clock, liveInstances, instanceRank, unavailableRetryAfter, listener, log::warn);
     }
 
     /** With {@code warn} receiving the throttled "store unavailable" warnings instead of the log (tests). */
     DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
-                   Duration unavailableRetryAfter, QuotaListener listener, Consumer<String> warn) {
+                   IntSupplier instanceRank, Duration unavailableRetryAfter, QuotaListener listener,
+                   Consumer<String> warn) {
         this.failureWarnings = new LogThrottle(clock, 1, 1, Duration.ZERO);
         this.warn = warn;
         this.store = store;
         this.fallback = fallback;
         this.clock = clock;
         this.liveInstances = liveInstances;
+        this.instanceRank = instanceRank;
         this.unavailableRetryAfter = unavailableRetryAfter;
         this.listener = listener;
     }
 
     /**
-     * Decides with the buckets {@code planner} lays out for a limit divisor (1 on the shared store,
-     * the live instance count on the in-JVM fallback).
+     * Decides with the buckets {@code planner} lays out for a share of the limits
+     * ({@link LocalShare#WHOLE} on the shared store, this instance's share on the in-JVM fallback).
      */
-    QuotaDecision run(IntFunction<List<Slot>> planner) {
-        List<Slot> slots = planner.apply(1);
+    QuotaDecision run(Function<LocalShare, List<Slot>> planner) {
+        List<Slot> slots = planner.apply(LocalShare.WHOLE);
         QuotaDecision decision;
         try {
             decision = execute(store, slots);
         } catch (QuotaStoreException e) {
             listener.onStoreFailure(e);
+            String reason = String.valueOf(e.getMessage());
+            if (!e.outage()) {
+                // the store may be serving every other call: admitting this one from a local bucket
+                // would count it beside the store, so it is refused, and the client retries
+                warnThrottled(e, "refusing it with 503 (the store is not known to be down)");
+                return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter,
+                        Receipt.NONE, new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.SHED, reason));
+            }
             FailurePolicy policy = strictest(slots);
-            warnThrottled(e, policy);
+            warnThrottled(e, "applying failure policy " + policy);
+            QuotaDecision.Fallback fallenBack = new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.of(policy),
+                    reason);
             switch (policy) {
                 case OPEN:
-                    return new QuotaDecision(QuotaDecision.Outcome.UNENFORCED, List.of(), null, Duration.ZERO);
+                    return new QuotaDecision(QuotaDecision.Outcome.UNENFORCED, List.of(), null, Duration.ZERO,
+                            Receipt.NONE, fallenBack);
                 case CLOSED:
-                    return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter);
+                    return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter,
+                            Receipt.NONE, fallenBack);
                 default:
                     if (fallbackActive.compareAndSet(false, true)) {
                         log.warn("quota fallback engaged: limits are enforced in this JVM until the store answers");
                         listener.onFallback(true);
                     }
-                    return execute(fallback, planner.apply(liveInstances()));
+                    return local(planner.apply(share()), fallenBack);
             }
         }
         if (fallbackActive.compareAndSet(true, false)) {
@@ -96,6 +113,22 @@ final class DecisionRunner {
             listener.onFallback(false);
         }
         return decision;
+    }
+
+    /**
+     * Decides in this JVM during an outage. A bucket of which this instance holds no token (capacity
+     * 10 over 16 instances leaves ranks 10 to 15 none) refuses with 503, as {@code closed} would: the
+     * instances that hold the limit's tokens answer for it.
+     */
+    private QuotaDecision local(List<Slot> slots, QuotaDecision.Fallback fallenBack) {
+        for (Slot slot : slots) {
+            if (slot.noShare() && slot.mode() == Mode.ENFORCE) {
+                return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter,
+                        Receipt.NONE, new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.LOCAL,
+                        fallenBack.reason() + "; this instance holds no share of " + slot.policies().get(0)));
+            }
+        }
+        return execute(fallback, slots).decidedBy(fallenBack);
     }
 
     /**
@@ -270,15 +303,27 @@ final class DecisionRunner {
      * An outage must not flood the log: one warning a second (by the service's clock), carrying the
      * count of the failures since the previous one; those are logged at DEBUG only.
      */
-    private void warnThrottled(QuotaStoreException e, FailurePolicy policy) {
+    private void warnThrottled(QuotaStoreException e, String action) {
         LogThrottle.Permit permit = failureWarnings.offer();
         if (permit.write()) {
             long unwarned = permit.summary() == null ? 0 : permit.summary().count();
-            warn.accept("quota store unavailable (" + e.getMessage() + "); applying failure policy " + policy
+            warn.accept("quota store unavailable (" + e.getMessage() + "); " + action
                     + " (" + unwarned + " more since the last warning)");
         } else {
-            log.debug("quota store unavailable ({}); applying failure policy {}", e.getMessage(), policy);
+            log.debug("quota store unavailable ({}); {}", e.getMessage(), action);
         }
+    }
+
+    /** This instance's share of the limits while the store is down. */
+    private LocalShare share() {
+        int instances = liveInstances();
+        int rank;
+        try {
+            rank = instanceRank.getAsInt();
+        } catch (RuntimeException e) {
+            rank = -1; // unknown: every instance takes the quotient only, never more than the limit in all
+        }
+        return new LocalShare(instances, rank < instances ? rank : -1);
     }
 
     /**

@@ -82,7 +82,7 @@ final class FailedKeyGuard {
 
     /** Counts one failed lookup of {@code group}; a rejection blocks the group in this JVM. */
     QuotaDecision record(QuotaConfig config, String group) {
-        QuotaDecision decision = runner.run(divisor -> List.of(layout.failedKeys(config, group, divisor)));
+        QuotaDecision decision = runner.run(share -> List.of(layout.failedKeys(config, group, share)));
         if (decision.outcome() == QuotaDecision.Outcome.REJECTED) {
             block(group, decision);
         }
@@ -120,7 +120,7 @@ final class FailedKeyGuard {
      * follows its failure policy when the next unknown key is counted).
      */
     QuotaDecision sharedBlock(QuotaConfig config, String group) {
-        Slot slot = layout.failedKeys(config, group, 1);
+        Slot slot = layout.failedKeys(config, group, LocalShare.WHOLE);
         if (slot.mode() == Mode.SHADOW) {
             return NOT_BLOCKED;
         }

@@ -19,9 +19,10 @@ import org.jspecify.annotations.Nullable;
  *                   or null
  * @param retryAfter how long until the same request could pass; zero unless rejected or shadow-rejected
  * @param receipt    what the decision took; {@link Receipt#NONE} when nothing
+ * @param fallback   null when the shared store decided; otherwise who decided instead, and why
  */
 public record QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable LimitStatus violated,
-                            Duration retryAfter, Receipt receipt) {
+                            Duration retryAfter, Receipt receipt, @Nullable Fallback fallback) {
 
     private static final QuotaDecision BYPASS =
             new QuotaDecision(Outcome.BYPASSED, List.of(), null, Duration.ZERO, Receipt.NONE);
@@ -36,6 +37,12 @@ public record QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable
                 && violated == null) {
             throw new IllegalArgumentException("a " + outcome + " decision must name the violated limit");
         }
+    }
+
+    /** A decision the shared store made (or that needed no store). */
+    public QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable LimitStatus violated,
+                         Duration retryAfter, Receipt receipt) {
+        this(outcome, limits, violated, retryAfter, receipt, null);
     }
 
     /** A decision that took nothing. */
@@ -74,6 +81,52 @@ public record QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable
     private static final Comparator<LimitStatus> TIGHTER = Comparator.comparingLong(LimitStatus::remaining)
             .thenComparing(LimitStatus::resetAfter, Comparator.reverseOrder());
 
+    /** This decision, marked as made by {@code fallback} instead of the shared store. */
+    QuotaDecision decidedBy(Fallback fallback) {
+        return new QuotaDecision(outcome, limits, violated, retryAfter, receipt, fallback);
+    }
+
+    /**
+     * Who answered a decision the shared store did not make, and why: the in-JVM buckets of
+     * {@link FailurePolicy#LOCAL}, the {@link FailurePolicy#OPEN} or {@link FailurePolicy#CLOSED}
+     * policy (all three only during an {@link QuotaStoreException#outage() established outage}), or
+     * {@link Kind#SHED}: the store did not answer this call in time while it serves the others, so
+     * the request is answered 503 rather than counted twice.
+     *
+     * @param kind   who answered
+     * @param reason the store's failure, as its exception said it (for logs and people, not for
+     *               metric tags)
+     */
+    public record Fallback(Kind kind, String reason) {
+
+        /** @throws NullPointerException if an argument is null */
+        public Fallback {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(reason, "reason");
+        }
+
+        /** Who answered instead of the shared store. */
+        public enum Kind {
+            /** The in-JVM buckets of {@link FailurePolicy#LOCAL}, during an outage: allowed or rejected. */
+            LOCAL,
+            /** {@link FailurePolicy#OPEN}, during an outage: admitted unenforced. */
+            OPEN,
+            /** {@link FailurePolicy#CLOSED}, during an outage: refused with 503. */
+            CLOSED,
+            /** The store was serving but did not answer this call: refused with 503, whatever the policy. */
+            SHED;
+
+            /** The policy's kind. */
+            static Kind of(FailurePolicy policy) {
+                return switch (policy) {
+                    case LOCAL -> LOCAL;
+                    case OPEN -> OPEN;
+                    case CLOSED -> CLOSED;
+                };
+            }
+        }
+    }
+
     /** The kinds of decision. */
     public enum Outcome {
         /** Every limit had tokens; they were taken. */
@@ -91,9 +144,12 @@ public record QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable
          * The plan's request limits are charged as for {@link #REJECTED}.
          */
         EXCEEDS_LIMIT,
-        /** The store could not answer and the failure policy admitted the request unenforced. */
+        /** The store was down and the failure policy admitted the request unenforced. */
         UNENFORCED,
-        /** The store could not answer and the failure policy rejected the request (HTTP 503). */
+        /**
+         * The store could not answer: down, and the failure policy rejected the request, or slow on
+         * this call while serving others (HTTP 503; {@link QuotaDecision#fallback()} says which).
+         */
         UNAVAILABLE,
         /**
          * A limit in {@link Mode#SHADOW} lacked tokens: the request proceeds

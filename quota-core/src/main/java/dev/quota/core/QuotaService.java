@@ -59,10 +59,10 @@ public final class QuotaService implements AutoCloseable {
         this.layout = new BucketLayout(builder.keyPrefix, clock);
         this.listener = new Listeners(builder.listeners);
         this.runner = builder.storeFailureWarnings == null
-                ? new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.unavailableRetryAfter,
-                        listener)
-                : new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.unavailableRetryAfter,
-                        listener, builder.storeFailureWarnings);
+                ? new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
+                        builder.unavailableRetryAfter, listener)
+                : new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
+                        builder.unavailableRetryAfter, listener, builder.storeFailureWarnings);
         this.guard = new FailedKeyGuard(layout, runner, store, clock);
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);
@@ -285,7 +285,7 @@ public final class QuotaService implements AutoCloseable {
             Plan plan = planOf(cfg, customer);
             Rule r = ruleOf(cfg, rule);
             AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
-            decision = runner.run(divisor -> layout.request(cfg, customer, plan, r, amount, limits, divisor));
+            decision = runner.run(share -> layout.request(cfg, customer, plan, r, amount, limits, share));
         }
         remember(cfg, caller, decision);
         report(customer, rule != null ? rule : amount != null ? amount.limits() : null, decision, start);
@@ -325,7 +325,7 @@ public final class QuotaService implements AutoCloseable {
         }
         Plan plan = planOf(cfg, customer);
         Rule r = ruleOf(cfg, rule);
-        QuotaDecision decision = runner.run(divisor -> layout.plan(cfg, customer, plan, r, divisor));
+        QuotaDecision decision = runner.run(share -> layout.plan(cfg, customer, plan, r, share));
         remember(cfg, caller, decision);
         if (!decision.allowed()) {
             report(customer, rule, decision, start); // there is no second step
@@ -359,10 +359,10 @@ public final class QuotaService implements AutoCloseable {
             Plan plan = planOf(cfg, customer);
             Rule r = ruleOf(cfg, rule);
             AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
-            List<Slot> slots = layout.afterPlan(cfg, customer, plan, r, amount, limits, 1);
+            List<Slot> slots = layout.afterPlan(cfg, customer, plan, r, amount, limits, LocalShare.WHOLE);
             // nothing more to take (a rule without limits of its own, no amount): the first step was all
             decision = slots.isEmpty() ? beforeBody : BodyDecision.merge(beforeBody,
-                    runner.run(divisor -> layout.afterPlan(cfg, customer, plan, r, amount, limits, divisor)));
+                    runner.run(share -> layout.afterPlan(cfg, customer, plan, r, amount, limits, share)));
         }
         report(customer, rule != null ? rule : amount != null ? amount.limits() : null, decision, start);
         return decision;
@@ -384,7 +384,7 @@ public final class QuotaService implements AutoCloseable {
             decision = QuotaDecision.bypassed();
         } else {
             AmountLimits limits = amountLimits(cfg, amount.limits());
-            decision = runner.run(divisor -> layout.amount(cfg, customer, limits, amount, divisor));
+            decision = runner.run(share -> layout.amount(cfg, customer, limits, amount, share));
         }
         report(customer, amount.limits(), decision, start);
         return decision;

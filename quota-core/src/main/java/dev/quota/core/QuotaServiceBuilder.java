@@ -21,6 +21,7 @@ public final class QuotaServiceBuilder {
     Clock clock = Clock.systemUTC();
     String keyPrefix = "quota";
     IntSupplier liveInstances = () -> 1;
+    IntSupplier instanceRank = () -> -1;
     Duration unavailableRetryAfter = Duration.ofSeconds(1);
     final List<QuotaListener> listeners = new ArrayList<>();
     int rejectionLogRate = 20;
@@ -81,18 +82,38 @@ public final class QuotaServiceBuilder {
     }
 
     /**
-     * How many instances share the limits, for {@link FailurePolicy#LOCAL}: local buckets get
-     * {@code 1/n} of each limit. Default: always 1. Asked only while the store is down; when it
-     * throws, the last count it gave is used (a warning is logged once).
+     * How many instances share the limits, for {@link FailurePolicy#LOCAL}: each instance's local
+     * buckets hold its part of each limit, rounded down so the instances never hold more than the
+     * limit together (capacity 10 over 4 instances: 2 each), and refill at their part of the rate.
+     * Default: always 1. Asked only while the store is down; when it throws, the last count it gave
+     * is used (a warning is logged once). With {@link #liveInstances(IntSupplier, IntSupplier)} the
+     * remainder goes to the first instances by rank.
      */
     public QuotaServiceBuilder liveInstances(IntSupplier liveInstances) {
         this.liveInstances = Objects.requireNonNull(liveInstances, "liveInstances");
+        this.instanceRank = () -> -1;
         return this;
     }
 
     /**
-     * The {@code Retry-After} of a decision rejected because the store is unavailable under
-     * {@link FailurePolicy#CLOSED}; default 1 second.
+     * How many instances share the limits, and this instance's 0-based place among them, for
+     * {@link FailurePolicy#LOCAL}: each instance gets its part of each limit rounded down, and the
+     * remainder goes one token each to the lowest ranks. Capacity 10 over 16 instances: ranks 0-9
+     * hold one token, ranks 10-15 none (they refuse with 503 during the outage), 10 in all. A rank
+     * that throws or is out of range counts as unknown (the part rounded down only). For Redis:
+     * {@code registry::liveInstances, registry::rank}; for a grid: {@code JCacheStore.members(cache),
+     * JCacheStore.rank(cache)}.
+     */
+    public QuotaServiceBuilder liveInstances(IntSupplier liveInstances, IntSupplier rank) {
+        this.liveInstances = Objects.requireNonNull(liveInstances, "liveInstances");
+        this.instanceRank = Objects.requireNonNull(rank, "rank");
+        return this;
+    }
+
+    /**
+     * The {@code Retry-After} of a decision rejected because the store is unavailable: under
+     * {@link FailurePolicy#CLOSED} during an outage, and whatever the policy when one call failed
+     * while the store serves others ({@link QuotaDecision.Fallback.Kind#SHED}); default 1 second.
      *
      * @throws IllegalArgumentException if negative or zero
      */

@@ -24,9 +24,12 @@ import org.jspecify.annotations.Nullable;
  * @param role      what the bucket counts
  * @param onFailure what to do when the store cannot answer
  * @param mode      whether this bucket's lack of tokens rejects the request or only shadow-rejects it
+ * @param noShare   on the in-JVM fallback: a limit of this bucket leaves this instance no token (see
+ *                  {@link LocalShare}), so a decision over it is refused with 503
  */
 record Slot(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> policies,
-            @Nullable CalendarWindow window, long tokens, Role role, FailurePolicy onFailure, Mode mode) {
+            @Nullable CalendarWindow window, long tokens, Role role, FailurePolicy onFailure, Mode mode,
+            boolean noShare) {
 
     /** What a bucket counts, which decides how a refusal and a refund treat it. */
     enum Role {

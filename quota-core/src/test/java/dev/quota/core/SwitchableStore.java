@@ -5,7 +5,7 @@ import dev.quota.core.store.InMemoryStore;
 import java.time.Clock;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** An in-JVM store that counts its calls and fails every call while {@link #failing} is set. */
+/** An in-JVM store that counts its calls and, while {@link #failing} is set, fails every call as an established outage. */
 public final class SwitchableStore extends ForwardingStore {
 
     final AtomicInteger calls = new AtomicInteger();
@@ -19,7 +19,7 @@ public final class SwitchableStore extends ForwardingStore {
     protected void before(String operation) {
         calls.incrementAndGet();
         if (failing) {
-            throw new QuotaStoreException("store down (test)");
+            throw QuotaStoreException.outage("store down (test)");
         }
     }
 }

@@ -111,13 +111,12 @@ public final class DemoApp implements AutoCloseable {
                 : settings.config().withVersion(settings.clock().millis());
         RedisServer privateRedis = settings.redisUri() == null ? RedisServer.start() : null;
         String uri = privateRedis != null ? privateRedis.uri() : settings.redisUri();
-        Duration casBudget = max(settings.redisTimeout().multipliedBy(2), Duration.ofSeconds(2));
         List<ApiServer> servers = new ArrayList<>();
         try {
             for (int i = 0; i < settings.instances(); i++) {
                 int port = settings.port() == 0 ? 0 : settings.port() + i;
                 int managementPort = settings.managementPort() == 0 ? 0 : settings.managementPort() + i;
-                servers.add(startInstance(settings, config, uri, casBudget, port, managementPort));
+                servers.add(startInstance(settings, config, uri, port, managementPort));
             }
         } catch (RuntimeException e) {
             new DemoApp(privateRedis, uri, servers).close();
@@ -127,10 +126,9 @@ public final class DemoApp implements AutoCloseable {
     }
 
     /** One instance: its own Redis client, breaker, registry, metrics and quota service. */
-    private static ApiServer startInstance(Settings settings, QuotaConfig config, String uri, Duration casBudget,
-                                           int port, int managementPort) {
+    private static ApiServer startInstance(Settings settings, QuotaConfig config, String uri, int port,
+                                           int managementPort) {
         RedisStore redis = RedisStore.builder().uri(uri).clock(settings.clock()).timeout(settings.redisTimeout())
-                .retryBudget(casBudget)
                 .build();
         QuotaStore store = redis;
         QuotaService service = null;
@@ -147,7 +145,7 @@ public final class DemoApp implements AutoCloseable {
                     .config(config)
                     .clock(settings.clock())
                     // for the LOCAL failure policy: each live instance enforces 1/n of every limit
-                    .liveInstances(instances::liveInstances)
+                    .liveInstances(instances::liveInstances, instances::rank)
                     .listener(new MicrometerQuotaListener(metrics))
                     .build();
             Path file = settings.configFile();
@@ -165,10 +163,6 @@ public final class DemoApp implements AutoCloseable {
             }
             throw e;
         }
-    }
-
-    private static Duration max(Duration a, Duration b) {
-        return a.compareTo(b) >= 0 ? a : b;
     }
 
     /** The base URI of each instance, e.g. {@code http://127.0.0.1:8080/}. */

@@ -1,5 +1,7 @@
 package dev.quota.demo;
 
+import dev.quota.testkit.BusyCores;
+import org.junit.jupiter.api.extension.ExtendWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.testkit.RedisServer;
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * The packaged jar as separate processes, the way a service runs in production: three JVMs,
  * each with its own Redis client, share one Redis and so one limit.
  */
+@ExtendWith(BusyCores.class)
 class MultiProcessIT {
 
     @Test
@@ -27,8 +30,7 @@ class MultiProcessIT {
         try (RedisServer redis = RedisServer.start()) {
             try {
                 for (int i = 1; i <= 3; i++) {
-                    demos.add(DemoProcess.start("instance-" + i, "--redis", redis.uri(), "--config", config,
-                            "--redis-timeout", "5000"));
+                    demos.add(DemoProcess.start("instance-" + i, "--redis", redis.uri(), "--config", config));
                 }
                 List<URI> instances = demos.stream().map(DemoProcess::baseUri).toList();
 

@@ -21,7 +21,7 @@ class OptionsTest {
     void parse_noArguments_givesTheDefaults() {
         Options options = Options.parse(new String[0], Map.of());
 
-        assertThat(options).isEqualTo(new Options("127.0.0.1", 8080, 9080, null, null, 1, 1000, null, false, false));
+        assertThat(options).isEqualTo(new Options("127.0.0.1", 8080, 9080, null, null, 1, 2000, null, false, false));
     }
 
     @Test

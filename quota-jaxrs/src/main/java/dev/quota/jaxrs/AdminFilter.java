@@ -7,8 +7,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The request filter on each {@link QuotaAdminResource} method, put there by {@link QuotaFeature}
- * (through {@link QuotaBinding}) at {@link #PRIORITY}: after the filters that find the client's
+ * The admin token check of each {@link QuotaAdminResource} method, which the quota filter
+ * ({@link QuotaRequestFilter}, at {@link #PRIORITY}) hands the method's requests to: after the filters that find the client's
  * address and after the application's authentication, whose security context the admitted call's
  * replaces; before the method. Finds the admin resource the request matched and lets its
  * {@link AdminGuard} answer the call or let it through. A filter is handed the request on every

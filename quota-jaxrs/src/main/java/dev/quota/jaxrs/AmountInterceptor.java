@@ -21,25 +21,25 @@ import org.slf4j.LoggerFactory;
  * once; then, once the body is read, the rule's limits and the amount together, in one store call.
  * A body that cannot be read, or that carries no valid amount, still costs the request its rule's
  * tokens, then the error is answered: 400 {@code invalid-amount}, 400 {@code unreadable-body} for a
- * body cut short (logged one line, sampled: {@link ClientErrors}), or the runtime's own answer.
+ * body cut short, 408 {@code body-timeout} for one that stalled (each logged one line, sampled:
+ * {@link ClientErrors}), or the runtime's own answer.
  */
 final class AmountInterceptor implements ReaderInterceptor {
 
     private static final Logger log = LoggerFactory.getLogger(AmountInterceptor.class);
 
     private final QuotaService service;
-    private final String limits;
 
-    AmountInterceptor(QuotaService service, String limits) {
+    AmountInterceptor(QuotaService service) {
         this.service = service;
-        this.limits = limits;
     }
 
     /**
-     * A decision the request filter left for the body: who, on which rule, the request path, and
-     * what the request was charged when it arrived.
+     * A decision the request filter left for the body: who, on which rule, the method's amount
+     * limits ({@link AmountLimit#value()}), the request path, and what the request was charged when
+     * it arrived.
      */
-    record Pending(Caller caller, @Nullable String rule, String path, QuotaDecision beforeBody) {
+    record Pending(Caller caller, @Nullable String rule, String limits, String path, QuotaDecision beforeBody) {
     }
 
     /**
@@ -47,10 +47,10 @@ final class AmountInterceptor implements ReaderInterceptor {
      * Admitted: the rest is left pending for the body. Refused: the filter answers it, the body unread.
      */
     static QuotaDecision beforeBody(QuotaService service, ContainerRequestContext request, Caller caller,
-                                    @Nullable String rule, String path) {
+                                    @Nullable String rule, String limits, String path) {
         QuotaDecision decision = service.decideBeforeBody(caller, rule);
         if (decision.allowed()) {
-            request.setProperty(QuotaFeature.PENDING, new Pending(caller, rule, path, decision));
+            request.setProperty(QuotaFeature.PENDING, new Pending(caller, rule, limits, path, decision));
         }
         return decision;
     }
@@ -61,6 +61,7 @@ final class AmountInterceptor implements ReaderInterceptor {
             return context.proceed(); // decided already (another read of the body), or not ours to decide
         }
         context.removeProperty(QuotaFeature.PENDING);
+        String limits = pending.limits();
         Object entity;
         try {
             entity = context.proceed();
@@ -76,7 +77,7 @@ final class AmountInterceptor implements ReaderInterceptor {
         }
         Amount amount;
         try {
-            amount = amountOf(entity);
+            amount = amountOf(entity, limits);
         } catch (InvalidAmount e) {
             QuotaDecision charged = charge(context, pending);
             if (!charged.allowed()) {
@@ -112,7 +113,7 @@ final class AmountInterceptor implements ReaderInterceptor {
             context.setProperty(QuotaFeature.DECISION, decision);
             return decision;
         } catch (RuntimeException e) {
-            log.error("quota check failed for {} ({}); answering 503", pending.path(), limits, e);
+            log.error("quota check failed for {} ({}); answering 503", pending.path(), pending.limits(), e);
             throw new WebApplicationException(ProblemResponses.checkFailed(pending.path()));
         }
     }
@@ -121,7 +122,7 @@ final class AmountInterceptor implements ReaderInterceptor {
      * The amount the body carries. A client's mistake is an {@link InvalidAmount} whose message, the
      * 400's reason, never echoes what the client sent (a currency may be megabytes long).
      */
-    private Amount amountOf(Object entity) {
+    private static Amount amountOf(Object entity, String limits) {
         if (entity == null) {
             throw new InvalidAmount("the body is missing");
         }

@@ -8,56 +8,63 @@ import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.MatrixParam;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.QueryParam;
-import jakarta.ws.rs.container.DynamicFeature;
-import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.container.Suspended;
 import jakarta.ws.rs.core.Context;
-import jakarta.ws.rs.core.FeatureContext;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Gives every resource method its own quota filter, which knows the method's rule, and an
- * {@link AmountInterceptor} to methods marked {@link AmountLimit}: called once per resource method
- * when the application starts. Methods or classes marked {@link Unlimited} get none;
- * {@link QuotaAdminResource}'s methods get its token check instead ({@link AdminFilter}).
+ * What the quota filter does for one resource method, worked out once from its annotations: count
+ * it on its {@link EndpointRule}, check the admin token ({@link QuotaAdminResource}'s methods), or
+ * nothing ({@link Unlimited}). Built by {@link QuotaBindings}, at start-up where the runtime runs
+ * dynamic features, else on the method's first request.
  */
-final class QuotaBinding implements DynamicFeature {
+final class QuotaBinding {
 
     private static final Logger log = LoggerFactory.getLogger(QuotaBinding.class);
     private static final Set<Class<? extends Annotation>> NOT_THE_ENTITY = Set.of(PathParam.class, QueryParam.class,
             HeaderParam.class, CookieParam.class, MatrixParam.class, FormParam.class, BeanParam.class, Context.class,
             Suspended.class);
 
-    private final QuotaService service;
-    private final CallerResolver resolver;
-    private final ClientAddress clientAddress;
+    /** The binding of {@link Unlimited} methods: nothing to count. */
+    static final QuotaBinding UNLIMITED = new QuotaBinding(null, null);
 
-    QuotaBinding(QuotaService service, CallerResolver resolver, ClientAddress clientAddress) {
-        this.service = service;
-        this.resolver = resolver;
-        this.clientAddress = clientAddress;
+    private final @Nullable EndpointRule endpoint;
+    private final @Nullable AdminFilter admin;
+
+    private QuotaBinding(@Nullable EndpointRule endpoint, @Nullable AdminFilter admin) {
+        this.endpoint = endpoint;
+        this.admin = admin;
     }
 
-    @Override
-    public void configure(ResourceInfo resourceInfo, FeatureContext context) {
-        Class<?> resourceClass = resourceInfo.getResourceClass();
-        Method method = resourceInfo.getResourceMethod();
-        if (resourceClass == null || method == null) {
-            return;
-        }
+    /** The endpoint to count the request on; null for an admin or unlimited method. */
+    @Nullable EndpointRule endpoint() {
+        return endpoint;
+    }
+
+    /** The admin token check of a {@link QuotaAdminResource} method; null for any other. */
+    @Nullable AdminFilter admin() {
+        return admin;
+    }
+
+    /**
+     * The binding of {@code method} as served by {@code resourceClass}.
+     *
+     * @throws IllegalStateException if an {@link AmountLimit} method takes no {@link QuotaAmount} body
+     */
+    static QuotaBinding of(Class<?> resourceClass, Method method, QuotaService service) {
         if (resourceClass == QuotaAdminResource.class) {
             // not a customer's traffic, and must work while a customer is limited: the admin token, no quota
-            context.register(new AdminFilter(QuotaAdminResource.action(method)), AdminFilter.PRIORITY);
-            return;
+            return new QuotaBinding(null, new AdminFilter(QuotaAdminResource.action(method)));
         }
         if (resourceClass.isAnnotationPresent(Unlimited.class) || method.isAnnotationPresent(Unlimited.class)) {
             // probes are not a customer's traffic either
-            return;
+            return UNLIMITED;
         }
         EndpointRule endpoint = EndpointRule.of(resourceClass, method);
         String annotated = endpoint.annotated();
@@ -73,12 +80,11 @@ final class QuotaBinding implements DynamicFeature {
                 log.warn("{} is bound by @AmountLimit to amount limits \"{}\", which the active config does not"
                         + " define", endpoint.describe(), amounts);
             }
-            context.register(new AmountInterceptor(service, amounts));
         }
-        context.register(new QuotaRequestFilter(service, resolver, clientAddress, endpoint), QuotaFeature.PRIORITY);
+        return new QuotaBinding(endpoint, null);
     }
 
-    /** An {@link AmountLimit} method must take a {@link QuotaAmount} body: a mistake here fails start-up. */
+    /** An {@link AmountLimit} method must take a {@link QuotaAmount} body. */
     private static void requireAmountEntity(EndpointRule endpoint, Method method, String amounts) {
         for (Parameter parameter : method.getParameters()) {
             boolean annotated = false;

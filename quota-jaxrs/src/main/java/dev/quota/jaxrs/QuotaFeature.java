@@ -7,8 +7,10 @@ import dev.quota.jaxrs.internal.PeerAdapters;
 import dev.quota.jaxrs.internal.Peers;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Configuration;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
+import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -71,13 +73,16 @@ public final class QuotaFeature implements Feature {
     }
 
     /**
-     * Registers the per-method request filter, the response filter, the exception mapper and the
-     * filter that finds each request's TCP peer on this runtime; the methods of a
-     * {@link QuotaAdminResource} get its admin token check instead of a quota.
+     * Registers the request filter, the response filter, the body interceptor of
+     * {@link AmountLimit} methods, the exception mapper and the filter that finds each request's TCP
+     * peer on this runtime: filters, an interceptor and a mapper only, which every runtime accepts
+     * from a feature. The methods of a {@link QuotaAdminResource} get its admin token check instead
+     * of a quota.
      *
      * @throws IllegalStateException if the client address is the TCP peer (the default) and this
-     *                               runtime offers no known way to it; the message says how to
-     *                               supply it with {@link Builder#clientAddress}
+     *                               runtime offers no known way to it (the message says how to
+     *                               supply it with {@link Builder#clientAddress}), or if the runtime
+     *                               did not take one of the filters (its requests would go uncounted)
      */
     @Override
     public boolean configure(FeatureContext context) {
@@ -92,11 +97,34 @@ public final class QuotaFeature implements Feature {
             // registered as classes, so that the runtime creates and injects them
             context.register(adapter, Peers.PRIORITY);
         }
-        context.register(new QuotaBinding(service, resolver, clientAddress));
-        context.register(new QuotaResponseFilter(service), PRIORITY);
-        context.register(new RuntimeRefusalFilter(service, resolver, clientAddress), PRIORITY);
-        context.register(new QuotaExceededMapper());
+        QuotaBindings bindings = new QuotaBindings(service);
+        List<Object> enforcing = List.of(new QuotaRequestFilter(service, resolver, clientAddress, bindings),
+                new QuotaResponseFilter(service), new RuntimeRefusalFilter(service, resolver, clientAddress),
+                new AmountInterceptor(service), new QuotaExceededMapper());
+        for (Object provider : enforcing) {
+            context.register(provider, provider instanceof QuotaExceededMapper || provider instanceof AmountInterceptor
+                    ? Priorities.USER : PRIORITY);
+        }
+        // binds every resource method at start-up where the runtime runs dynamic features: early errors
+        context.register(bindings);
+        requireRegistered(context, enforcing);
         return true;
+    }
+
+    /**
+     * Fails start-up when the runtime dropped a provider this feature registered: its resource
+     * methods would otherwise be served without their quota. Judged on runtimes whose configuration
+     * lists what a feature registered (Jersey, RESTEasy); Quarkus REST lists none of it, but
+     * takes every filter, interceptor and mapper.
+     */
+    private static void requireRegistered(FeatureContext context, List<Object> providers) {
+        Configuration configuration = context.getConfiguration();
+        List<Object> missing = providers.stream().filter(provider -> !configuration.isRegistered(provider)).toList();
+        if (!missing.isEmpty() && missing.size() < providers.size()) {
+            throw new IllegalStateException("quota: the Jakarta REST runtime (" + context.getClass().getName()
+                    + ") did not register " + missing.get(0).getClass().getSimpleName() + ", which QuotaFeature"
+                    + " registered; its requests would not be counted, so the application does not start");
+        }
     }
 
     /**

@@ -6,18 +6,28 @@ import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import dev.quota.core.RequestFacts;
+import dev.quota.jaxrs.internal.ResourceMethods;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.Context;
+import java.lang.reflect.Method;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides each request of one resource method: reads the credential and the client's address,
- * lets the service identify the caller, takes tokens, and aborts with 400/401 (caller), 429
- * (rejected, or too many unknown keys from the address), 422 (can never fit) or 503 (store
- * unavailable, or the check itself failed). For an {@link AmountLimit} method with a body, the
- * plan is charged now and the rest waits for the body ({@link AmountInterceptor}). Registered by {@link QuotaBinding} at
- * {@link QuotaFeature#PRIORITY}, after authentication.
+ * Decides each request: finds the resource method it matched and that method's
+ * {@link QuotaBinding}, reads the credential and the client's address, lets the service identify
+ * the caller, takes tokens, and aborts with 400/401 (caller), 429 (rejected, or too many unknown
+ * keys from the address), 422 (can never fit) or 503 (store unavailable, or the check itself
+ * failed). For an {@link AmountLimit} method with a body, the plan is charged now and the rest
+ * waits for the body ({@link AmountInterceptor}). One filter for every method, registered by {@link QuotaFeature} at
+ * {@link QuotaFeature#PRIORITY}, after authentication: a plain filter is what every runtime
+ * accepts from a feature.
+ *
+ * <p>A request whose resource method cannot be found is answered 503 and logged, never let
+ * through uncounted.
  */
 final class QuotaRequestFilter implements ContainerRequestFilter {
 
@@ -26,18 +36,58 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
     private final QuotaService service;
     private final CallerResolver resolver;
     private final ClientAddress clientAddress;
-    private final EndpointRule endpoint;
+    private final QuotaBindings bindings;
+
+    /** The runtime's proxy to the matched method, where it injects one into a registered filter. */
+    @Context
+    private @Nullable ResourceInfo resourceInfo;
 
     QuotaRequestFilter(QuotaService service, CallerResolver resolver, ClientAddress clientAddress,
-                       EndpointRule endpoint) {
+                       QuotaBindings bindings) {
         this.service = service;
         this.resolver = resolver;
         this.clientAddress = clientAddress;
-        this.endpoint = endpoint;
+        this.bindings = bindings;
     }
 
     @Override
     public void filter(ContainerRequestContext request) {
+        QuotaBinding binding;
+        try {
+            binding = binding(request);
+        } catch (RuntimeException e) {
+            log.error("quota: cannot tell which resource method {} {} is for, so it is not let through uncounted;"
+                    + " answering 503", request.getMethod(), path(request), e);
+            request.abortWith(ProblemResponses.checkFailed(path(request)));
+            return;
+        }
+        AdminFilter admin = binding.admin();
+        EndpointRule endpoint = binding.endpoint();
+        if (admin != null) {
+            admin.filter(request);
+        } else if (endpoint != null) {
+            decide(request, endpoint);
+        }
+    }
+
+    /**
+     * The binding of the resource method {@code request} matched.
+     *
+     * @throws IllegalStateException if the runtime tells no resource method, or its annotations are wrong
+     */
+    private QuotaBinding binding(ContainerRequestContext request) {
+        ResourceInfo matched = ResourceMethods.matched(request, resourceInfo);
+        Class<?> resourceClass = matched == null ? null : matched.getResourceClass();
+        Method method = matched == null ? null : matched.getResourceMethod();
+        if (resourceClass == null || method == null) {
+            throw new IllegalStateException("the runtime (" + request.getClass().getName() + ") told the quota filter"
+                    + " no resource method: it neither injected ResourceInfo into the filter nor is a runtime whose"
+                    + " request tells it");
+        }
+        return bindings.of(resourceClass, method);
+    }
+
+    private void decide(ContainerRequestContext request, EndpointRule endpoint) {
         QuotaDecision decision;
         String rule;
         Caller caller;
@@ -70,9 +120,10 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
             if (rule != null) {
                 request.setProperty(QuotaFeature.RULE, rule);
             }
-            if (endpoint.amountLimits() != null && request.hasEntity()) {
+            String amounts = endpoint.amountLimits();
+            if (amounts != null && request.hasEntity()) {
                 // the plan's tokens now; the rest once the body is read, with its amount
-                decision = AmountInterceptor.beforeBody(service, request, caller, rule, path(request));
+                decision = AmountInterceptor.beforeBody(service, request, caller, rule, amounts, path(request));
                 if (decision.allowed()) {
                     return;
                 }

@@ -78,6 +78,12 @@ class AdminThrottleTest {
         }
 
         assertThat(throttle.size()).isLessThanOrEqualTo(100);
+        // the newest address kept its first failure: four more are answered 401, the fifth is blocked
+        String newest = "10.0.78.31";
+        for (int i = 0; i < 4; i++) {
+            assertThat(throttle.failed(newest)).isZero();
+        }
+        assertThat(throttle.failed(newest)).isPositive();
     }
 
     @Test

@@ -13,6 +13,6 @@ final class FailingStore extends ForwardingStore {
 
     @Override
     protected void before(String operation) {
-        throw new QuotaStoreException("connection refused");
+        throw QuotaStoreException.outage("connection refused");
     }
 }

@@ -2,13 +2,17 @@ package dev.quota.jcache;
 
 import com.hazelcast.cache.HazelcastCacheManager;
 import com.hazelcast.cache.ICache;
+import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import java.util.function.IntSupplier;
 import javax.cache.Cache;
 import javax.cache.CacheManager;
 import org.jspecify.annotations.Nullable;
 
-/** The member count of a Hazelcast grid. Loaded only when Hazelcast is on the class path; see {@link JCacheStore#members}. */
+/**
+ * The member count of a Hazelcast grid, and this member's rank in it. Loaded only when Hazelcast is
+ * on the class path; see {@link JCacheStore#members} and {@link JCacheStore#rank}.
+ */
 final class HazelcastMembers {
 
     private HazelcastMembers() {
@@ -16,7 +20,34 @@ final class HazelcastMembers {
 
     /** The count of the grid behind {@code cache}, or null when the cache is not Hazelcast's. */
     static @Nullable IntSupplier of(Cache<?, ?> cache) {
-        HazelcastInstance hazelcast;
+        HazelcastInstance hazelcast = instance(cache);
+        // the member's own view of the cluster: no remote call; throws while the member is shut down
+        return hazelcast == null ? null : () -> hazelcast.getCluster().getMembers().size();
+    }
+
+    /**
+     * This member's place in the member list of the grid behind {@code cache} (the oldest member
+     * first, the same list on every member), or null when the cache is not Hazelcast's.
+     */
+    static @Nullable IntSupplier rankOf(Cache<?, ?> cache) {
+        HazelcastInstance hazelcast = instance(cache);
+        if (hazelcast == null) {
+            return null;
+        }
+        return () -> {
+            Member self = hazelcast.getCluster().getLocalMember();
+            int rank = 0;
+            for (Member member : hazelcast.getCluster().getMembers()) {
+                if (member.getUuid().equals(self.getUuid())) {
+                    return rank;
+                }
+                rank++;
+            }
+            return -1;
+        };
+    }
+
+    private static @Nullable HazelcastInstance instance(Cache<?, ?> cache) {
         try {
             CacheManager manager = cache.getCacheManager();
             if (!(manager instanceof HazelcastCacheManager)) {
@@ -25,11 +56,9 @@ final class HazelcastMembers {
             if (!(manager instanceof HazelcastCacheManager hazelcastManager)) {
                 return null;
             }
-            hazelcast = hazelcastManager.getHazelcastInstance();
+            return hazelcastManager.getHazelcastInstance();
         } catch (RuntimeException | LinkageError e) {
             return null; // another provider, or Hazelcast from another class loader
         }
-        // the member's own view of the cluster: no remote call; throws while the member is shut down
-        return () -> hazelcast.getCluster().getMembers().size();
     }
 }

@@ -38,7 +38,7 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>{@link Mode#COMPARE_AND_SWAP} (the default): reads the bucket's bytes, computes in this JVM,
  *       writes with {@code replace(key, old, new)} or {@code putIfAbsent}; a lost race computes again,
- *       within the {@link JCacheStoreBuilder#retryBudget retry budget}. Only byte arrays travel between
+ *       up to the {@link JCacheStoreBuilder#retryBudget retry budget} of lost races. Only byte arrays travel between
  *       members, so it works on Payara whatever the application is called on each member and whatever
  *       thread calls. Needs a provider that compares values in serialized form (Hazelcast does;
  *       {@code build()} checks it). Two round trips per change, more under contention.
@@ -58,7 +58,9 @@ import org.jspecify.annotations.Nullable;
  * bucket needs to refill fully (e.g. {@link #cache(CacheManager, String, Duration)}); the store warns
  * when a bucket needs longer.
  *
- * <p>Failures of the cache become {@link QuotaStoreException}s, for the caller's failure policy.
+ * <p>Failures of the cache become {@link QuotaStoreException}s: the decision is refused with 503,
+ * and behind a {@link dev.quota.core.resilience.CircuitBreakerStore} whose {@link #ping} fails, the
+ * limits' failure policy answers.
  * The store does not bound how long a call to the cache may take: the provider's own operation
  * timeout does (Hazelcast: {@code hazelcast.operation.call.timeout.millis}, default 60 s).
  */
@@ -140,6 +142,23 @@ public final class JCacheStore extends PerBucketStore {
         }
         IntSupplier hazelcast = HazelcastMembers.of(cache);
         return hazelcast != null ? hazelcast : () -> 1;
+    }
+
+    /**
+     * This member's place in {@code cache}'s grid, 0-based, for
+     * {@code QuotaServiceBuilder.liveInstances(JCacheStore.members(cache), JCacheStore.rank(cache))}:
+     * the remainder of a limit divided by the members goes to the lowest ranks. On Hazelcast, the
+     * place in the member list (the oldest member first, the same list on every member), asked
+     * without a remote call; on other providers always 0 (they count 1 member).
+     */
+    public static IntSupplier rank(Cache<?, ?> cache) {
+        try {
+            Class.forName("com.hazelcast.cache.HazelcastCacheManager", false, JCacheStore.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            return () -> 0; // no Hazelcast here: another provider, counted as one member
+        }
+        IntSupplier hazelcast = HazelcastMembers.rankOf(cache);
+        return hazelcast != null ? hazelcast : () -> 0;
     }
 
     @Override

@@ -13,7 +13,7 @@ import javax.cache.Cache;
 
 /**
  * Settings for a {@link JCacheStore}. Defaults: {@link JCacheStore.Mode#COMPARE_AND_SWAP}, the system
- * clock, a retry budget of 500 ms, an expiry margin of 60 s, and per-entry expiry where the provider
+ * clock, a retry budget of 1,000 lost compare-and-swap races, an expiry margin of 60 s, and per-entry expiry where the provider
  * supports it.
  */
 public final class JCacheStoreBuilder {
@@ -21,9 +21,12 @@ public final class JCacheStoreBuilder {
     private final Cache<String, byte[]> cache;
     private JCacheStore.Mode mode = JCacheStore.Mode.COMPARE_AND_SWAP;
     private Clock clock = Clock.systemUTC();
-    private Duration retryBudget = Duration.ofMillis(500);
+    private int retryBudget = DEFAULT_RETRY_BUDGET;
     private Duration expiryMargin = Duration.ofSeconds(60);
     private boolean perEntryExpiry = true;
+
+    /** The default {@link #retryBudget}: 1,000 lost races. */
+    public static final int DEFAULT_RETRY_BUDGET = 1_000;
 
     JCacheStoreBuilder(Cache<String, byte[]> cache) {
         this.cache = Objects.requireNonNull(cache, "cache");
@@ -42,19 +45,21 @@ public final class JCacheStoreBuilder {
     }
 
     /**
-     * How long one change may keep losing compare-and-swap races (its bucket written by other
-     * instances in between) before it fails and the failure policy answers; default 500 ms. Used in
-     * {@link JCacheStore.Mode#COMPARE_AND_SWAP} only. 300 decisions at once for one customer from two
-     * members take about a second on 2 cores: a budget wide enough for your peaks keeps contention from
-     * looking like an outage.
+     * How many compare-and-swap races one change may lose (its bucket written by other members
+     * between its read and its write) before it fails; default 1,000. Used in
+     * {@link JCacheStore.Mode#COMPARE_AND_SWAP} only. Counted in lost races, not time: time blocked
+     * in the grid (a GC pause, a member-loss stall) never counts, and each lost race means another
+     * change was written, so hot contention makes progress instead of failing. A change that fails
+     * anyway is refused with 503, never admitted by the failure policy, which answers only an outage
+     * the circuit breaker established.
      *
-     * @throws IllegalArgumentException if not positive
+     * @throws IllegalArgumentException if < 1
      */
-    public JCacheStoreBuilder retryBudget(Duration budget) {
-        if (budget.isNegative() || budget.isZero()) {
-            throw new IllegalArgumentException("retryBudget must be positive but was " + budget);
+    public JCacheStoreBuilder retryBudget(int lostRaces) {
+        if (lostRaces < 1) {
+            throw new IllegalArgumentException("retryBudget must be >= 1 lost races but was " + lostRaces);
         }
-        this.retryBudget = budget;
+        this.retryBudget = lostRaces;
         return this;
     }
 
@@ -114,7 +119,7 @@ public final class JCacheStoreBuilder {
         }
         String expiry = writer.perEntryExpiry() ? "each entry expires " + expiryMargin.toSeconds()
                 + " s after its bucket is full again" : "entries " + lifetime.describe();
-        return new JCacheStore(cache, mode, new CasBuckets(cache, writer, lifetime, time, retryBudget.toNanos(),
+        return new JCacheStore(cache, mode, new CasBuckets(cache, writer, lifetime, time, retryBudget,
                 expiryMargin.toNanos()), time,
                 "jcache '" + cache.getName() + "' (" + provider + "), compare-and-swap, " + expiry);
     }

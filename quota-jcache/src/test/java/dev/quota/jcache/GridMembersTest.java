@@ -10,7 +10,7 @@ import javax.cache.Cache;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The member count the {@code local} failure policy divides limits by. */
+/** The member count the {@code local} failure policy divides limits by, and each member's rank. */
 class GridMembersTest {
 
     @RegisterExtension
@@ -21,6 +21,8 @@ class GridMembersTest {
         Cache<String, byte[]> cache = grid.cache(0, "members");
         IntSupplier members = JCacheStore.members(cache);
         assertThat(members.getAsInt()).isEqualTo(2);
+        assertThat(JCacheStore.rank(cache).getAsInt()).as("the first member").isZero();
+        assertThat(JCacheStore.rank(grid.cache(1, "members")).getAsInt()).as("the second member").isEqualTo(1);
 
         int third = grid.startMember();
         Await.until(Duration.ofSeconds(60), () -> members.getAsInt() == 3, () -> "the third member to be seen");
@@ -29,6 +31,8 @@ class GridMembersTest {
         Await.until(Duration.ofSeconds(60), () -> members.getAsInt() == 2, () -> "the third member to be gone");
 
         grid.terminate(0);
+        IntSupplier survivor = JCacheStore.rank(grid.cache(1, "members"));
+        Await.until(Duration.ofSeconds(60), () -> survivor.getAsInt() == 0, () -> "the survivor to be the first member");
         // the service keeps the last count it was given while this throws
         assertThatThrownBy(members::getAsInt).isInstanceOf(RuntimeException.class);
     }

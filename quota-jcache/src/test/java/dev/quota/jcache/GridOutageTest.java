@@ -29,7 +29,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The grid stops answering, and the circuit breaker and the failure policies take over as they do
- * for Redis. The cache refuses every call while fewer than two members are in the cluster
+ * for Redis: once the breaker has opened and its health check ({@code store::ping}) failed; the
+ * calls that failed before are refused with 503. The cache refuses every call while fewer than two members are in the cluster
  * (Hazelcast's split-brain protection, the way a grid that lost its quorum refuses to decide alone):
  * killing one of two members is an outage of the whole grid for the store on the other, and a member
  * joining ends it. Finally the store's own member goes, for good.
@@ -68,8 +69,8 @@ class GridOutageTest {
             grid.terminate(1);
             Await.until(Duration.ofSeconds(30), () -> {
                 decide(decider, FailurePolicy.CLOSED, "opening", 1);
-                return breaker.state() == State.OPEN;
-            }, () -> "the breaker opens once the grid refuses");
+                return breaker.outage();
+            }, () -> "the outage is established once the grid refuses (breaker open, ping failing)");
 
             // outage: every policy answers, fast, without the grid
             long started = System.nanoTime();
@@ -102,8 +103,8 @@ class GridOutageTest {
             grid.terminate(0);
             Await.until(Duration.ofSeconds(30), () -> {
                 decide(decider, FailurePolicy.CLOSED, "gone", 1);
-                return breaker.state() == State.OPEN;
-            }, () -> "the breaker opens once the member is gone");
+                return breaker.outage();
+            }, () -> "the outage is established once the member is gone");
             assertThat(decide(service, FailurePolicy.OPEN, "gone", 5)).extracting(QuotaDecision::outcome)
                     .containsOnly(Outcome.UNENFORCED);
             assertThat(decide(service, FailurePolicy.CLOSED, "gone", 5)).extracting(QuotaDecision::outcome)

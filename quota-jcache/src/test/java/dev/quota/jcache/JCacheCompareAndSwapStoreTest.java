@@ -35,23 +35,20 @@ class JCacheCompareAndSwapStoreTest extends JCacheStoreContract {
     }
 
     @Test
-    void aChangeThatKeepsLosingRaces_failsAfterTheRetryBudget_andTakesNothing() {
+    void aChangeThatKeepsLosingRaces_failsAfterTheRetryBudgetOfLostRaces_andTakesNothing() {
         // past build()'s check, on a cache where every replace loses: each attempt is a lost race
         Cache<String, byte[]> objects = grid.cache(1, "object-races");
         var time = dev.quota.core.internal.Bandwidths.timeMeter(clock);
         JCacheStore racing = new JCacheStore(objects, mode(), new CasBuckets(objects, new JCacheWriter(objects),
-                CacheLifetime.of(objects, false), time, Duration.ofMillis(200).toNanos(), 0), time, "racing");
+                CacheLifetime.of(objects, false), time, 20, 0), time, "racing");
         BucketKey key = freshKey();
         BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
         assertThat(racing.tryConsume(key, spec, 1).consumed()).as("a new bucket is created, no race").isTrue();
 
-        long started = System.nanoTime();
         assertThatThrownBy(() -> racing.tryConsume(key, spec, 1)).isInstanceOf(QuotaStoreException.class)
-                .hasMessageContaining("bucket " + key + " in cache 'object-races': lost")
-                .hasMessageContaining("compare-and-swap races within the retry budget of 200 ms");
-        long millis = (System.nanoTime() - started) / 1_000_000;
+                .hasMessageContaining("bucket " + key + " in cache 'object-races': lost 21 compare-and-swap races,"
+                        + " past the retry budget of 20 lost races");
 
-        assertThat(millis).isBetween(200L, 10_000L);
         assertThat(racing.peek(key, spec).remaining()).containsExactly(4);
     }
 

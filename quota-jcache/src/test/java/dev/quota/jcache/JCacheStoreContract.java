@@ -37,8 +37,7 @@ abstract class JCacheStoreContract extends QuotaStoreContract {
 
     /** A store of this mode on member {@code member}, reading {@code clock}. */
     JCacheStore store(int member, MutableClock clock) {
-        return JCacheStore.builder(grid.cache(member, "contract-" + mode())).mode(mode()).clock(clock)
-                .retryBudget(Duration.ofSeconds(10)).build();
+        return JCacheStore.builder(grid.cache(member, "contract-" + mode())).mode(mode()).clock(clock).build();
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.quota.micrometer;
 import dev.quota.core.Customer;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaListener;
+import dev.quota.core.QuotaStoreException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -35,6 +36,15 @@ import org.jspecify.annotations.Nullable;
  *       histogram)</td></tr>
  *   <tr><td>{@code quota.store.errors} counter [{@code quota_store_errors_total}]</td>
  *       <td>failed store calls; the failure policy decided what callers saw</td></tr>
+ *   <tr><td>{@code quota.fallback.decisions} counter [{@code quota_fallback_decisions_total}]</td>
+ *       <td>decisions the shared store did not make, registered at zero: tag {@code fallback}
+ *       ({@code local}, {@code open}, {@code closed}: the failure policy during an established outage;
+ *       {@code shed}: answered 503 because one call failed while the store serves others) and tag
+ *       {@code reason} ({@code outage} or {@code call_failed}). Alert on any increase: these
+ *       decisions were not counted in the shared store</td></tr>
+ *   <tr><td>{@code quota.store.in.doubt} counter [{@code quota_store_in_doubt_total}]</td>
+ *       <td>failed store calls whose write may have been applied (a Redis script that timed out):
+ *       the decision was refused, and its tokens may stay taken</td></tr>
  *   <tr><td>{@code quota.fallback.active} gauge [{@code quota_fallback_active}]</td>
  *       <td>1 while the in-JVM fallback of the {@code local} failure policy is deciding, else 0</td></tr>
  *   <tr><td>{@code quota.config.reloads} counter [{@code quota_config_reloads_total}]</td>
@@ -63,11 +73,14 @@ public final class MicrometerQuotaListener implements QuotaListener {
     private final Map<SeriesKey, Counter> decisions = new ConcurrentHashMap<>();
     private final Timer latency;
     private final Counter storeErrors;
+    private final Counter inDoubt;
     private final AtomicInteger fallbackActive = new AtomicInteger();
     private final AtomicLong configVersion = new AtomicLong();
     private final Counter reloadsApplied;
     private final Counter reloadsRejected;
     private final Map<QuotaDecision.Outcome, Counter> failedKeys = new EnumMap<>(QuotaDecision.Outcome.class);
+    private final Map<QuotaDecision.Fallback.Kind, Counter> fallbacks =
+            new EnumMap<>(QuotaDecision.Fallback.Kind.class);
 
     /** Registers the meters in {@code registry} (those without variable tags at once, at zero). */
     public MicrometerQuotaListener(MeterRegistry registry) {
@@ -79,6 +92,9 @@ public final class MicrometerQuotaListener implements QuotaListener {
                 .register(registry);
         this.storeErrors = Counter.builder("quota.store.errors")
                 .description("Store calls that failed; the failure policy decided what callers saw")
+                .register(registry);
+        this.inDoubt = Counter.builder("quota.store.in.doubt")
+                .description("Failed store calls whose write may have been applied; their decisions were refused")
                 .register(registry);
         Gauge.builder("quota.fallback.active", fallbackActive, AtomicInteger::get)
                 .description("1 while the in-JVM fallback (failure policy local) decides, else 0")
@@ -94,11 +110,22 @@ public final class MicrometerQuotaListener implements QuotaListener {
                     .tag("outcome", tagValue(outcome))
                     .register(registry));
         }
+        for (QuotaDecision.Fallback.Kind kind : QuotaDecision.Fallback.Kind.values()) {
+            fallbacks.put(kind, Counter.builder("quota.fallback.decisions")
+                    .description("Decisions the shared store did not make, by who answered instead and why")
+                    .tag("fallback", kind.name().toLowerCase(Locale.ROOT))
+                    .tag("reason", kind == QuotaDecision.Fallback.Kind.SHED ? "call_failed" : "outage")
+                    .register(registry));
+        }
     }
 
     @Override
     public void onDecision(Customer customer, @Nullable String rule, QuotaDecision decision, Duration elapsed) {
         latency.record(elapsed);
+        QuotaDecision.Fallback fallback = decision.fallback();
+        if (fallback != null) {
+            fallbacks.get(fallback.kind()).increment();
+        }
         var key = new SeriesKey(customer.plan(), rule == null ? NONE : rule,
                 decision.violated() == null ? NONE : decision.violated().policy(), decision.outcome());
         Counter counter = decisions.get(key);
@@ -119,6 +146,9 @@ public final class MicrometerQuotaListener implements QuotaListener {
     @Override
     public void onStoreFailure(RuntimeException e) {
         storeErrors.increment();
+        if (e instanceof QuotaStoreException failure && failure.inDoubt()) {
+            inDoubt.increment();
+        }
     }
 
     @Override

@@ -14,10 +14,16 @@ import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
+import dev.quota.core.QuotaStoreException;
 import dev.quota.core.Refill;
 import dev.quota.core.RequestFacts;
 import dev.quota.core.Rule;
 import dev.quota.core.net.ClientAddresses;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.spi.Take;
 import dev.quota.core.store.InMemoryStore;
 import dev.quota.testkit.MutableClock;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -90,13 +96,74 @@ class MicrometerQuotaListenerTest {
         assertThat(decisions(registry, "free", "none", "free-burst", "shadow_rejected")).isEqualTo(1);
     }
 
+    /** A store whose every call fails: as one failed call, or as an established outage. */
+    private static QuotaStore failing(boolean outage) {
+        return new QuotaStore() {
+            private RuntimeException failure() {
+                return outage ? QuotaStoreException.outage("down (test)") : new QuotaStoreException("slow (test)");
+            }
+
+            @Override
+            public List<ConsumeResult> tryConsume(List<Take> takes) {
+                throw failure();
+            }
+
+            @Override
+            public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
+                throw failure();
+            }
+
+            @Override
+            public ConsumeResult peek(BucketKey key, BucketSpec spec) {
+                throw failure();
+            }
+
+            @Override
+            public void reset(BucketKey key) {
+                throw failure();
+            }
+
+            @Override
+            public String describe() {
+                return "failing (test)";
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    private static double fallbacks(MeterRegistry registry, String fallback, String reason) {
+        return registry.get("quota.fallback.decisions").tags("fallback", fallback, "reason", reason).counter().count();
+    }
+
+    @Test
+    void decisionsTheStoreDidNotMake_areCountedByFallbackAndReason() {
+        var registry = new SimpleMeterRegistry();
+        QuotaConfig config = config(Mode.ENFORCE, AllowList.NONE);
+        try (QuotaService slow = QuotaService.builder().store(failing(false)).config(config).clock(clock)
+                .listener(new MicrometerQuotaListener(registry)).build();
+             QuotaService down = QuotaService.builder().store(failing(true)).config(config).clock(clock)
+                     .listener(new MicrometerQuotaListener(registry)).build()) {
+            slow.decide(alice, null);
+            slow.decide(alice, null);
+            down.decide(alice, null);
+        }
+
+        assertThat(fallbacks(registry, "shed", "call_failed")).isEqualTo(2);
+        assertThat(fallbacks(registry, "local", "outage")).isEqualTo(1);
+        assertThat(fallbacks(registry, "open", "outage")).isZero();
+        assertThat(fallbacks(registry, "closed", "outage")).isZero();
+    }
+
     @Test
     void storeErrorsFallbackAndReloads_areReported() {
         var registry = new SimpleMeterRegistry();
         var listener = new MicrometerQuotaListener(registry);
 
         listener.onStoreFailure(new IllegalStateException("down"));
-        listener.onStoreFailure(new IllegalStateException("down"));
+        listener.onStoreFailure(QuotaStoreException.inDoubt("write in doubt", new IllegalStateException("timeout")));
         listener.onFallback(true);
         double fallbackWhileDown = registry.get("quota.fallback.active").gauge().value();
         listener.onFallback(false);
@@ -105,6 +172,7 @@ class MicrometerQuotaListenerTest {
         listener.onReload(false, 7);
 
         assertThat(registry.get("quota.store.errors").counter().count()).isEqualTo(2);
+        assertThat(registry.get("quota.store.in.doubt").counter().count()).isEqualTo(1);
         assertThat(fallbackWhileDown).isEqualTo(1);
         assertThat(registry.get("quota.fallback.active").gauge().value()).isZero();
         assertThat(registry.get("quota.config.reloads").tag("result", "applied").counter().count()).isEqualTo(1);

@@ -74,7 +74,8 @@ final class CasEngine {
     private final TimeMeter clock;
     private final ExpirationAfterWriteStrategy expiry;
     private final long timeoutNanos;
-    private final long budgetNanos;
+    /** The most compare-and-swap races a job may lose. */
+    private final int maxLostRaces;
     private final long trustNanos;
     private final boolean reuseState;
     private final boolean cluster;
@@ -93,13 +94,13 @@ final class CasEngine {
     private final ArrayDeque<Job> held = new ArrayDeque<>();
 
     CasEngine(CommandAsyncExecutor redis, TimeMeter clock, ExpirationAfterWriteStrategy expiry, long timeoutNanos,
-              long budgetNanos, long trustNanos, boolean reuseState, boolean cluster, int maxKnownKeys,
+              int maxLostRaces, long trustNanos, boolean reuseState, boolean cluster, int maxKnownKeys,
               BucketRepair repair) {
         this.redis = redis;
         this.clock = clock;
         this.expiry = expiry;
         this.timeoutNanos = timeoutNanos;
-        this.budgetNanos = budgetNanos;
+        this.maxLostRaces = maxLostRaces;
         this.trustNanos = trustNanos;
         this.reuseState = reuseState;
         this.cluster = cluster;
@@ -264,17 +265,12 @@ final class CasEngine {
 
     /** Computes the jobs and sends their scripts; answers at once what needs no round trip. */
     private void launch(List<Job> jobs) {
-        long wall = System.nanoTime();
         List<Job> pending = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
-            if (job.rounds > 0 && wall - job.firstSentWallNanos > budgetNanos) {
-                job.fail(new QuotaStoreException("redis compare-and-swap did not settle within "
-                        + TimeUnit.NANOSECONDS.toMillis(budgetNanos) + " ms (" + job.rounds + " rounds): keys written"
-                        + " elsewhere all the time"));
+            if (job.rounds > maxLostRaces) {
+                job.fail(new QuotaStoreException("redis compare-and-swap lost " + job.rounds + " races, past the"
+                        + " retry budget of " + maxLostRaces + " lost races: keys written elsewhere all the time"));
             } else {
-                if (job.rounds == 0) {
-                    job.firstSentWallNanos = wall;
-                }
                 pending.add(job);
             }
         }
@@ -584,18 +580,37 @@ final class CasEngine {
             reply = sent.toCompletableFuture();
         }
 
+        /** Whether the script writes a key (else it only checks what keys hold). */
+        private boolean writes() {
+            byte[][] sent = written;
+            if (sent == null) {
+                return false;
+            }
+            for (byte[] bytes : sent) {
+                if (bytes != null) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
         /** True when the script wrote (the jobs are answered); false when keys differed (compute again). */
         boolean settle(CasEngine engine) {
             List<Object> answer;
             try {
                 answer = engine.awaitFuture(reply, cells.get(0).key);
             } catch (QuotaStoreException e) {
-                // the script may or may not have run: what this instance knew of these keys is void
+                // the script may or may not have run: what this instance knew of these keys is void,
+                // and the next decision on them reads them afresh
                 cells.forEach(cell -> engine.known.remove(cell.key));
                 if (engine.repair.removedCorrupt(cells.stream().map(cell -> cell.key).toList(), e)) {
                     return false; // a key held something else than a bucket: gone now, compute again
                 }
-                jobs.forEach(job -> job.fail(e));
+                // its decisions are refused: were the script applied after all, its tokens stay taken
+                // (a refused request paid for), never given to a second decision
+                QuotaStoreException doubt = writes() ? QuotaStoreException.inDoubt(
+                        "write in doubt: " + e.getMessage(), e.getCause() != null ? e.getCause() : e) : e;
+                jobs.forEach(job -> job.fail(doubt));
                 return true;
             }
             List<CasScript.Difference> differences = CasScript.differences(answer);
@@ -625,8 +640,6 @@ final class CasEngine {
         volatile boolean done;
         /** Round trips that came back with keys changed elsewhere (the combiner's alone). */
         int rounds;
-        /** When the first was sent, {@link System#nanoTime()} (the combiner's alone). */
-        long firstSentWallNanos;
         private @Nullable Object provisional;
         private @Nullable Object result;
         private @Nullable RuntimeException failure;

@@ -43,14 +43,20 @@ public final class InstanceRegistry implements AutoCloseable {
             + "redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])\n"
             + "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)\n"
             + "redis.call('PEXPIRE', KEYS[1], ttl)\n"
-            + "return redis.call('ZCARD', KEYS[1])";
+            // the rank: this member's place among all members in byte order, the same order everywhere
+            + "local members = redis.call('ZRANGE', KEYS[1], 0, -1)\n"
+            + "table.sort(members)\n"
+            + "local rank = -1\n"
+            + "for i, m in ipairs(members) do if m == ARGV[1] then rank = i - 1 end end\n"
+            + "return {#members, rank}";
 
     private final RedissonClient client;
     private final String key;
     private final String instanceId = UUID.randomUUID().toString();
     private final long ttlMillis;
     private final ScheduledThreadPoolExecutor heartbeats;
-    private volatile int live = 1;
+    /** The count and rank of the last heartbeat, read together. */
+    private volatile Standing standing = new Standing(1, 0);
     private volatile boolean failing;
 
     private InstanceRegistry(RedissonClient client, String keyPrefix, Duration timeToLive) {
@@ -77,7 +83,18 @@ public final class InstanceRegistry implements AutoCloseable {
      * unchanged while Redis cannot be reached.
      */
     public int liveInstances() {
-        return live;
+        return standing.live;
+    }
+
+    /**
+     * This instance's place among the live instances at the last heartbeat, 0-based, in the order
+     * of their ids (the same order on every instance), for
+     * {@code QuotaServiceBuilder.liveInstances(registry::liveInstances, registry::rank)}: the
+     * remainder of a limit divided by the live instances goes to the lowest ranks. Unchanged while
+     * Redis cannot be reached.
+     */
+    public int rank() {
+        return standing.rank;
     }
 
     /** This instance's member in the set: a random UUID. */
@@ -99,22 +116,32 @@ public final class InstanceRegistry implements AutoCloseable {
     /** Renews this instance now and updates the count; false if Redis could not be reached. */
     boolean heartbeat() {
         try {
-            Long count = client.getScript(StringCodec.INSTANCE).eval(key, RScript.Mode.READ_WRITE, HEARTBEAT,
-                    RScript.ReturnType.LONG, List.of(key), instanceId, Long.toString(ttlMillis));
-            live = (int) Math.max(1, Math.min(Integer.MAX_VALUE, count == null ? 1 : count));
+            List<Object> answer = client.getScript(StringCodec.INSTANCE).eval(key, RScript.Mode.READ_WRITE, HEARTBEAT,
+                    RScript.ReturnType.LIST, List.of(key), instanceId, Long.toString(ttlMillis));
+            int live = (int) Math.max(1, Math.min(Integer.MAX_VALUE, number(answer, 0, 1)));
+            int rank = (int) Math.max(-1, Math.min(live - 1, number(answer, 1, -1)));
+            standing = new Standing(live, rank);
             if (failing) {
-                log.info("instance heartbeat reaches Redis again; {} live instances", live);
+                log.info("instance heartbeat reaches Redis again; {} live instances", standing.live);
             }
             failing = false;
             return true;
         } catch (RuntimeException e) {
             if (!failing) {
                 log.warn("instance heartbeat failed ({}); keeping the last count of {} live instances",
-                        e.toString(), live);
+                        e.toString(), standing.live);
             }
             failing = true;
             return false;
         }
+    }
+
+    private static long number(@Nullable List<Object> answer, int index, long otherwise) {
+        return answer != null && answer.size() > index && answer.get(index) instanceof Long n ? n : otherwise;
+    }
+
+    /** The live instances and this one's rank among them. */
+    private record Standing(int live, int rank) {
     }
 
     private void start(Duration interval) {

@@ -63,7 +63,7 @@ public final class RedisStore implements QuotaStore {
         this.cluster = client.getConfig().isClusterConfig();
         var expiry = ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(builder.expiryMargin);
         this.engine = new CasEngine(((Redisson) client).getCommandExecutor(), Bandwidths.timeMeter(builder.clock),
-                expiry, builder.timeout.toNanos(), builder.retryBudget.toNanos(), builder.rejectLocallyFor.toNanos(),
+                expiry, builder.timeout.toNanos(), builder.retryBudget, builder.rejectLocallyFor.toNanos(),
                 builder.reuseWrittenState, cluster, builder.maxRememberedKeys, new BucketRepair(client));
         // a Redis clock given to this store samples through this store's client, and stops with it
         this.attachedClock = builder.clock instanceof RedisTimeClock redisTime && redisTime.attach(client)

@@ -22,10 +22,17 @@ import org.redisson.config.ReadMode;
  *
  * <p>Clients the builder creates read and write the master only ({@code ReadMode.MASTER}: a
  * compare-and-swap read from a lagging replica would fail or admit extra), do not retry commands
- * themselves, and time out after {@link #timeout} (default 100 ms), so a Redis outage costs a
- * request at most that long and the failure policy decides what happens.
+ * themselves, and time out after {@link #timeout} (default 2 s). A command that times out fails
+ * its decision with 503; the failure policy answers only once a
+ * {@link dev.quota.core.resilience.CircuitBreakerStore} in front of the store established an
+ * outage (see {@link dev.quota.core.QuotaStoreException}).
  */
 public final class RedisStoreBuilder {
+
+    /** The default {@link #timeout}: 2 s. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+    /** The default {@link #retryBudget}: 1,000 lost races. */
+    public static final int DEFAULT_RETRY_BUDGET = 1_000;
 
     /** How often {@link #build()} pings while it waits for Redis to answer. */
     private static final Duration CONNECT_POLL = Duration.ofMillis(50);
@@ -34,9 +41,9 @@ public final class RedisStoreBuilder {
     private @Nullable RedissonClient client;
     private String description = "";
     Clock clock = Clock.systemUTC();
-    Duration timeout = Duration.ofMillis(100);
+    Duration timeout = DEFAULT_TIMEOUT;
     Duration expiryMargin = Duration.ofSeconds(60);
-    Duration retryBudget = Duration.ofMillis(500);
+    int retryBudget = DEFAULT_RETRY_BUDGET;
     int maxRememberedKeys = 400_000;
     Duration rejectLocallyFor = Duration.ofSeconds(1);
     boolean reuseWrittenState = true;
@@ -132,7 +139,13 @@ public final class RedisStoreBuilder {
     }
 
     /**
-     * How long one Redis command may take before it fails; default 100 ms.
+     * How long one Redis command may take before it fails; default 2 s. A decision whose command
+     * times out is refused with 503 (its script may still run: see docs/operations.md, "in-doubt
+     * writes"); it is not admitted by the failure policy, which answers only an established
+     * outage. The default is patient on purpose: on a saturated 2-core machine a script's round
+     * trip reached hundreds of milliseconds, and a timeout there is a 503 a client did not need.
+     * A Redis that is really gone costs the first calls this long each, until the circuit breaker
+     * opens.
      *
      * @throws IllegalArgumentException if not positive
      */
@@ -155,15 +168,19 @@ public final class RedisStoreBuilder {
     }
 
     /**
-     * How long a decision may keep losing compare-and-swap races (its keys written by other instances
-     * in between) before it fails and the failure policy answers; default 500 ms. A lost race is
-     * computed again at once from what Redis answered, without another read. Contention is not an
-     * outage: the budget is wider than the command timeout.
+     * How many compare-and-swap races one decision may lose (its keys written by other instances
+     * between its read and its script) before it fails with 503; default 1,000. A lost race is
+     * computed again at once from what Redis answered, without another read, and it means another
+     * instance's decision was written: contention always makes progress, and time spent waiting
+     * for Redis does not count, so a busy machine or a hot customer does not turn into failures.
      *
-     * @throws IllegalArgumentException if not positive
+     * @throws IllegalArgumentException if < 1
      */
-    public RedisStoreBuilder retryBudget(Duration budget) {
-        this.retryBudget = requirePositive(budget, "retry budget");
+    public RedisStoreBuilder retryBudget(int lostRaces) {
+        if (lostRaces < 1) {
+            throw new IllegalArgumentException("retryBudget must be >= 1 lost races but was " + lostRaces);
+        }
+        this.retryBudget = lostRaces;
         return this;
     }
 
@@ -248,7 +265,7 @@ public final class RedisStoreBuilder {
     /**
      * How long {@link #build()} keeps trying to reach Redis when {@link #connectOnBuild} is true;
      * default 10 s. Separate from {@link #timeout}: a cold JVM's first command can take longer
-     * than the 100 ms a decision may wait.
+     * than a decision may wait.
      *
      * @throws IllegalArgumentException if not positive
      */

@@ -54,7 +54,7 @@ class CasEngineBucket4jComplianceTest extends AbstractDistributedBucketTest {
     }
 
     private static RedisStore store(boolean optimisations) {
-        RedisStoreBuilder builder = RedisStore.builder().uri(redis.uri()).timeout(Duration.ofSeconds(2));
+        RedisStoreBuilder builder = RedisStore.builder().uri(redis.uri());
         if (!optimisations) {
             builder.reuseWrittenState(false).rejectLocallyFor(Duration.ZERO);
         }

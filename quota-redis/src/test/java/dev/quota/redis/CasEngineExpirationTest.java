@@ -38,7 +38,7 @@ class CasEngineExpirationTest {
 
     @BeforeAll
     static void open() {
-        store = RedisStore.builder().uri(redis.uri()).timeout(Duration.ofSeconds(2)).build();
+        store = RedisStore.builder().uri(redis.uri()).build();
         resp = RespClient.connect(redis.server().host(), redis.server().port());
     }
 

@@ -30,8 +30,8 @@ class CasEngineRemembranceTest {
 
     @BeforeAll
     static void open() {
-        first = RedisStore.builder().uri(redis.uri()).timeout(Duration.ofSeconds(2)).build();
-        second = RedisStore.builder().uri(redis.uri()).timeout(Duration.ofSeconds(2)).build();
+        first = RedisStore.builder().uri(redis.uri()).build();
+        second = RedisStore.builder().uri(redis.uri()).build();
     }
 
     @AfterAll

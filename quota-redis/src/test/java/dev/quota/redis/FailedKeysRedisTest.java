@@ -29,7 +29,7 @@ class FailedKeysRedisTest {
 
     private QuotaService instance(String keyPrefix) {
         return QuotaService.builder()
-                .store(RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(2)).build())
+                .store(RedisStore.builder().uri(redis.uri()).clock(clock).build())
                 .config(config).clock(clock).keyPrefix(keyPrefix).build();
     }
 

@@ -41,7 +41,7 @@ class InstanceRegistryTest {
     }
 
     private InstanceRegistry register(Duration interval, Duration ttl) {
-        RedisStore store = RedisStore.builder().uri(redis.uri()).timeout(Duration.ofSeconds(5)).build();
+        RedisStore store = RedisStore.builder().uri(redis.uri()).build();
         stores.add(store);
         InstanceRegistry registry = InstanceRegistry.builder(store.client()).heartbeatInterval(interval)
                 .timeToLive(ttl).build();
@@ -63,6 +63,19 @@ class InstanceRegistryTest {
             assertThat(resp.command("ZCARD", "quota:instances")).isEqualTo(3L);
             assertThat((Long) resp.command("PTTL", "quota:instances")).isPositive();
         }
+    }
+
+    @Test
+    void threeInstances_haveTheRanks0To2_inTheOrderOfTheirIds() {
+        List<InstanceRegistry> three = List.of(register(BY_HAND, BY_HAND.multipliedBy(3)),
+                register(BY_HAND, BY_HAND.multipliedBy(3)), register(BY_HAND, BY_HAND.multipliedBy(3)));
+
+        three.forEach(InstanceRegistry::heartbeat);
+
+        List<String> ids = three.stream().map(InstanceRegistry::instanceId).sorted().toList();
+        assertThat(three).allSatisfy(registry -> assertThat(registry.rank()).as(registry.instanceId())
+                .isEqualTo(ids.indexOf(registry.instanceId())));
+        assertThat(three.stream().map(InstanceRegistry::rank)).containsExactlyInAnyOrder(0, 1, 2);
     }
 
     @Test
@@ -121,7 +134,7 @@ class InstanceRegistryTest {
 
     @Test
     void aloneOrUnreachable_isNeverBelowOne() {
-        RedisStore store = RedisStore.builder().uri(redis.uri()).timeout(Duration.ofSeconds(5)).build();
+        RedisStore store = RedisStore.builder().uri(redis.uri()).build();
         stores.add(store);
         redis.server().kill();
 
@@ -133,7 +146,7 @@ class InstanceRegistryTest {
 
     @Test
     void builder_rejectsATimeToLiveNotLongerThanTheInterval() {
-        RedisStore store = RedisStore.builder().uri(redis.uri()).timeout(Duration.ofSeconds(5)).build();
+        RedisStore store = RedisStore.builder().uri(redis.uri()).build();
         stores.add(store);
         InstanceRegistry.Builder builder = InstanceRegistry.builder(store.client())
                 .heartbeatInterval(Duration.ofSeconds(2)).timeToLive(Duration.ofSeconds(2));

@@ -1,5 +1,7 @@
 package dev.quota.redis;
 
+import dev.quota.testkit.BusyCores;
+import org.junit.jupiter.api.extension.ExtendWith;
 import dev.quota.core.RouteMatch;
 import dev.quota.core.Caller;
 import dev.quota.core.Amount;
@@ -39,6 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Several instances, each with its own Redisson client and service, sharing one real Redis: the
  * limits hold for the fleet, not per instance.
  */
+@ExtendWith(BusyCores.class)
 class MultiInstanceTest {
 
     @RegisterExtension
@@ -55,7 +58,6 @@ class MultiInstanceTest {
     private void startInstances(int count, QuotaConfig config) {
         for (int i = 0; i < count; i++) {
             RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock)
-                    .timeout(Duration.ofSeconds(5)).retryBudget(Duration.ofSeconds(10))
                     .build();
             instances.add(QuotaService.builder().store(store).config(config).clock(clock).build());
         }

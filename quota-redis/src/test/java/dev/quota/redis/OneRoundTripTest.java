@@ -65,7 +65,7 @@ class OneRoundTripTest {
                         new Limit("daily", 1_000_000, Refill.calendar(ChronoUnit.DAYS, BERLIN))), FailurePolicy.CLOSED))
                 .build();
         return QuotaService.builder().clock(clock).config(config)
-                .store(RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(2))
+                .store(RedisStore.builder().uri(redis.uri()).clock(clock)
                         .maxRememberedKeys(maxRememberedKeys).build())
                 .build();
     }

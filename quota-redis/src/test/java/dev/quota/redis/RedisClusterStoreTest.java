@@ -29,7 +29,7 @@ class RedisClusterStoreTest extends QuotaStoreContract {
 
     @Override
     protected QuotaStore newStore(MutableClock clock) {
-        return RedisStore.builder().cluster(redis.addresses()).clock(clock).timeout(Duration.ofSeconds(5)).build();
+        return RedisStore.builder().cluster(redis.addresses()).clock(clock).build();
     }
 
     @Test

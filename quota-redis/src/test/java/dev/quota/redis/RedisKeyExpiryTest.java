@@ -55,8 +55,7 @@ class RedisKeyExpiryTest {
         BucketSpec spec = new BucketSpec(List.of(
                 new Limit("burst", 20, Refill.greedy(10, Duration.ofSeconds(1))),
                 new Limit("hourly", 100, Refill.greedy(100, Duration.ofHours(1)))), 1);
-        try (RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).expiryMargin(margin)
-                .timeout(Duration.ofSeconds(5)).build()) {
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).expiryMargin(margin).build()) {
             BucketKey key = new BucketKey("quota:p:ttl");
             for (int uses = 1; uses <= 20; uses++) {
                 ConsumeResult result = store.tryConsume(key, spec, 1);
@@ -77,7 +76,7 @@ class RedisKeyExpiryTest {
 
         // memory: 10,000 customers whose keys live a minute
         int measured = 10_000;
-        try (RedisStore store = RedisStore.builder().uri(redis.uri()).timeout(Duration.ofSeconds(5))
+        try (RedisStore store = RedisStore.builder().uri(redis.uri())
                 .expiryMargin(Duration.ofSeconds(60)).build()) {
             consumeOnce(store, spec, "m", measured);
         }
@@ -93,7 +92,7 @@ class RedisKeyExpiryTest {
         // expiry: 100,000 customers, capacity 1 refilled in 1 s, margin 1 s: each key lives 2 s
         int customers = 100_000;
         long started = System.nanoTime();
-        try (RedisStore store = RedisStore.builder().uri(redis.uri()).timeout(Duration.ofSeconds(5))
+        try (RedisStore store = RedisStore.builder().uri(redis.uri())
                 .expiryMargin(Duration.ofSeconds(1)).build()) {
             consumeOnce(store, spec, "e", customers);
         }

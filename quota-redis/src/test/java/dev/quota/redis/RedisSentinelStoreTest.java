@@ -22,7 +22,7 @@ class RedisSentinelStoreTest extends QuotaStoreContract {
     protected QuotaStore newStore(MutableClock clock) {
         RedisSentinelTopology topology = redis.sentinelTopology();
         return RedisStore.builder().sentinel(topology.masterName(), topology.sentinelAddresses())
-                .clock(clock).timeout(Duration.ofSeconds(5)).build();
+                .clock(clock).build();
     }
 
     @Test

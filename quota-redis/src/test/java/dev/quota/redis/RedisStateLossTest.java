@@ -44,7 +44,7 @@ class RedisStateLossTest {
 
     @BeforeEach
     void open() {
-        store = RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(5)).build();
+        store = RedisStore.builder().uri(redis.uri()).clock(clock).build();
         resp = RespClient.connect(redis.server().host(), redis.server().port());
     }
 

@@ -18,6 +18,6 @@ class RedisStoreContractWithoutWrittenStateTest extends QuotaStoreContract {
 
     @Override
     protected QuotaStore newStore(MutableClock clock) {
-        return RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(2)).reuseWrittenState(false).build();
+        return RedisStore.builder().uri(redis.uri()).clock(clock).reuseWrittenState(false).build();
     }
 }

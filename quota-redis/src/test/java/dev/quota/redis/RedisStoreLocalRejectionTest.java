@@ -258,7 +258,7 @@ class RedisStoreLocalRejectionTest {
     }
 
     private RedisStore newStore(Duration rejectLocallyFor) {
-        return RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(2))
+        return RedisStore.builder().uri(redis.uri()).clock(clock)
                 .rejectLocallyFor(rejectLocallyFor).build();
     }
 

@@ -135,7 +135,7 @@ class RedisStoreWrittenStateTest {
     @Test
     void stateOfAKeyAboutToExpire_isReadAgain() {
         // 1,000 per second and no expiry margin: the key lives 1 ms after a consume of one token
-        try (RedisStore shortLived = RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(2))
+        try (RedisStore shortLived = RedisStore.builder().uri(redis.uri()).clock(clock)
                 .rejectLocallyFor(Duration.ZERO).expiryMargin(Duration.ZERO).build()) {
             BucketSpec fast = new BucketSpec(List.of(new Limit("burst", 1_000, Refill.greedy(1_000,
                     Duration.ofSeconds(1)))), 1);
@@ -157,7 +157,7 @@ class RedisStoreWrittenStateTest {
 
     @Test
     void reuseWrittenStateOff_readsBeforeEveryWrite() {
-        try (RedisStore plain = RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(2))
+        try (RedisStore plain = RedisStore.builder().uri(redis.uri()).clock(clock)
                 .rejectLocallyFor(Duration.ZERO).reuseWrittenState(false).build()) {
             BucketKey key = freshKey();
             plain.tryConsume(key, TEN, 1);
@@ -170,7 +170,7 @@ class RedisStoreWrittenStateTest {
     }
 
     private RedisStore newStore() {
-        return RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(2))
+        return RedisStore.builder().uri(redis.uri()).clock(clock)
                 .rejectLocallyFor(Duration.ZERO).build();
     }
 

@@ -57,7 +57,7 @@ class RedisTimeClockTest {
     }
 
     private QuotaService instance(Clock clock) {
-        RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(5)).build();
+        RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).build();
         QuotaService service = QuotaService.builder().store(store).clock(clock)
                 .config(OnePlan.config("free", CAPACITY, Refill.greedy(PER_SECOND, Duration.ofSeconds(1)), FailurePolicy.CLOSED))
                 .build();
@@ -131,7 +131,7 @@ class RedisTimeClockTest {
     @Test
     void offset_matchesRedisTime_andDecisionsDoNotAskRedis() {
         RedisTimeClock clock = redisTime(local);
-        RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(5)).build();
+        RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).build();
         closeables.add(store);
         try (RespClient resp = RespClient.connect(redis.server().host(), redis.server().port())) {
             // Redis runs on this host: its clock is the system clock
@@ -151,7 +151,7 @@ class RedisTimeClockTest {
         RedisServer own = RedisServer.start();
         try {
             RedisTimeClock clock = redisTime(local);
-            RedisStore store = RedisStore.builder().uri(own.uri()).clock(clock).timeout(Duration.ofSeconds(5)).build();
+            RedisStore store = RedisStore.builder().uri(own.uri()).clock(clock).build();
             closeables.add(store);
             Duration offset = clock.offset();
 
@@ -168,8 +168,8 @@ class RedisTimeClockTest {
     @Test
     void aClockSharedByTwoStores_isAttachedToTheFirstOnly() {
         RedisTimeClock clock = redisTime(local);
-        RedisStore first = RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(5)).build();
-        RedisStore second = RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(5)).build();
+        RedisStore first = RedisStore.builder().uri(redis.uri()).clock(clock).build();
+        RedisStore second = RedisStore.builder().uri(redis.uri()).clock(clock).build();
 
         second.close();
         assertThat(clock.resync()).isTrue();
@@ -180,7 +180,7 @@ class RedisTimeClockTest {
     @Test
     void withZone_sharesTheOffset() {
         RedisTimeClock clock = redisTime(local);
-        RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).timeout(Duration.ofSeconds(5)).build();
+        RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).build();
         closeables.add(store);
 
         Clock berlin = clock.withZone(ZoneId.of("Europe/Berlin"));

@@ -20,8 +20,21 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A store that stops calling its delegate while the delegate keeps failing, so that a Redis
- * outage costs each request microseconds instead of a timeout: the caller's failure policy
- * answers at once.
+ * outage costs each request microseconds instead of a timeout, and that tells an outage from a
+ * slow call: only an outage it has established lets the limits' failure policy answer.
+ *
+ * <p>A failure while the breaker is closed is one call failing (a timeout on a busy machine): it
+ * reaches the caller as a plain {@link QuotaStoreException}, and the decision is refused with 503
+ * whatever the policy, since the store may be serving everyone else. An outage is established when
+ * the breaker has opened <em>and</em> the store then failed its check: the
+ * {@link CircuitBreakerStoreBuilder#healthCheck health check}, run at the first probe after the
+ * breaker opens (within one probe interval) and every probe interval after the open duration, or,
+ * without one, the half-open trial call. From then on every
+ * call fails with {@link QuotaStoreException#outage()} true and the failure policy ({@code local},
+ * {@code open}, {@code closed}) answers. When the check passes at once instead (the store answers a
+ * ping, the failed calls were slow ones), the breaker closes again. Until the check has spoken,
+ * calls fail fast as plain failures (503). Without a health check, the breaker stays open for the
+ * open duration before its trial, so prefer one ({@code redisStore::ping}, {@code jcacheStore::ping}).
  *
  * <p>Closed, every call goes through. After {@code failureThreshold} consecutive failures
  * (default 5), or when at least {@code failureRateThreshold} percent of the last
@@ -36,8 +49,9 @@ import org.slf4j.LoggerFactory;
  *       closes the breaker if it succeeds, reopens it if it fails; other calls keep failing fast.
  * </ul>
  * With the defaults, Redis down at 1,000 requests per second costs five requests a store timeout
- * each (100 ms for {@code RedisStore}); the rest fail within microseconds, and decisions go back
- * to Redis within about 1.25 s of it answering again.
+ * each (2 s for {@code RedisStore}) and the requests of the one health check that follows (503 at
+ * once); the rest are answered by the failure policy within microseconds, and decisions go back to
+ * Redis within about 1.25 s of it answering again.
  *
  * <p>The state machine is Failsafe's {@link CircuitBreaker}: the consecutive-failure threshold,
  * the open duration (by {@link System#nanoTime()}), the single half-open trial, the listeners.
@@ -70,6 +84,12 @@ public final class CircuitBreakerStore implements QuotaStore {
     private volatile long openedAtNanos;
     private volatile String openReason = "";
     private volatile String lastFailure = "";
+    /** Whether the store failed its check since the breaker last opened: an established outage. */
+    private volatile boolean outage;
+    /** Whether the probe ran the health check since the breaker last opened (the probe thread's). */
+    private volatile boolean checkedSinceOpen;
+    /** Whether the breaker is half-open: opening again then means its trial failed. */
+    private volatile boolean trialOut;
     /** Set just before this class opens the breaker for the failure rate; the open event takes it. */
     private volatile @Nullable String rateReason;
 
@@ -106,6 +126,14 @@ public final class CircuitBreakerStore implements QuotaStore {
     /** The breaker's state now. */
     public State state() {
         return State.of(breaker.getState());
+    }
+
+    /**
+     * Whether an outage is established now: the breaker is open and the store failed its health
+     * check (or the half-open trial) since it opened. Only then does the failure policy answer.
+     */
+    public boolean outage() {
+        return outage && !breaker.isClosed();
     }
 
     @Override
@@ -157,26 +185,54 @@ public final class CircuitBreakerStore implements QuotaStore {
     }
 
     /**
-     * Runs the health check once if the breaker is open and its open duration has passed, and
-     * closes the breaker if the check passes. The probe thread calls this every probe interval.
+     * Runs the health check if the breaker is open and either the check has not run since it
+     * opened or its open duration has passed; closes the breaker if the check passes. The probe
+     * thread calls this every probe interval.
+     *
+     * <p>The first check, at the first probe after opening, tells an outage from slow calls:
+     * failing, it establishes the outage (the failure policy answers from then on); passing, it
+     * closes the breaker at once, since the store answers and the failed calls were slow ones (each
+     * was refused with 503).
      */
     void probe() {
         Runnable check = healthCheck;
-        if (check == null || !breaker.isOpen() || System.nanoTime() - openedAtNanos < openDuration.toNanos()) {
+        if (check == null || !breaker.isOpen()) {
             return;
         }
+        if (checkedSinceOpen && System.nanoTime() - openedAtNanos < openDuration.toNanos()) {
+            return;
+        }
+        checkedSinceOpen = true;
+        if (check(check)) {
+            breaker.close(); // from OPEN only: a no-op if a call closed or reopened it meanwhile
+        }
+    }
+
+    /** Runs the check; a failure establishes the outage. */
+    private boolean check(Runnable check) {
         try {
             check.run();
+            return true;
         } catch (RuntimeException stillDown) {
-            log.debug("quota store health check failed: {}", stillDown.toString());
-            return;
+            if (!outage) {
+                outage = true;
+                log.warn("quota store outage established: the health check failed ({}); the limits' failure"
+                        + " policies answer until it passes", stillDown.toString());
+            } else {
+                log.debug("quota store health check failed: {}", stillDown.toString());
+            }
+            return false;
         }
-        breaker.close(); // from OPEN only: a no-op if a call closed or reopened it meanwhile
     }
 
     private <T> T call(Supplier<T> operation) {
         if (!breaker.tryAcquirePermit()) {
-            throw new QuotaStoreException("circuit breaker open (" + openReason + "); not calling the store");
+            if (outage) {
+                throw QuotaStoreException.outage("circuit breaker open (" + openReason + "), health check failing;"
+                        + " not calling the store");
+            }
+            throw new QuotaStoreException("circuit breaker open (" + openReason + "), outage not established yet;"
+                    + " not calling the store");
         }
         T result;
         try {
@@ -224,6 +280,10 @@ public final class CircuitBreakerStore implements QuotaStore {
 
     private void opened(CircuitBreakerStateChangedEvent event) {
         openedAtNanos = System.nanoTime();
+        // a failed half-open trial is the check of a breaker without a health check
+        outage = trialOut;
+        trialOut = false;
+        checkedSinceOpen = false;
         String reason = rateReason;
         rateReason = null;
         if (reason == null) {
@@ -238,11 +298,14 @@ public final class CircuitBreakerStore implements QuotaStore {
     }
 
     private void halfOpened(CircuitBreakerStateChangedEvent event) {
+        trialOut = true;
         log.info("quota store circuit half-open (open duration {} passed)", openDuration);
         announce(event, State.HALF_OPEN);
     }
 
     private void closed(CircuitBreakerStateChangedEvent event) {
+        outage = false;
+        trialOut = false;
         synchronized (window) {
             window.clear();
         }
@@ -267,7 +330,10 @@ public final class CircuitBreakerStore implements QuotaStore {
     public enum State {
         /** Calls go through; failures are counted. */
         CLOSED,
-        /** Calls fail at once; the health check (or the open duration) decides when to close. */
+        /**
+         * Calls fail at once; the health check (or the open duration) decides when to close. The
+         * failure policy answers them once the check failed ({@link CircuitBreakerStore#outage()}).
+         */
         OPEN,
         /** Without a health check, after the open duration: one trial call goes through. */
         HALF_OPEN;

@@ -69,11 +69,9 @@ class YamlSafetyTest {
     @Test
     void parse_twoMegabyteString_isRefusedBeforeParsing() {
         String huge = "#".repeat(TWO_MB);
-        long start = System.nanoTime();
 
         assertThat(errorsOf(huge)).containsExactly(
                 "the config is 2097152 characters; the limit is 1000000 (1 MB), so it was not parsed");
-        assertThat(System.nanoTime() - start).as("nanoseconds to refuse").isLessThan(1_000_000_000L);
     }
 
     @Test

@@ -167,16 +167,93 @@ class CircuitBreakerStoreTest {
     }
 
     @Test
-    void withHealthCheck_probeDoesNotCheckBeforeTheOpenDuration() {
+    void withHealthCheck_probeChecksOnceWhenOpened_thenNotBeforeTheOpenDuration() {
         AtomicInteger checks = new AtomicInteger();
-        breaker = builder().openDuration(NEVER).healthCheck(checks::incrementAndGet).build();
+        breaker = builder().openDuration(NEVER).healthCheck(() -> {
+            checks.incrementAndGet();
+            throw new QuotaStoreException("still down");
+        }).build();
+        store.down(true);
+        failTimes(5);
+
+        breaker.probe();
+        breaker.probe();
+
+        assertThat(checks).hasValue(1);
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+    }
+
+    @Test
+    void closedBreaker_aFailedCall_isNotAnOutage() {
+        breaker = builder().build();
+        store.down(true);
+
+        assertThatThrownBy(() -> breaker.tryConsume(KEY, SPEC, 1)).isInstanceOfSatisfying(QuotaStoreException.class,
+                e -> assertThat(e.outage()).isFalse());
+        assertThat(breaker.outage()).isFalse();
+    }
+
+    @Test
+    void openBreaker_beforeItsCheck_failsFastButIsNotAnOutage() {
+        breaker = builder().openDuration(NEVER).healthCheck(() -> {
+            throw new QuotaStoreException("still down");
+        }).build();
+        store.down(true);
+        failTimes(5);
+
+        assertThatThrownBy(() -> breaker.tryConsume(KEY, SPEC, 1)).isInstanceOfSatisfying(QuotaStoreException.class,
+                e -> assertThat(e.outage()).isFalse());
+        assertThat(store.calls()).isEqualTo(5);
+    }
+
+    @Test
+    void openBreaker_whoseCheckFails_isAnEstablishedOutage() {
+        breaker = builder().openDuration(NEVER).healthCheck(() -> {
+            throw new QuotaStoreException("still down");
+        }).build();
         store.down(true);
         failTimes(5);
 
         breaker.probe();
 
-        assertThat(checks).hasValue(0);
-        assertThat(breaker.state()).isEqualTo(State.OPEN);
+        assertThat(breaker.outage()).isTrue();
+        assertThatThrownBy(() -> breaker.tryConsume(KEY, SPEC, 1)).isInstanceOfSatisfying(QuotaStoreException.class,
+                e -> assertThat(e.outage()).isTrue());
+    }
+
+    /** What broke: five slow calls on a busy machine opened the breaker and the local fallback took over. */
+    @Test
+    void slowCallsOpenTheBreaker_butAPassingCheck_closesItAtOnce_withoutAnOutage() {
+        AtomicInteger checks = new AtomicInteger();
+        breaker = builder().openDuration(NEVER).healthCheck(checks::incrementAndGet).build();
+        store.down(true);
+        failTimes(5);
+        store.down(false);
+
+        breaker.probe();
+
+        assertThat(checks).hasValue(1);
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+        assertThat(breaker.outage()).isFalse();
+        assertThat(breaker.tryConsume(KEY, SPEC, 1).consumed()).isTrue();
+    }
+
+    @Test
+    void withoutHealthCheck_aFailedTrial_establishesTheOutage() {
+        breaker = builder().openDuration(SHORT).build();
+        store.down(true);
+        failTimes(5);
+        assertThat(breaker.outage()).isFalse();
+
+        Await.until(PATIENCE, () -> {
+            try {
+                breaker.tryConsume(KEY, SPEC, 1); // the trial, once the open duration passed
+            } catch (QuotaStoreException e) {
+                // failed as a trial or failed fast
+            }
+            return breaker.outage();
+        }, () -> "a failed trial establishes the outage");
+        assertThat(transitions).endsWith("HALF_OPEN->OPEN");
     }
 
     @Test
@@ -200,8 +277,7 @@ class CircuitBreakerStoreTest {
 
         healthy.set(true);
         store.down(false);
-        breaker.probe();
-        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+        probeUntilClosed();
         assertThat(breaker.tryConsume(KEY, SPEC, 1).consumed()).isTrue();
         assertThat(transitions).containsExactly("CLOSED->OPEN", "OPEN->CLOSED");
     }
@@ -230,7 +306,7 @@ class CircuitBreakerStoreTest {
         assertThat(breaker.state()).isEqualTo(State.OPEN);
 
         healthy.set(true);
-        breaker.probe();
+        probeUntilClosed();
         assertThat(breaker.tryConsume(KEY, SPEC, 1).consumed()).isTrue();
         assertThat(transitions).containsExactly("CLOSED->OPEN", "OPEN->CLOSED");
     }

@@ -11,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Concurrent callers of {@link QuotaService#decide}, released together from one latch, each
@@ -20,8 +21,12 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class DecisionLoad {
 
-    /** One decision: the phase it started in, its customer, what it decided and how long it took. */
-    public record Sample(String phase, String customer, QuotaDecision.Outcome outcome, long latencyNanos) {
+    /**
+     * One decision: the phase it started in, its customer, what it decided, how long it took, and
+     * who decided instead of the store (null: the store did).
+     */
+    public record Sample(String phase, String customer, QuotaDecision.Outcome outcome, long latencyNanos,
+                         QuotaDecision.Fallback.@Nullable Kind fallback) {
     }
 
     private final QuotaService service;
@@ -123,7 +128,8 @@ public final class DecisionLoad {
             long start = System.nanoTime();
             try {
                 QuotaDecision decision = service.decide(customer, null);
-                own.add(new Sample(current, customer.id(), decision.outcome(), System.nanoTime() - start));
+                own.add(new Sample(current, customer.id(), decision.outcome(), System.nanoTime() - start,
+                        decision.fallback() == null ? null : decision.fallback().kind()));
                 if (decision.outcome() == QuotaDecision.Outcome.REJECTED) {
                     spent.computeIfAbsent(current, k -> java.util.concurrent.ConcurrentHashMap.newKeySet())
                             .add(customer.id());

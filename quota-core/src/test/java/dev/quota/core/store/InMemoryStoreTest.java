@@ -29,6 +29,8 @@ class InMemoryStoreTest extends QuotaStoreContract {
         }
 
         assertThat(bounded.size()).isLessThanOrEqualTo(1_000);
+        assertThat(bounded.peek(new BucketKey("k49999"), spec).remaining()[0])
+                .as("the newest bucket is kept, with what it took").isEqualTo(4);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.quota.example.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.testkit.Await;
+import dev.quota.testkit.BusyCores;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The example WAR on two clustered Payara Micro servers, configured only by system properties:
@@ -106,6 +108,7 @@ abstract class ClusterContract {
 
     @Test
     @Order(1)
+    @ExtendWith(BusyCores.class) // every core busy: exact with the shipped settings on a saturated machine
     void concurrentRequestsOverBothMembers_admitExactlyTheCapacity() throws Exception {
         CountDownLatch go = new CountDownLatch(1);
         ExecutorService pool = Executors.newFixedThreadPool(REQUESTS);

@@ -18,7 +18,11 @@ public final class PeerAdapters {
     static final String INJECT_PROVIDER = "jakarta.inject.Provider";
 
     /** Each adapter: its class, what it reads, and the classes that must be there. */
+    static final String HELIDON_SERVER = "io.helidon.microprofile.server.ServerCdiExtension";
+
     private static final List<Candidate> JERSEY = List.of(
+            new Candidate("dev.quota.jaxrs.internal.HelidonPeer",
+                    "Helidon MP: the request property " + HelidonPeer.PROPERTY, HELIDON_SERVER),
             new Candidate("dev.quota.jaxrs.internal.GrizzlyPeer",
                     "Jersey on Grizzly: org.glassfish.grizzly.http.server.Request#getRemoteAddr()",
                     "org.glassfish.grizzly.http.server.Request",
@@ -37,13 +41,19 @@ public final class PeerAdapters {
                     "RESTEasy: org.jboss.resteasy.spi.HttpRequest#getRemoteAddress()",
                     ResteasyPeer.CONTEXT_CLASS, ResteasyPeer.HTTP_REQUEST_CLASS));
 
+    private static final List<Candidate> QUARKUS_REST = List.of(
+            new Candidate("dev.quota.jaxrs.internal.VertxPeer",
+                    "Quarkus REST: the Vert.x HttpServerRequest#remoteAddress()",
+                    ResourceMethods.QUARKUS_REQUEST, VertxPeer.HTTP_SERVER_REQUEST));
+
     private PeerAdapters() {
     }
 
     /**
      * The adapters for the runtime {@code context} belongs to.
      *
-     * @param runtime    the runtime as named in messages ({@code Jersey}, {@code RESTEasy}, or the
+     * @param runtime    the runtime as named in messages ({@code Jersey}, {@code RESTEasy},
+     *                   {@code Quarkus REST}, or the
      *                   class of the unknown runtime's feature context)
      * @param adapters   the adapter classes to register, each a request filter; empty when the
      *                   runtime offers no known way to the peer
@@ -63,7 +73,8 @@ public final class PeerAdapters {
             String why = switch (runtime) {
                 case "Jersey" -> "Jersey, but none of its Grizzly, Jetty or servlet containers is on the class path";
                 case "RESTEasy" -> "RESTEasy, but without org.jboss.resteasy.core.ResteasyContext";
-                default -> "a Jakarta REST runtime other than Jersey or RESTEasy (" + runtime + ")";
+                case "Quarkus REST" -> "Quarkus REST, but without Vert.x's HttpServerRequest";
+                default -> "a Jakarta REST runtime other than Jersey, RESTEasy or Quarkus REST (" + runtime + ")";
             };
             return "quota: cannot find the client's address on this runtime: " + why + ". Anonymous callers are"
                     + " limited per client address, so say where it comes from:"
@@ -86,17 +97,21 @@ public final class PeerAdapters {
      * @param present whether a class of that name can be loaded
      */
     static Selection select(String hint, Predicate<String> present) {
-        boolean resteasy = hint.contains("org.jboss.resteasy.");
+        // Quarkus REST's classes are named org.jboss.resteasy.reactive: it is not RESTEasy
+        boolean quarkus = hint.contains("org.jboss.resteasy.reactive.");
+        boolean resteasy = !quarkus && hint.contains("org.jboss.resteasy.");
         boolean jersey = hint.contains("org.glassfish.jersey.");
-        if (!resteasy && !jersey) {
+        if (!quarkus && !resteasy && !jersey) {
             // a wrapped feature context: go by what is on the class path, when that is unambiguous
+            boolean quarkusPresent = present.test(ResourceMethods.QUARKUS_REQUEST);
             boolean resteasyPresent = present.test(ResteasyPeer.CONTEXT_CLASS);
             boolean jerseyPresent = present.test(JERSEY_SERVER);
-            resteasy = resteasyPresent && !jerseyPresent;
-            jersey = jerseyPresent && !resteasyPresent;
+            quarkus = quarkusPresent && !resteasyPresent && !jerseyPresent;
+            resteasy = resteasyPresent && !quarkusPresent && !jerseyPresent;
+            jersey = jerseyPresent && !quarkusPresent && !resteasyPresent;
         }
-        String runtime = resteasy ? "RESTEasy" : jersey ? "Jersey" : hint.trim();
-        List<Candidate> candidates = resteasy ? RESTEASY : jersey ? JERSEY : List.of();
+        String runtime = quarkus ? "Quarkus REST" : resteasy ? "RESTEasy" : jersey ? "Jersey" : hint.trim();
+        List<Candidate> candidates = quarkus ? QUARKUS_REST : resteasy ? RESTEASY : jersey ? JERSEY : List.of();
         List<Class<?>> adapters = new ArrayList<>();
         List<String> mechanisms = new ArrayList<>();
         for (Candidate candidate : candidates) {

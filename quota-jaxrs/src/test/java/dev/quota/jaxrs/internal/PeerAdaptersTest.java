@@ -75,8 +75,29 @@ class PeerAdaptersTest {
         PeerAdapters.Selection selection = PeerAdapters.select("org.apache.cxf.jaxrs.FeatureContextImpl", name -> false);
 
         assertThat(selection.adapters()).isEmpty();
-        assertThat(selection.missingMessage()).contains("a Jakarta REST runtime other than Jersey or RESTEasy"
-                + " (org.apache.cxf.jaxrs.FeatureContextImpl)");
+        assertThat(selection.missingMessage()).contains("a Jakarta REST runtime other than Jersey, RESTEasy or"
+                + " Quarkus REST (org.apache.cxf.jaxrs.FeatureContextImpl)");
+    }
+
+    @Test
+    void quarkusRest_isNotTakenForRestEasy_andReadsTheVertxRequest() {
+        // Quarkus REST's classes live in org.jboss.resteasy.reactive; RESTEasy's context class is absent there
+        PeerAdapters.Selection selection = PeerAdapters.select(
+                "org.jboss.resteasy.reactive.server.jaxrs.FeatureContextImpl", name -> !name.equals(ResteasyPeer.CONTEXT_CLASS));
+
+        assertThat(selection.runtime()).isEqualTo("Quarkus REST");
+        assertThat(selection.adapters()).containsExactly(VertxPeer.class);
+        assertThat(selection.mechanisms()).containsExactly("Quarkus REST: the Vert.x HttpServerRequest#remoteAddress()");
+    }
+
+    @Test
+    void helidon_readsItsRemoteHostRequestProperty() {
+        PeerAdapters.Selection selection = PeerAdapters.select(JERSEY_CONTEXT,
+                name -> name.equals(PeerAdapters.HELIDON_SERVER));
+
+        assertThat(selection.runtime()).isEqualTo("Jersey");
+        assertThat(selection.adapters()).containsExactly(HelidonPeer.class);
+        assertThat(selection.mechanisms()).containsExactly("Helidon MP: the request property io.helidon.jaxrs.remote-host");
     }
 
     @Test
