@@ -33,6 +33,8 @@ final class FailedKeyGuard {
     private static final Logger log = LoggerFactory.getLogger(FailedKeyGuard.class);
 
     static final int MAX_BLOCKED = 10_000;
+    /** How long a group the shared store showed unblocked is taken as unblocked without asking again. */
+    static final Duration SHARED_CHECK_EVERY = Duration.ofSeconds(1);
     /** How long a key that worked from a group stays known there. */
     static final Duration KNOWN_FOR = KnownKeys.KNOWN_FOR;
 
@@ -44,6 +46,12 @@ final class FailedKeyGuard {
     private final Clock clock;
     private final Cache<String, Blocked> blocked;
     private final KnownKeys known;
+    /**
+     * Groups the shared store showed unblocked within the last {@link #SHARED_CHECK_EVERY}: read
+     * again only after that, so a group with more keys than it remembers costs a store read a
+     * second at most, and a block set elsewhere holds here within a second.
+     */
+    private final Cache<String, Boolean> unblockedAt;
     private final QuotaStore store;
 
     FailedKeyGuard(BucketLayout layout, DecisionRunner runner, QuotaStore store, Clock clock) {
@@ -78,6 +86,12 @@ final class FailedKeyGuard {
                 .executor(Runnable::run)
                 .build();
         this.known = new KnownKeys(clock);
+        this.unblockedAt = Caffeine.newBuilder()
+                .maximumSize(maxBlocked)
+                .ticker(() -> nanos(clock.instant()))
+                .expireAfterWrite(SHARED_CHECK_EVERY)
+                .executor(Runnable::run)
+                .build();
     }
 
     /** Counts one failed lookup of {@code group}; a rejection blocks the group in this JVM. */
@@ -121,7 +135,7 @@ final class FailedKeyGuard {
      */
     QuotaDecision sharedBlock(QuotaConfig config, String group) {
         Slot slot = layout.failedKeys(config, group, LocalShare.WHOLE);
-        if (slot.mode() == Mode.SHADOW) {
+        if (slot.mode() == Mode.SHADOW || unblockedAt.getIfPresent(group) != null) {
             return NOT_BLOCKED;
         }
         ConsumeResult result;
@@ -145,6 +159,7 @@ final class FailedKeyGuard {
                 return rejection;
             }
         }
+        unblockedAt.put(group, Boolean.TRUE);
         return NOT_BLOCKED;
     }
 

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>a key is remembered in at most {@link #GROUPS_PER_KEY} groups, the most recent ones: one
  *       key used from 130,000 addresses takes 16 entries, not 130,000;
- *   <li>a group remembers at most {@link #KEYS_PER_GROUP} keys, the most recent ones;
+ *   <li>a group remembers at most {@link #KEYS_PER_GROUP} keys, the most recent ones (a
+ *       gateway's 10,000 customers);
  *   <li>at most {@link #MAX_ENTRIES} key and group pairs in all. Past that, groups are evicted by
  *       Caffeine's frequency sketch: a group whose keys are looked up often (a NAT's office) stays,
  *       one-off groups go first. Flooding it takes 6,250 keys in good standing, each admitted from
@@ -35,7 +36,7 @@ final class KnownKeys {
     /** How long a key that worked from a group stays known there. */
     static final Duration KNOWN_FOR = Duration.ofHours(24);
     static final int GROUPS_PER_KEY = 16;
-    static final int KEYS_PER_GROUP = 1_000;
+    static final int KEYS_PER_GROUP = 10_000;
     static final int MAX_ENTRIES = 100_000;
     /** A key known at a group is written again at most this often (its 24 hours restart). */
     static final Duration REFRESH_EVERY = Duration.ofMinutes(1);

@@ -200,7 +200,8 @@ public final class QuotaService implements AutoCloseable {
         if (customer == null) {
             return failedKey(cfg, address, group, Caller.Kind.UNKNOWN_CREDENTIAL);
         }
-        if (group != null && cfg.enabled() && !guard.knownAt(group, hash)) {
+        boolean exempt = exempt(cfg, customer, hash, address);
+        if (group != null && cfg.enabled() && !exempt && !guard.knownAt(group, hash)) {
             // a key new to this address here: another instance may have blocked the address
             QuotaDecision block = guard.sharedBlock(cfg, group);
             if (block.outcome() == QuotaDecision.Outcome.REJECTED) {
@@ -208,8 +209,7 @@ public final class QuotaService implements AutoCloseable {
                 return new Caller(Caller.Kind.BLOCKED, null, address, false, block);
             }
         }
-        return new Caller(Caller.Kind.IDENTIFIED, customer, address, exempt(cfg, customer, hash, address), null,
-                hash);
+        return new Caller(Caller.Kind.IDENTIFIED, customer, address, exempt, null, hash);
     }
 
     private Caller byPrincipal(QuotaConfig cfg, String name, @Nullable InetAddress address) {
