@@ -193,8 +193,10 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
         Set<String> unknown = new TreeSet<>();
         for (String name : source.names()) {
             if (name.equals(ADMIN_TOKEN)) {
-                problems.add(ADMIN_TOKEN + ": not accepted, a property shows in logs and to every local user (ps);"
-                        + " use " + ADMIN_TOKEN_FILE + " or the environment variable " + ADMIN_TOKEN_ENV);
+                if (!fromEnvironment(source, ADMIN_TOKEN, ADMIN_TOKEN_ENV)) {
+                    problems.add(ADMIN_TOKEN + ": not accepted, a property shows in logs and to every local user"
+                            + " (ps); use " + ADMIN_TOKEN_FILE + " or the environment variable " + ADMIN_TOKEN_ENV);
+                }
             } else if (name.startsWith("quota.") && !NAMES.contains(name)) {
                 unknown.add(name);
             }
@@ -312,6 +314,15 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
             return null;
         }
         return new AdminToken("the environment variable " + ADMIN_TOKEN_ENV, fromEnv);
+    }
+
+    /**
+     * Whether the setting {@code name} is only the environment variable {@code variable} seen under
+     * its MicroProfile Config name, as Quarkus lists {@code QUOTA_ADMIN_TOKEN}: the same value.
+     */
+    private static boolean fromEnvironment(SettingsSource source, String name, String variable) {
+        String value = source.get(name);
+        return value != null && value.equals(source.environment(variable));
     }
 
     /** A setting's value in a message, cut to 80 characters. */

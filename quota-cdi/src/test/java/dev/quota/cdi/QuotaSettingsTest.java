@@ -146,6 +146,31 @@ class QuotaSettingsTest {
     }
 
     @Test
+    void read_adminTokenFromTheEnvironment_listedByMicroProfileConfigUnderItsPropertyName_isAccepted() {
+        // SmallRye Config on Quarkus lists QUOTA_ADMIN_TOKEN as quota.admin.token among its names
+        SettingsSource env = source(Map.of(), Map.of("QUOTA_ADMIN_TOKEN", TOKEN));
+        SettingsSource asQuarkusListsIt = new SettingsSource() {
+            @Override
+            public String get(String name) {
+                return name.equals("quota.admin.token") ? TOKEN : env.get(name);
+            }
+
+            @Override
+            public Iterable<String> names() {
+                return java.util.List.of("quota.admin.token");
+            }
+
+            @Override
+            public String environment(String name) {
+                return env.environment(name);
+            }
+        };
+
+        assertThat(QuotaSettings.read(asQuarkusListsIt).adminToken().source())
+                .isEqualTo("the environment variable QUOTA_ADMIN_TOKEN");
+    }
+
+    @Test
     void read_tokenFileOthersMayRead_isRefused() throws IOException {
         Path token = tokenFile("rw-r--r--");
 

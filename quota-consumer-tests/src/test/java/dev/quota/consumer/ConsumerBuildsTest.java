@@ -3,22 +3,8 @@ package dev.quota.consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.testkit.RawHttp;
-import dev.quota.testkit.RedisServer;
-import dev.quota.testkit.RespClient;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -37,8 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>On a container that does not tell the client's address, the service must refuse to start.
  *
- * <p>The builds run in two lanes, each its builds one after the other; a project is run as soon
- * as its build is done, one at a time on a flushed Redis.
+ * <p>The builds run as {@link ConsumerBuilds} says; a project is run as soon as its build is done,
+ * one at a time on a flushed Redis.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsumerBuildsTest {
@@ -48,11 +34,7 @@ class ConsumerBuildsTest {
     private static final String EXPORT = "/api/v1/accounts/7/export";
     private static final String ADMIN_ACME = "/admin/customers/acme";
 
-    private static final Map<String, CompletableFuture<ConsumerProject>> builds = new ConcurrentHashMap<>();
-    private static ExecutorService jerseyLane;
-    private static ExecutorService resteasyLane;
-    private static RedisServer redis;
-    private static long started;
+    private static ConsumerBuilds builds;
 
     static List<String> projects() {
         return ConsumerProject.supported();
@@ -60,59 +42,15 @@ class ConsumerBuildsTest {
 
     @BeforeAll
     static void buildEveryProject() {
-        started = System.nanoTime();
-        Path repository = LocalRepository.path();
-        List<String> stale = LocalRepository.staleArtifacts(Checkout.root(), Checkout.version(), repository);
-        assertThat(stale).as("the consumer projects would build against other artifacts than this build's; run mvn"
-                + " install (the README's test command), which installs each module before this one runs").isEmpty();
-        jerseyLane = Executors.newSingleThreadExecutor(r -> new Thread(r, "consumer-builds-jersey"));
-        resteasyLane = Executors.newSingleThreadExecutor(r -> new Thread(r, "consumer-builds-resteasy"));
-        for (String name : ConsumerProject.names()) {
-            // Jersey 4 twice in one lane would be a third build there: the RESTEasy lane is shorter
-            ExecutorService lane = name.startsWith("jersey") && !name.equals(ConsumerProject.UNSUPPORTED)
-                    ? jerseyLane : resteasyLane;
-            builds.put(name, CompletableFuture.supplyAsync(() -> {
-                ConsumerProject project = new ConsumerProject(name);
-                project.build(repository);
-                return project;
-            }, lane));
-        }
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopEverything() throws InterruptedException {
-        for (ExecutorService lane : new ExecutorService[] {jerseyLane, resteasyLane}) {
-            if (lane != null) {
-                lane.shutdownNow();
-                lane.awaitTermination(30, TimeUnit.SECONDS);
-            }
-        }
-        if (redis != null) {
-            redis.close();
-        }
-        String times = builds.entrySet().stream().filter(e -> e.getValue().isDone() && !e.getValue().isCompletedExceptionally())
-                .map(e -> e.getKey() + " built in " + e.getValue().join().buildTime().toMillis() / 1000.0 + " s")
-                .sorted().collect(Collectors.joining(", "));
-        System.out.println("consumer projects: " + times + "; all done in "
-                + Duration.ofNanos(System.nanoTime() - started).toMillis() / 1000.0 + " s");
+        builds = ConsumerBuilds.get();
     }
 
     private static ConsumerProject built(String name) throws InterruptedException {
-        try {
-            return builds.get(name).get(ConsumerProject.BUILD_TIMEOUT.toMinutes() * 2, TimeUnit.MINUTES);
-        } catch (ExecutionException e) {
-            throw new AssertionError("the build of " + name + " failed: " + e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new AssertionError("the build of " + name + " did not finish", e);
-        }
+        return builds.built(name);
     }
 
     private static ConsumerProject.Running start(ConsumerProject project) {
-        try (RespClient client = RespClient.connect(redis.host(), redis.port())) {
-            client.flushAll();
-        }
-        return project.start(redis.uri());
+        return builds.start(project);
     }
 
     @Order(1)
@@ -120,37 +58,45 @@ class ConsumerBuildsTest {
     @MethodSource("projects")
     void consumerProject_answersAsTheReadmeSays(String name) throws InterruptedException {
         try (ConsumerProject.Running service = start(built(name))) {
-            int port = service.port();
-
-            RawHttp.Answer admitted = RawHttp.get("127.0.0.1", port, EXPORT, "X-API-Key", ACME_KEY);
-            assertThat(admitted.status()).as("a known key, %s", service.output()).isEqualTo(200);
-            assertThat(admitted.body()).isEqualTo("export of account 7");
-            assertThat(admitted.header("RateLimit-Policy")).isEqualTo("\"free-burst\";q=20;w=2, \"free-daily\";q=2000;w=86400");
-            // the export cost 10 of the burst of 20, which refills at 10 per second
-            assertThat(admitted.header("RateLimit")).startsWith("\"free-burst\";r=10;t=1, \"free-daily\";r=1990;t=");
-
-            RawHttp.Answer unknownKey = RawHttp.get("127.0.0.1", port, EXPORT, "X-API-Key", "not-a-key");
-            assertThat(unknownKey.status()).as("an unknown key").isEqualTo(401);
-            assertThat(unknownKey.header("Content-Type")).startsWith("application/problem+json");
-            assertThat(unknownKey.header("WWW-Authenticate")).isEqualTo("ApiKey header=\"X-API-Key\"");
-            assertThat(unknownKey.body()).contains("\"type\":\"urn:quota:problem:unknown-api-key\"");
-
-            RawHttp.Answer anonymous = RawHttp.get("127.0.0.1", port, EXPORT);
-            assertThat(anonymous.status()).as("the first anonymous export from 127.0.0.1").isEqualTo(200);
-            assertThat(anonymous.header("RateLimit")).isEqualTo("\"anonymous-burst\";r=0;t=120");
-
-            RawHttp.Answer rejected = RawHttp.get("127.0.0.1", port, EXPORT);
-            assertThat(rejected.status()).as("the second anonymous export from 127.0.0.1").isEqualTo(429);
-            assertThat(rejected.header("Content-Type")).startsWith("application/problem+json");
-            assertThat(Long.parseLong(rejected.header("Retry-After"))).isPositive();
-            assertThat(rejected.body()).contains("\"type\":\"urn:quota:problem:quota-exceeded\"")
-                    .contains("\"limit\":\"anonymous-burst\"");
-
-            RawHttp.Answer otherClient = RawHttp.get("127.0.0.2", port, EXPORT);
-            assertThat(otherClient.status()).as("an anonymous export from 127.0.0.2, after 127.0.0.1 ran out; %s",
-                    service.output()).isEqualTo(200);
-            assertThat(otherClient.header("RateLimit")).isEqualTo("\"anonymous-burst\";r=0;t=120");
+            answersAsTheReadmeSays(service);
         }
+    }
+
+    /**
+     * 200 with RateLimit headers for a known key, 401 for an unknown one, the anonymous plan per
+     * client address: 200, then 429 from 127.0.0.1 while 127.0.0.2 still gets its 200.
+     */
+    static void answersAsTheReadmeSays(ConsumerProject.Running service) {
+        int port = service.port();
+
+        RawHttp.Answer admitted = RawHttp.get("127.0.0.1", port, EXPORT, "X-API-Key", ACME_KEY);
+        assertThat(admitted.status()).as("a known key, %s", service.output()).isEqualTo(200);
+        assertThat(admitted.body()).isEqualTo("export of account 7");
+        assertThat(admitted.header("RateLimit-Policy")).isEqualTo("\"free-burst\";q=20;w=2, \"free-daily\";q=2000;w=86400");
+        // the export cost 10 of the burst of 20, which refills at 10 per second
+        assertThat(admitted.header("RateLimit")).startsWith("\"free-burst\";r=10;t=1, \"free-daily\";r=1990;t=");
+
+        RawHttp.Answer unknownKey = RawHttp.get("127.0.0.1", port, EXPORT, "X-API-Key", "not-a-key");
+        assertThat(unknownKey.status()).as("an unknown key").isEqualTo(401);
+        assertThat(unknownKey.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(unknownKey.header("WWW-Authenticate")).isEqualTo("ApiKey header=\"X-API-Key\"");
+        assertThat(unknownKey.body()).contains("\"type\":\"urn:quota:problem:unknown-api-key\"");
+
+        RawHttp.Answer anonymous = RawHttp.get("127.0.0.1", port, EXPORT);
+        assertThat(anonymous.status()).as("the first anonymous export from 127.0.0.1").isEqualTo(200);
+        assertThat(anonymous.header("RateLimit")).isEqualTo("\"anonymous-burst\";r=0;t=120");
+
+        RawHttp.Answer rejected = RawHttp.get("127.0.0.1", port, EXPORT);
+        assertThat(rejected.status()).as("the second anonymous export from 127.0.0.1").isEqualTo(429);
+        assertThat(rejected.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(Long.parseLong(rejected.header("Retry-After"))).isPositive();
+        assertThat(rejected.body()).contains("\"type\":\"urn:quota:problem:quota-exceeded\"")
+                .contains("\"limit\":\"anonymous-burst\"");
+
+        RawHttp.Answer otherClient = RawHttp.get("127.0.0.2", port, EXPORT);
+        assertThat(otherClient.status()).as("an anonymous export from 127.0.0.2, after 127.0.0.1 ran out; %s",
+                service.output()).isEqualTo(200);
+        assertThat(otherClient.header("RateLimit")).isEqualTo("\"anonymous-burst\";r=0;t=120");
     }
 
     @Order(2)
@@ -197,7 +143,7 @@ class ConsumerBuildsTest {
     @Order(3)
     @Test
     void containerWithoutAPeerAddress_refusesToStart_sayingHowToSupplyOne() throws InterruptedException {
-        try (ConsumerProject.Running service = built(ConsumerProject.UNSUPPORTED).launch(redis.uri())) {
+        try (ConsumerProject.Running service = built(ConsumerProject.UNSUPPORTED).launch(builds.redisUri())) {
             String output = service.awaitOutput("QuotaFeature.builder(service).clientAddress(request -> ...)",
                     ConsumerProject.START_TIMEOUT);
 
@@ -212,44 +158,49 @@ class ConsumerBuildsTest {
     @MethodSource("projects")
     void transfers_areDecidedWithTheirAmount_429_422_400_neverA500(String name) throws InterruptedException {
         try (ConsumerProject.Running service = start(built(name))) {
-            int port = service.port();
-
-            RawHttp.Answer within = transfer(port, "EUR", 600_000);
-            assertThat(within.status()).as("6,000.00 of the day's 10,000.00; %s", service.output()).isIn(200, 201);
-
-            RawHttp.Answer overRemaining = transfer(port, "EUR", 600_000);
-            assertThat(overRemaining.status()).as("6,000.00 more, with 4,000.00 left; %s", service.output())
-                    .isEqualTo(429);
-            assertThat(overRemaining.header("Content-Type")).startsWith("application/problem+json");
-            assertThat(Long.parseLong(overRemaining.header("Retry-After"))).isPositive();
-            assertThat(overRemaining.body()).contains("\"type\":\"urn:quota:problem:quota-exceeded\"")
-                    .contains("\"limit\":\"transfer-amount-daily\"").contains("\"remaining\":400000");
-
-            RawHttp.Answer overWhole = transfer(port, "EUR", 2_000_000);
-            assertThat(overWhole.status()).as("20,000.00, more than a day ever holds; %s", service.output())
-                    .isEqualTo(422);
-            assertThat(overWhole.header("Content-Type")).startsWith("application/problem+json");
-            assertThat(overWhole.header("Retry-After")).as("retrying cannot help").isNull();
-            assertThat(overWhole.body()).contains("\"type\":\"urn:quota:problem:exceeds-limit\"")
-                    .contains("\"limit\":\"transfer-amount-daily\"");
-
-            RawHttp.Answer negative = transfer(port, "EUR", -500);
-            assertThat(negative.status()).as("a negative amount; %s", service.output()).isEqualTo(400);
-            assertThat(negative.header("Content-Type")).startsWith("application/problem+json");
-            assertThat(negative.body()).contains("\"type\":\"urn:quota:problem:invalid-amount\"");
-
-            RawHttp.Answer huge = transfer(port, "EUR", Long.MAX_VALUE);
-            assertThat(huge.status()).as("an amount of Long.MAX_VALUE; %s", service.output()).isEqualTo(422);
-
-            RawHttp.Answer badCurrency = transfer(port, "EUR;DROP", 100);
-            assertThat(badCurrency.status()).as("a currency that is no currency code; %s", service.output())
-                    .isEqualTo(400);
-            assertThat(badCurrency.body()).contains("\"type\":\"urn:quota:problem:invalid-amount\"")
-                    .doesNotContain("DROP");
-
-            RawHttp.Answer otherCurrency = transfer(port, "USD", 600_000);
-            assertThat(otherCurrency.status()).as("USD has a limit of its own; %s", service.output()).isIn(200, 201);
+            decidesTransfersWithTheirAmount(service);
         }
+    }
+
+    /** Transfers of customer acme in EUR and USD against the README's 10,000.00 a day: 201, 429, 422, 400. */
+    static void decidesTransfersWithTheirAmount(ConsumerProject.Running service) {
+        int port = service.port();
+
+        RawHttp.Answer within = transfer(port, "EUR", 600_000);
+        assertThat(within.status()).as("6,000.00 of the day's 10,000.00; %s", service.output()).isIn(200, 201);
+
+        RawHttp.Answer overRemaining = transfer(port, "EUR", 600_000);
+        assertThat(overRemaining.status()).as("6,000.00 more, with 4,000.00 left; %s", service.output())
+                .isEqualTo(429);
+        assertThat(overRemaining.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(Long.parseLong(overRemaining.header("Retry-After"))).isPositive();
+        assertThat(overRemaining.body()).contains("\"type\":\"urn:quota:problem:quota-exceeded\"")
+                .contains("\"limit\":\"transfer-amount-daily\"").contains("\"remaining\":400000");
+
+        RawHttp.Answer overWhole = transfer(port, "EUR", 2_000_000);
+        assertThat(overWhole.status()).as("20,000.00, more than a day ever holds; %s", service.output())
+                .isEqualTo(422);
+        assertThat(overWhole.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(overWhole.header("Retry-After")).as("retrying cannot help").isNull();
+        assertThat(overWhole.body()).contains("\"type\":\"urn:quota:problem:exceeds-limit\"")
+                .contains("\"limit\":\"transfer-amount-daily\"");
+
+        RawHttp.Answer negative = transfer(port, "EUR", -500);
+        assertThat(negative.status()).as("a negative amount; %s", service.output()).isEqualTo(400);
+        assertThat(negative.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(negative.body()).contains("\"type\":\"urn:quota:problem:invalid-amount\"");
+
+        RawHttp.Answer huge = transfer(port, "EUR", Long.MAX_VALUE);
+        assertThat(huge.status()).as("an amount of Long.MAX_VALUE; %s", service.output()).isEqualTo(422);
+
+        RawHttp.Answer badCurrency = transfer(port, "EUR;DROP", 100);
+        assertThat(badCurrency.status()).as("a currency that is no currency code; %s", service.output())
+                .isEqualTo(400);
+        assertThat(badCurrency.body()).contains("\"type\":\"urn:quota:problem:invalid-amount\"")
+                .doesNotContain("DROP");
+
+        RawHttp.Answer otherCurrency = transfer(port, "USD", 600_000);
+        assertThat(otherCurrency.status()).as("USD has a limit of its own; %s", service.output()).isIn(200, 201);
     }
 
     @Order(5)
@@ -257,27 +208,34 @@ class ConsumerBuildsTest {
     @MethodSource("projects")
     void requestsTheRuntimeRefuses_405And415_costAToken_andAreLimited(String name) throws InterruptedException {
         try (ConsumerProject.Running service = start(built(name))) {
-            int port = service.port();
-            // anonymous: 10 at once per address, then 5 a minute
-            for (int i = 0; i < 10; i++) {
-                RawHttp.Answer refused = RawHttp.send("127.0.0.51", port, "DELETE", "/api/v1/transfers", null);
-                assertThat(refused.status()).as("anonymous DELETE %d; %s", i + 1, service.output()).isEqualTo(405);
-            }
-            RawHttp.Answer deletes = RawHttp.send("127.0.0.51", port, "DELETE", "/api/v1/transfers", null);
-            assertThat(deletes.status()).as("the 11th DELETE; %s", service.output()).isEqualTo(429);
-            assertThat(deletes.body()).contains("\"limit\":\"anonymous-burst\"");
-
-            byte[] text = "6000.00 EUR".getBytes(StandardCharsets.UTF_8);
-            for (int i = 0; i < 10; i++) {
-                RawHttp.Answer refused = RawHttp.send("127.0.0.52", port, "POST", "/api/v1/transfers", text,
-                        "Content-Type", "text/plain");
-                assertThat(refused.status()).as("text/plain transfer %d; %s", i + 1, service.output()).isEqualTo(415);
-            }
-            RawHttp.Answer texts = RawHttp.send("127.0.0.52", port, "POST", "/api/v1/transfers", text,
-                    "Content-Type", "text/plain");
-            assertThat(texts.status()).as("the 11th text/plain transfer; %s", service.output()).isEqualTo(429);
-            assertThat(texts.body()).contains("\"limit\":\"anonymous-burst\"");
+            countsWhatTheRuntimeRefuses(service);
         }
+    }
+
+    /**
+     * 405 (DELETE on the transfers path) and 415 (a text/plain transfer) cost an anonymous caller a
+     * token each, 10 at once per address, then 429 naming the anonymous burst.
+     */
+    static void countsWhatTheRuntimeRefuses(ConsumerProject.Running service) {
+        int port = service.port();
+        for (int i = 0; i < 10; i++) {
+            RawHttp.Answer refused = RawHttp.send("127.0.0.51", port, "DELETE", "/api/v1/transfers", null);
+            assertThat(refused.status()).as("anonymous DELETE %d; %s", i + 1, service.output()).isEqualTo(405);
+        }
+        RawHttp.Answer deletes = RawHttp.send("127.0.0.51", port, "DELETE", "/api/v1/transfers", null);
+        assertThat(deletes.status()).as("the 11th DELETE; %s", service.output()).isEqualTo(429);
+        assertThat(deletes.body()).contains("\"limit\":\"anonymous-burst\"");
+
+        byte[] text = "6000.00 EUR".getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < 10; i++) {
+            RawHttp.Answer refused = RawHttp.send("127.0.0.52", port, "POST", "/api/v1/transfers", text,
+                    "Content-Type", "text/plain");
+            assertThat(refused.status()).as("text/plain transfer %d; %s", i + 1, service.output()).isEqualTo(415);
+        }
+        RawHttp.Answer texts = RawHttp.send("127.0.0.52", port, "POST", "/api/v1/transfers", text,
+                "Content-Type", "text/plain");
+        assertThat(texts.status()).as("the 11th text/plain transfer; %s", service.output()).isEqualTo(429);
+        assertThat(texts.body()).contains("\"limit\":\"anonymous-burst\"");
     }
 
     /** The README's transfer, {@code {"currency":"EUR","amountMinor":600000}}, by customer acme. */

@@ -34,11 +34,23 @@ final class ConsumerProject {
 
     private final String name;
     private final Path dir;
+    /** The JDK that builds and runs the project. */
+    private final Path javaHome;
     private volatile Duration buildTime;
 
     ConsumerProject(String name) {
+        this(name, Path.of(System.getProperty("java.home")));
+    }
+
+    /**
+     * A project built and run with the JDK at {@code javaHome}. A name {@code base+overlay} is the
+     * project {@code base} with the files of {@code overlays/overlay} added (such as an
+     * {@code Application} that lists its classes).
+     */
+    ConsumerProject(String name, Path javaHome) {
         this.name = name;
         this.dir = Path.of("target", "consumers", name).toAbsolutePath();
+        this.javaHome = javaHome;
     }
 
     String name() {
@@ -57,12 +69,17 @@ final class ConsumerProject {
      */
     void build(Path localRepository) {
         long start = System.nanoTime();
-        copyFresh(Checkout.projects().resolve(name), dir);
+        String[] parts = name.split("\\+", 2);
+        copyFresh(Checkout.projects().resolve(parts[0]), dir);
+        if (parts.length > 1) {
+            copyInto(Checkout.projects().resolveSibling("overlays").resolve(parts[1]), dir);
+        }
         Path log = dir.resolveSibling(name + "-build.log");
         ProcessBuilder maven = new ProcessBuilder(MavenCommand.packageCommand(localRepository))
                 .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
         // short-lived JVMs: the C1 compiler alone starts Maven faster
         maven.environment().merge("MAVEN_OPTS", "-XX:TieredStopAtLevel=1", (old, add) -> old + " " + add);
+        maven.environment().put("JAVA_HOME", javaHome.toString());
         int exit = run(maven, BUILD_TIMEOUT, "mvn package of " + name);
         buildTime = Duration.ofNanos(System.nanoTime() - start);
         if (exit != 0) {
@@ -90,7 +107,7 @@ final class ConsumerProject {
     Running launch(String redisUri) {
         int port = freePort();
         Path log = dir.resolveSibling(name + "-run.log");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String java = javaHome.resolve("bin").resolve("java").toString();
         ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar",
                 jar().toString())
                 .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
@@ -213,6 +230,15 @@ final class ConsumerProject {
                     }
                 }
             }
+            copyInto(from, to);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot copy " + from + " to " + to, e);
+        }
+    }
+
+    /** Copies the files under {@code from} into {@code to}, replacing any of the same path; build output aside. */
+    private static void copyInto(Path from, Path to) {
+        try {
             Files.walkFileTree(from, new SimpleFileVisitor<>() {
                 @Override
                 public FileVisitResult preVisitDirectory(Path source, BasicFileAttributes attributes) throws IOException {

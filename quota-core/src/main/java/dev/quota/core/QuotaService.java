@@ -67,7 +67,7 @@ public final class QuotaService implements AutoCloseable {
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);
         this.customers = builder.customers != null ? builder.customers : new ConfigCustomers(config::get);
-        this.admin = new QuotaAdmin(config::get, layout, store, customers);
+        this.admin = new QuotaAdmin(config::get, layout, store, customers, runner);
         QuotaConfig initial = Objects.requireNonNull(builder.config, "config must be set");
         config.set(initial.version() > 0 ? initial : initial.withVersion(clock.millis()));
     }

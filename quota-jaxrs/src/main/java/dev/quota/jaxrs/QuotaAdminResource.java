@@ -176,7 +176,8 @@ public final class QuotaAdminResource {
     }
 
     /**
-     * The active config, summarised without API key hashes.
+     * The active config, summarised without API key hashes, and the store's health
+     * ({@link dev.quota.core.QuotaAdmin#store()}).
      *
      * @param security the runtime's, once the admin filter let the call through
      */
@@ -186,7 +187,7 @@ public final class QuotaAdminResource {
         if (guard.admitted(security) == null) {
             return guard.unchecked("config");
         }
-        return json(Response.ok(), AdminDocuments.config(service.config()));
+        return json(Response.ok(), AdminDocuments.config(service.config(), service.admin().store()));
     }
 
     private static Response unknownCustomer(QuotaConfig config) {

@@ -15,6 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * HTTP/1.1 for tests, over a socket bound to a chosen loopback address ({@code 127.0.0.2}), which
@@ -23,6 +25,8 @@ import java.util.Map;
  * with their answers as they came. One request per connection ({@code Connection: close}).
  */
 public final class RawHttp {
+
+    private static final Pattern CONTENT_LENGTH = Pattern.compile("\r\ncontent-length:\\s*(\\d+)");
 
     /** An answer: status code, headers by lower-case name (last value wins), body as text. */
     public record Answer(int status, Map<String, String> headers, String body) {
@@ -81,7 +85,7 @@ public final class RawHttp {
             }
             ByteArrayOutputStream answer = new ByteArrayOutputStream();
             try {
-                socket.getInputStream().transferTo(answer);
+                readAnswer(socket.getInputStream(), answer);
             } catch (IOException e) {
                 // a reset after the answer arrived: keep what was read
                 if (answer.size() == 0) {
@@ -111,6 +115,37 @@ public final class RawHttp {
         all[headers.length] = "Content-Type";
         all[headers.length + 1] = "application/json";
         return send(from, port, "POST", path, json.getBytes(StandardCharsets.UTF_8), all);
+    }
+
+    /**
+     * Reads one answer: up to the end of its body when its head gives the length (or its last chunk
+     * arrived), else up to the end of the stream. A server that keeps the connection open after a
+     * complete answer despite {@code Connection: close} (Helidon does after some answers to a POST)
+     * is not waited on.
+     */
+    private static void readAnswer(InputStream in, ByteArrayOutputStream answer) throws IOException {
+        byte[] buffer = new byte[8192];
+        int read;
+        while ((read = in.read(buffer)) >= 0) {
+            answer.write(buffer, 0, read);
+            if (complete(answer.toByteArray())) {
+                return;
+            }
+        }
+    }
+
+    private static boolean complete(byte[] raw) {
+        String text = new String(raw, StandardCharsets.ISO_8859_1);
+        int end = text.indexOf("\r\n\r\n");
+        if (end < 0) {
+            return false;
+        }
+        String head = text.substring(0, end).toLowerCase(Locale.ROOT);
+        Matcher length = CONTENT_LENGTH.matcher(head);
+        if (length.find()) {
+            return raw.length - (end + 4) >= Long.parseLong(length.group(1));
+        }
+        return head.contains("\r\ntransfer-encoding: chunked") && text.endsWith("\r\n0\r\n\r\n");
     }
 
     private static Answer parse(byte[] raw) throws IOException {
