@@ -134,6 +134,19 @@ final class ProblemResponses {
                 "The request's amount cannot be checked: " + reason + ".", instance));
     }
 
+    /** 400 for a body that could not be read: cut short, or the connection closed halfway through it. */
+    static Response unreadableBody(@Nullable String instance) {
+        return withBody(Response.status(400), problem("unreadable-body", "Bad Request", 400,
+                "The request's body could not be read: it ended before its declared length or was malformed.",
+                instance));
+    }
+
+    /** 408 for a body that stalled or arrived slower than the server accepts. */
+    static Response bodyTimeout(@Nullable String instance) {
+        return withBody(Response.status(408), problem("body-timeout", "Request Timeout", 408,
+                "The request's body did not arrive in time.", instance));
+    }
+
     /** 401 for a key (or principal) that maps to no customer. The key is never echoed. */
     static Response unknownKey(String header) {
         return unauthorized(header, "unknown-api-key", "The API key is not recognised.");
