@@ -1,6 +1,7 @@
 package dev.quota.cdi;
 
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.Extension;
@@ -35,8 +36,15 @@ public final class QuotaExtension implements Extension {
     }
 
     void start(@Observes AfterDeploymentValidation validation, BeanManager beans) {
+        Instance<QuotaProducers> producers = beans.createInstance().select(QuotaProducers.class);
+        if (!producers.isResolvable()) {
+            // Payara hands an extension of WEB-INF/lib a bean manager that does not see the
+            // module's beans: the service starts on the Startup event instead, failing the
+            // deployment there just the same
+            return;
+        }
         try {
-            beans.createInstance().select(QuotaProducers.class).get().quotas();
+            producers.get().quotas();
         } catch (RuntimeException e) {
             validation.addDeploymentProblem(e);
         }

@@ -8,6 +8,7 @@ import dev.quota.core.store.InMemoryStore;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -62,7 +63,7 @@ public final class QuotaService implements AutoCloseable {
                         builder.unavailableRetryAfter, listener)
                 : new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
                         builder.unavailableRetryAfter, listener, builder.storeFailureWarnings);
-        this.guard = new FailedKeyGuard(layout, runner, clock);
+        this.guard = new FailedKeyGuard(layout, runner, store, clock);
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);
         this.customers = builder.customers != null ? builder.customers : new ConfigCustomers(config::get);
@@ -199,10 +200,16 @@ public final class QuotaService implements AutoCloseable {
         if (customer == null) {
             return failedKey(cfg, address, group, Caller.Kind.UNKNOWN_CREDENTIAL);
         }
-        if (group != null) {
-            guard.worked(group, hash);
+        boolean exempt = exempt(cfg, customer, hash, address);
+        if (group != null && cfg.enabled() && !exempt && !guard.knownAt(group, hash)) {
+            // a key new to this address here: another instance may have blocked the address
+            QuotaDecision block = guard.sharedBlock(cfg, group);
+            if (block.outcome() == QuotaDecision.Outcome.REJECTED) {
+                listener.onFailedKey(block);
+                return new Caller(Caller.Kind.BLOCKED, null, address, false, block);
+            }
         }
-        return new Caller(Caller.Kind.IDENTIFIED, customer, address, exempt(cfg, customer, hash, address), null);
+        return new Caller(Caller.Kind.IDENTIFIED, customer, address, exempt, null, hash);
     }
 
     private Caller byPrincipal(QuotaConfig cfg, String name, @Nullable InetAddress address) {
@@ -279,6 +286,83 @@ public final class QuotaService implements AutoCloseable {
             Rule r = ruleOf(cfg, rule);
             AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
             decision = runner.run(share -> layout.request(cfg, customer, plan, r, amount, limits, share));
+        }
+        remember(cfg, caller, decision);
+        report(customer, rule != null ? rule : amount != null ? amount.limits() : null, decision, start);
+        return decision;
+    }
+
+    /**
+     * An admitted request makes its API key known at its address: the key keeps working there while
+     * the address is blocked for guessing. A refused one records nothing, so an exhausted key sent
+     * from many addresses cannot push the keys of a NAT's own customers out of the table.
+     */
+    private void remember(QuotaConfig cfg, Caller caller, QuotaDecision decision) {
+        String hash = caller.keyHash();
+        InetAddress address = caller.address();
+        if (hash != null && address != null && decision.allowed()) {
+            guard.admitted(cfg.identity().group(address), hash);
+        }
+    }
+
+    /**
+     * The first step of a decision whose amount is in the request's body ({@link BodyDecision}):
+     * the plan's tokens (the rule's cost), taken when the request arrives, before its body is read.
+     * A refusal is final (a 429 without reading the body); an admitted request is decided with
+     * {@link #decideAfterBody} once its body is read.
+     *
+     * @throws IllegalArgumentException as {@link #decide(Caller, String, Amount)}
+     */
+    public QuotaDecision decideBeforeBody(Caller caller, @Nullable String rule) {
+        if (!caller.counted()) {
+            throw new IllegalArgumentException("a " + caller.kind() + " caller is not counted; answer it instead");
+        }
+        long start = System.nanoTime();
+        Customer customer = caller.customer();
+        QuotaConfig cfg = config.get();
+        if (bypassed(cfg, caller)) {
+            return QuotaDecision.bypassed(); // reported with the second step
+        }
+        Plan plan = planOf(cfg, customer);
+        Rule r = ruleOf(cfg, rule);
+        QuotaDecision decision = runner.run(share -> layout.plan(cfg, customer, plan, r, share));
+        remember(cfg, caller, decision);
+        if (!decision.allowed()) {
+            report(customer, rule, decision, start); // there is no second step
+        }
+        return decision;
+    }
+
+    /**
+     * The second step of a decision whose amount is in the request's body: the rule's limits and
+     * {@code amount} (null when the body could not be read or carried no valid amount), in one
+     * store call; the result covers both steps ({@link BodyDecision#merge}), its receipt refunds
+     * exactly what the steps took that a refund gives back.
+     *
+     * @param beforeBody what {@link #decideBeforeBody} answered for this request; it must have been
+     *                   allowed
+     * @throws IllegalArgumentException as {@link #decide(Caller, String, Amount)}, or if
+     *                                  {@code beforeBody} was not allowed
+     */
+    public QuotaDecision decideAfterBody(Caller caller, @Nullable String rule, @Nullable Amount amount,
+                                         QuotaDecision beforeBody) {
+        if (!caller.counted() || !beforeBody.allowed()) {
+            throw new IllegalArgumentException("a refused or uncounted request has no second step");
+        }
+        long start = System.nanoTime();
+        Customer customer = caller.customer();
+        QuotaConfig cfg = config.get();
+        QuotaDecision decision;
+        if (beforeBody.outcome() == QuotaDecision.Outcome.BYPASSED || bypassed(cfg, caller)) {
+            decision = QuotaDecision.bypassed();
+        } else {
+            Plan plan = planOf(cfg, customer);
+            Rule r = ruleOf(cfg, rule);
+            AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
+            List<Slot> slots = layout.afterPlan(cfg, customer, plan, r, amount, limits, LocalShare.WHOLE);
+            // nothing more to take (a rule without limits of its own, no amount): the first step was all
+            decision = slots.isEmpty() ? beforeBody : BodyDecision.merge(beforeBody,
+                    runner.run(share -> layout.afterPlan(cfg, customer, plan, r, amount, limits, share)));
         }
         report(customer, rule != null ? rule : amount != null ? amount.limits() : null, decision, start);
         return decision;
