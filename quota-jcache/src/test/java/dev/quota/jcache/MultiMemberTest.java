@@ -97,9 +97,9 @@ class MultiMemberTest {
         Customer customer = Customer.of("bank-" + System.nanoTime(), "free");
         AtomicLong admittedAmount = new AtomicLong();
 
-        // 200 transfers of 50.00 to 150.00: at most 40 pass the count limit and at most 1,000.00 the amount
+        // 200 transfers of 100.00: the count limit would pass 40, the amount limit 10 (1,000.00)
         List<Boolean> admitted = runConcurrently(200, i -> () -> {
-            long minor = 50_00 + (i % 3) * 50_00;
+            long minor = 100_00;
             QuotaDecision decision = instances.get(i % 2).decide(Caller.of(customer), "transfers",
                     new Amount("transfer-amount", "EUR", minor));
             assertThat(decision.outcome()).isIn(QuotaDecision.Outcome.ALLOWED, QuotaDecision.Outcome.REJECTED);
@@ -115,14 +115,15 @@ class MultiMemberTest {
         long perMinute = remaining(standing, "transfers-per-minute");
         long amountLeft = instances.get(1).admin().amountStanding(customer, "transfer-amount", "EUR").get(0).remaining();
 
-        assertThat(count).isBetween(1L, 40L);
-        assertThat(admittedAmount.get()).isLessThanOrEqualTo(1_000_00);
+        // JCache changes one key at a time: while a request holds a token it will give back, a concurrent
+        // one may find the bucket short and be refused early (JCacheStore), so fewer than 10 may pass
+        assertThat(count).isBetween(1L, 10L);
+        assertThat(admittedAmount.get()).isEqualTo(count * 100_00);
         // every request cost the plan one token; every transfer token and cent taken belongs to an
         // admitted transfer: what a refusal took from one bucket went back
         assertThat(plan).isEqualTo(1_000 - 200);
         assertThat(perMinute).isEqualTo(40 - count);
         assertThat(amountLeft).isEqualTo(1_000_00 - admittedAmount.get());
-        assertThat(amountLeft).as("the amount limit stopped the run").isLessThan(150_00);
     }
 
     private static long remaining(List<dev.quota.core.LimitStatus> standing, String policy) {
