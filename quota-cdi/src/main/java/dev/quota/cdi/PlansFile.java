@@ -38,7 +38,7 @@ final class PlansFile {
                 return QuotaConfigLoader.parse(in, plans);
             }
         } catch (InvalidConfigException e) {
-            throw problem(e.getMessage());
+            throw problem(String.valueOf(e.getMessage()));
         } catch (UncheckedIOException e) {
             throw problem(e.getMessage() + ": " + e.getCause());
         } catch (IOException e) {

@@ -135,7 +135,7 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
         String plans = text(source, PLANS, "classpath:plans.yaml");
         if (!plans.startsWith(CLASSPATH)) {
             try {
-                Path.of(plans);
+                Path unused = Path.of(plans); // only to refuse what is not a path
             } catch (InvalidPathException e) {
                 problems.add(PLANS + ": \"" + plans + "\" is not a file path (" + e.getReason() + ")");
             }

@@ -115,7 +115,7 @@ final class AdminDocuments {
                 .name("outage").value(health.outage())
                 .name("fallbackDecisions").beginObject();
         for (QuotaDecision.Fallback.Kind kind : QuotaDecision.Fallback.Kind.values()) {
-            json.member(lower(kind), health.fallbackDecisions().get(kind));
+            json.member(lower(kind), health.fallbackDecisions().getOrDefault(kind, 0L));
         }
         json.endObject().endObject();
     }

@@ -83,7 +83,7 @@ final class AmountInterceptor implements ReaderInterceptor {
             if (!charged.allowed()) {
                 throw new QuotaExceededException(charged);
             }
-            throw new WebApplicationException(ProblemResponses.invalidAmount(e.getMessage(), pending.path()));
+            throw new WebApplicationException(ProblemResponses.invalidAmount(String.valueOf(e.getMessage()), pending.path()));
         } catch (RuntimeException e) {
             // the entity's own quotaAmount() or quotaQualifier() failed: a bug, not the client's doing
             charge(context, pending);

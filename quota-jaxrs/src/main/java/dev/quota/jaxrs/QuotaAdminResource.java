@@ -15,6 +15,7 @@ import jakarta.ws.rs.core.SecurityContext;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -150,7 +151,7 @@ public final class QuotaAdminResource {
         if (target.answer() != null) {
             return target.answer();
         }
-        Customer customer = target.customer();
+        Customer customer = Objects.requireNonNull(target.customer(), "a target without an answer names a customer");
         try {
             return json(Response.ok(), AdminDocuments.standing(customer, target.config().version(),
                     on.service().admin().standing(customer)));
@@ -176,7 +177,7 @@ public final class QuotaAdminResource {
         if (target.answer() != null) {
             return target.answer();
         }
-        Customer customer = target.customer();
+        Customer customer = Objects.requireNonNull(target.customer(), "a target without an answer names a customer");
         String who = "action=reset-buckets customer=" + AdminAudit.value(customer.id()) + " plan="
                 + AdminAudit.value(customer.plan()) + " configVersion=" + target.config().version();
         try {

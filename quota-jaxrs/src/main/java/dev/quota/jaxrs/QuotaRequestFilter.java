@@ -12,6 +12,7 @@ import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Context;
 import java.lang.reflect.Method;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,7 +98,8 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
             caller = service.identify(facts(request, identity));
             switch (caller.kind()) {
                 case BLOCKED -> {
-                    request.abortWith(ProblemResponses.tooManyFailedKeys(caller.refusal()));
+                    request.abortWith(ProblemResponses.tooManyFailedKeys(
+                            Objects.requireNonNull(caller.refusal(), "a blocked caller carries its refusal")));
                     return;
                 }
                 case UNKNOWN_CREDENTIAL -> {

@@ -124,7 +124,7 @@ public final class MicrometerQuotaListener implements QuotaListener {
         latency.record(elapsed);
         QuotaDecision.Fallback fallback = decision.fallback();
         if (fallback != null) {
-            fallbacks.get(fallback.kind()).increment();
+            Objects.requireNonNull(fallbacks.get(fallback.kind()), "a counter per kind, made at start").increment();
         }
         var key = new SeriesKey(customer.plan(), rule == null ? NONE : rule,
                 decision.violated() == null ? NONE : decision.violated().policy(), decision.outcome());
@@ -140,7 +140,7 @@ public final class MicrometerQuotaListener implements QuotaListener {
 
     @Override
     public void onFailedKey(QuotaDecision decision) {
-        failedKeys.get(decision.outcome()).increment();
+        Objects.requireNonNull(failedKeys.get(decision.outcome()), "a counter per outcome, made at start").increment();
     }
 
     @Override
