@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
 
 /**
  * Every consumer project's build, started once for all the test classes that run them, and the one
- * Redis they run against. The builds run in two lanes, each its builds one after the other, in the
+ * Redis they run against. The builds run in lanes, each its builds one after the other, in the
  * order of {@link #LANES}, so that the projects of the first test class are ready first and the
  * others build while it runs its services. Stopped (lanes, Redis) as the test JVM exits, when the
  * build times are printed.
@@ -34,13 +34,15 @@ final class ConsumerBuilds {
 
     /**
      * The lanes and their builds. Jersey 4 twice in one lane would be a third build there: the
-     * RESTEasy lane is shorter.
+     * RESTEasy lane is shorter. The Jakarta EE servers' projects have a lane of their own.
      */
     private static final List<List<String>> LANES = List.of(
             List.of("jersey-3.1", "jersey-4.0", "quarkus-rest", "quarkus-resteasy-cdi",
                     "quarkus-resteasy-cdi" + UNLISTED, HELIDON + UNLISTED),
-            List.of("resteasy-6.2", "resteasy-7.0", ConsumerProject.UNSUPPORTED, "quarkus-rest-cdi",
-                    "quarkus-rest-cdi" + UNLISTED, HELIDON));
+            List.of("resteasy-6.2", "resteasy-7.0", "tomcat-10.1", ConsumerProject.UNSUPPORTED, "quarkus-rest-cdi",
+                    "quarkus-rest-cdi" + UNLISTED, HELIDON),
+            // WARs, and the servers their builds unpack: mostly disk, little CPU
+            List.of("payara-micro-6", "wildfly-38", "open-liberty"));
 
     private static ConsumerBuilds running;
 
@@ -109,10 +111,15 @@ final class ConsumerBuilds {
 
     /** Starts {@code project} on a flushed Redis and waits until it answers. */
     ConsumerProject.Running start(ConsumerProject project) {
+        flushRedis();
+        return project.start(redis.uri());
+    }
+
+    /** Empties Redis, for a service that is to start from full buckets. */
+    void flushRedis() {
         try (RespClient client = RespClient.connect(redis.host(), redis.port())) {
             client.flushAll();
         }
-        return project.start(redis.uri());
     }
 
     private void stop() {

@@ -86,8 +86,8 @@ final class ConsumerProject {
             throw new IllegalStateException("mvn package of consumer project " + name + " failed (exit " + exit
                     + "):\n" + read(log));
         }
-        if (!Files.isRegularFile(jar())) {
-            throw new IllegalStateException(name + ": mvn package made no " + jar());
+        if (!Files.isRegularFile(jar()) && !Files.isRegularFile(war())) {
+            throw new IllegalStateException(name + ": mvn package made neither " + jar() + " nor " + war());
         }
     }
 
@@ -124,6 +124,16 @@ final class ConsumerProject {
 
     private Path jar() {
         return dir.resolve("target").resolve("bank.jar");
+    }
+
+    /** The WAR a project for a Jakarta EE server builds, beside the server it unpacked into its target/. */
+    Path war() {
+        return dir.resolve("target").resolve("bank.war");
+    }
+
+    /** The built copy of the project, where its target/ is. */
+    Path dir() {
+        return dir;
     }
 
     /** A consumer service, up and answering. */
@@ -171,8 +181,8 @@ final class ConsumerProject {
         }
 
         /**
-         * Polls the output until it contains {@code text}, and returns it; fails when the deadline
-         * passes first.
+         * Polls the output until it contains {@code text}, and returns it; fails when the process
+         * exits or the deadline passes first.
          */
         String awaitOutput(String text, Duration timeout) {
             long deadline = System.nanoTime() + timeout.toNanos();
@@ -180,6 +190,10 @@ final class ConsumerProject {
                 String output = output();
                 if (output.contains(text)) {
                     return output;
+                }
+                if (!process.isAlive()) {
+                    throw new IllegalStateException(name + " exited with " + process.exitValue() + " before it printed \""
+                            + text + "\":\n" + output());
                 }
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException(name + " did not print \"" + text + "\" within " + timeout
@@ -189,12 +203,18 @@ final class ConsumerProject {
             }
         }
 
-        /** SIGTERM, then SIGKILL if it has not exited within 10 seconds. */
+        /**
+         * SIGTERM, then SIGKILL if it has not exited within 10 seconds; the same to the processes
+         * it started (a server's start script waits for the server's JVM and does not pass the
+         * signal on).
+         */
         @Override
         public void close() {
+            process.descendants().forEach(ProcessHandle::destroy);
             process.destroy();
             try {
                 if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                    process.descendants().forEach(ProcessHandle::destroyForcibly);
                     process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                 }
             } catch (InterruptedException e) {
@@ -260,7 +280,7 @@ final class ConsumerProject {
         }
     }
 
-    private static int freePort() {
+    static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         } catch (IOException e) {
@@ -287,7 +307,7 @@ final class ConsumerProject {
 
     /** The projects on the runtimes the README names, in the order their builds start. */
     static List<String> supported() {
-        return List.of("jersey-3.1", "resteasy-6.2", "jersey-4.0", "resteasy-7.0");
+        return List.of("jersey-3.1", "resteasy-6.2", "jersey-4.0", "resteasy-7.0", "tomcat-10.1");
     }
 
     /** A project on a container whose requests do not tell the client address: it must not start. */
@@ -295,6 +315,6 @@ final class ConsumerProject {
 
     /** Every project. */
     static List<String> names() {
-        return List.of("jersey-3.1", "resteasy-6.2", "jersey-4.0", "resteasy-7.0", UNSUPPORTED);
+        return List.of("jersey-3.1", "resteasy-6.2", "jersey-4.0", "resteasy-7.0", "tomcat-10.1", UNSUPPORTED);
     }
 }

@@ -14,12 +14,14 @@ import java.util.regex.Pattern;
 
 /**
  * The snippets README.md marks as the way to use the library: each is the fenced code block
- * between {@code <!-- snippet:NAME -->} and {@code <!-- /snippet -->}.
+ * between {@code <!-- snippet:NAME -->} and {@code <!-- /snippet -->}, indented or not (inside a
+ * list item).
  */
 final class Readme {
 
     private static final Pattern SNIPPET = Pattern.compile(
-            "<!-- snippet:([a-z-]+) -->\\s*\\n```[a-z]*\\n(.*?)\\n```\\s*\\n<!-- /snippet -->", Pattern.DOTALL);
+            "<!-- snippet:([a-z-]+) -->[ \\t]*\\n[ \\t]*```[a-z]*\\n(.*?)\\n[ \\t]*```[ \\t]*\\n[ \\t]*<!-- /snippet -->",
+            Pattern.DOTALL);
 
     private Readme() {
     }

@@ -2,10 +2,14 @@ package dev.quota.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,7 +25,7 @@ import org.w3c.dom.NodeList;
  */
 class ReadmeSnippetsTest {
 
-    /** Each snippet the README marks, and the file of a consumer project that must contain it. */
+    /** Each snippet of "Use it in your service", and the file of a consumer project that must contain it. */
     private static final Map<String, String> FILES = Map.of(
             "maven", "pom.xml",
             "plans", "plans.yaml",
@@ -36,8 +40,22 @@ class ReadmeSnippetsTest {
             "resource", "src/main/java/example/ExportResource.java",
             "amount", "src/main/java/example/TransferResource.java");
 
-    /** The Quarkus and Helidon projects: each snippet of the README they are built from, and its file. */
+    /** A WAR on a Jakarta EE server: the snippets of the README's "Jakarta EE server" section, and their files. */
+    private static final Map<String, String> EE_WAR = Map.of(
+            "ee-maven", "pom.xml",
+            "ee-application", "src/main/java/example/Api.java",
+            "plans", RESOURCES + "plans.yaml",
+            "resource", "src/main/java/example/ExportResource.java",
+            "amount", "src/main/java/example/TransferResource.java");
+
+    /**
+     * The Quarkus, Helidon and Jakarta EE server projects: each snippet of the README they are
+     * built from, and its file.
+     */
     private static final Map<String, Map<String, String>> RUNTIME_PROJECTS = Map.of(
+            "payara-micro-6", EE_WAR,
+            "wildfly-38", EE_WAR,
+            "open-liberty", EE_WAR,
             "quarkus-rest", Map.of(
                     "maven", "pom.xml",
                     "plans", "plans.yaml",
@@ -66,7 +84,7 @@ class ReadmeSnippetsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("runtimeProjects")
-    void quarkusAndHelidonProject_containsEachReadmeSnippetItIsBuiltFrom(String project) {
+    void quarkusHelidonAndServerProject_containsEachReadmeSnippetItIsBuiltFrom(String project) {
         Path dir = Checkout.projects().resolve(project);
         for (Map.Entry<String, String> snippet : RUNTIME_PROJECTS.get(project).entrySet()) {
             List<String> lines = Readme.snippets().get(snippet.getKey());
@@ -134,6 +152,39 @@ class ReadmeSnippetsTest {
         for (String property : List.of("bucket4j.version", "redisson.version")) {
             assertThat(property(parent, property)).as(property).isNotNull().isEqualTo(property(bom, property));
         }
+    }
+
+    /**
+     * What broke: the README's Jakarta EE server snippet named {@code org.slf4j:slf4j-jdk14} without
+     * a version, which the BOM did not manage, so a WAR built from it failed ("version ... is
+     * missing"). Every dependency a README code block names without a version is one the BOM manages.
+     */
+    @Test
+    void readme_everyDependencyWithoutAVersion_isManagedByTheBom() throws Exception {
+        String readme = Files.readString(Checkout.root().resolve("README.md"), StandardCharsets.UTF_8);
+        Matcher dependency = Pattern.compile("<dependency>(.*?)</dependency>", Pattern.DOTALL).matcher(readme);
+        List<String> unversioned = new ArrayList<>();
+        while (dependency.find()) {
+            String body = dependency.group(1);
+            if (!body.contains("<version>")) {
+                unversioned.add(tag(body, "groupId") + ":" + tag(body, "artifactId"));
+            }
+        }
+        Document bom = parse(Checkout.root().resolve("quota-bom").resolve("pom.xml"));
+        List<String> managed = new ArrayList<>();
+        NodeList dependencies = bom.getElementsByTagName("dependency");
+        for (int i = 0; i < dependencies.getLength(); i++) {
+            Element element = (Element) dependencies.item(i);
+            managed.add(child(element, "groupId") + ":" + child(element, "artifactId"));
+        }
+
+        assertThat(unversioned).contains("dev.quota:quota-cdi", "org.slf4j:slf4j-jdk14");
+        assertThat(managed).containsAll(unversioned);
+    }
+
+    private static String tag(String xml, String name) {
+        Matcher matcher = Pattern.compile("<" + name + ">\\s*([^<]+?)\\s*</" + name + ">").matcher(xml);
+        return matcher.find() ? matcher.group(1) : "(no " + name + ")";
     }
 
     private static Document parse(Path file) throws Exception {

@@ -76,13 +76,45 @@ final class BucketLayout {
      */
     List<Slot> request(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                        @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
+        List<Slot> out = new ArrayList<>(6);
+        addPlan(out, config, customer, plan, rule, share);
+        addAfterPlan(out, config, customer, plan, rule, amount, amountLimits, share);
+        return out;
+    }
+
+    /**
+     * The plan's buckets of a request: the rule's cost (1 without a rule). What a request whose
+     * amount is in its body is charged when it arrives, before the body is read.
+     */
+    List<Slot> plan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule, LocalShare share) {
+        List<Slot> out = new ArrayList<>(2);
+        addPlan(out, config, customer, plan, rule, share);
+        return out;
+    }
+
+    /**
+     * A request's buckets besides the plan's: the rule per customer and shared, and the amount's
+     * limits. What such a request is charged once its body is read.
+     */
+    List<Slot> afterPlan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
+                         @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
+        List<Slot> out = new ArrayList<>(4);
+        addAfterPlan(out, config, customer, plan, rule, amount, amountLimits, share);
+        return out;
+    }
+
+    private void addPlan(List<Slot> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
+                         LocalShare share) {
+        long cost = rule == null ? 1 : rule.cost();
+        add(out, customerKey(customerPart(customer), "p"), plan.name(), plan.limits(), customer.multiplier(), share,
+                cost, Slot.Role.PLAN, config.version(), clock.instant(), plan.onStoreFailure(), config.modeOf(plan));
+    }
+
+    private void addAfterPlan(List<Slot> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
+                              @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         Instant now = clock.instant();
         String c = customerPart(customer);
         double scale = customer.multiplier();
-        List<Slot> out = new ArrayList<>(6);
-        long cost = rule == null ? 1 : rule.cost();
-        add(out, customerKey(c, "p"), plan.name(), plan.limits(), scale, share, cost, Slot.Role.PLAN,
-                config.version(), now, plan.onStoreFailure(), config.modeOf(plan));
         if (rule != null) {
             FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
             Mode mode = config.modeOf(rule);
@@ -94,7 +126,6 @@ final class BucketLayout {
         if (amount != null && amountLimits != null) {
             addAmount(out, config, c, amountLimits, amount.qualifier(), amount.value(), scale, share, now);
         }
-        return out;
     }
 
     /** The buckets of an amount on its own (a resource's own check after the request was admitted). */

@@ -14,9 +14,12 @@ import org.jspecify.annotations.Nullable;
  * @param exempt   whether the allow-list names the customer, its API key or its address: its
  *                 decisions are {@link QuotaDecision.Outcome#BYPASSED}
  * @param refusal  for {@link Kind#BLOCKED}: the rejection to answer (429 with its retry-after)
+ * @param keyHash  for a caller identified by API key: the key's SHA-256 (hex), under which an
+ *                 admitted request makes the key known at its address (it keeps working there while
+ *                 the address is blocked for guessing); else null
  */
 public record Caller(Kind kind, @Nullable Customer customer, @Nullable InetAddress address, boolean exempt,
-                     @Nullable QuotaDecision refusal) {
+                     @Nullable QuotaDecision refusal, @Nullable String keyHash) {
 
     /** @throws IllegalArgumentException if the customer or refusal does not fit the kind */
     public Caller {
@@ -28,6 +31,12 @@ public record Caller(Kind kind, @Nullable Customer customer, @Nullable InetAddre
         if ((kind == Kind.BLOCKED) != (refusal != null)) {
             throw new IllegalArgumentException(kind + (kind == Kind.BLOCKED ? " needs a refusal" : " takes no refusal"));
         }
+    }
+
+    /** A caller not identified by an API key. */
+    public Caller(Kind kind, @Nullable Customer customer, @Nullable InetAddress address, boolean exempt,
+                  @Nullable QuotaDecision refusal) {
+        this(kind, customer, address, exempt, refusal, null);
     }
 
     /** A known customer, not exempt, address unknown: for programmatic decisions. */

@@ -8,8 +8,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
@@ -40,6 +43,8 @@ final class DecisionRunner {
     private final IntSupplier instanceRank;
     private final Duration unavailableRetryAfter;
     private final QuotaListener listener;
+    /** Decisions made instead of the store, by who made them. */
+    private final Map<QuotaDecision.Fallback.Kind, LongAdder> fallbacks = new EnumMap<>(QuotaDecision.Fallback.Kind.class);
     /** Whether the last decision under {@link FailurePolicy#LOCAL} went to the fallback. */
     private final AtomicBoolean fallbackActive = new AtomicBoolean();
     /** "Store unavailable" warnings: one a second, each with the count of those left out before it. */
@@ -66,6 +71,9 @@ final class DecisionRunner {
         this.clock = clock;
         this.liveInstances = liveInstances;
         this.instanceRank = instanceRank;
+        for (QuotaDecision.Fallback.Kind kind : QuotaDecision.Fallback.Kind.values()) {
+            fallbacks.put(kind, new LongAdder());
+        }
         this.unavailableRetryAfter = unavailableRetryAfter;
         this.listener = listener;
     }
@@ -75,6 +83,22 @@ final class DecisionRunner {
      * ({@link LocalShare#WHOLE} on the shared store, this instance's share on the in-JVM fallback).
      */
     QuotaDecision run(Function<LocalShare, List<Slot>> planner) {
+        QuotaDecision decision = decide(planner);
+        QuotaDecision.Fallback fallenBack = decision.fallback();
+        if (fallenBack != null) {
+            fallbacks.get(fallenBack.kind()).increment();
+        }
+        return decision;
+    }
+
+    /** The decisions made instead of the store since start, by who made them. */
+    Map<QuotaDecision.Fallback.Kind, Long> fallbackDecisions() {
+        Map<QuotaDecision.Fallback.Kind, Long> counts = new EnumMap<>(QuotaDecision.Fallback.Kind.class);
+        fallbacks.forEach((kind, count) -> counts.put(kind, count.sum()));
+        return counts;
+    }
+
+    private QuotaDecision decide(Function<LocalShare, List<Slot>> planner) {
         List<Slot> slots = planner.apply(LocalShare.WHOLE);
         QuotaDecision decision;
         try {

@@ -3,30 +3,40 @@ package dev.quota.core;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.QuotaStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Key guessing: counts failed API-key lookups per client address group in the shared store, and
- * remembers in this JVM which groups are blocked and which keys have worked from where.
+ * remembers in this JVM which groups are blocked and which keys have worked from where
+ * ({@link KnownKeys}). A group blocked by another instance is blocked here too: a valid key not
+ * known at the group on this instance is let through only after a look at the group's count in the
+ * shared store ({@link #sharedBlock}), so a guesser gains nothing by moving to the next instance.
  *
- * <p>While a group is blocked, a key that worked from it in the last {@link #KNOWN_FOR} keeps
+ * <p>While a group is blocked, a key that had a request admitted from it in the last {@link #KNOWN_FOR} keeps
  * working (with {@link Identity.WhileBlocked#KNOWN_KEYS}, the default): the customers behind a
  * shared NAT are not locked out by one guesser among them, while no new key can be tried from there,
  * so guessing gets nowhere. With {@link Identity.WhileBlocked#NO_KEYS} every key is refused until
  * the block ends.
  *
  * <p>Bounded: at most {@link #MAX_BLOCKED} blocked groups (each dropped when its block ends; past the
- * bound, the least used first) and {@link #MAX_KNOWN} known key and group pairs.
+ * bound, the least used first); the known keys as {@link KnownKeys} says.
  */
 final class FailedKeyGuard {
 
+    private static final Logger log = LoggerFactory.getLogger(FailedKeyGuard.class);
+
     static final int MAX_BLOCKED = 10_000;
-    static final int MAX_KNOWN = 100_000;
+    /** How long a group the shared store showed unblocked is taken as unblocked without asking again. */
+    static final Duration SHARED_CHECK_EVERY = Duration.ofSeconds(1);
     /** How long a key that worked from a group stays known there. */
-    static final Duration KNOWN_FOR = Duration.ofHours(24);
+    static final Duration KNOWN_FOR = KnownKeys.KNOWN_FOR;
 
     private static final QuotaDecision NOT_BLOCKED =
             new QuotaDecision(QuotaDecision.Outcome.ALLOWED, List.of(), null, Duration.ZERO);
@@ -35,16 +45,24 @@ final class FailedKeyGuard {
     private final DecisionRunner runner;
     private final Clock clock;
     private final Cache<String, Blocked> blocked;
-    private final Cache<String, Boolean> known;
+    private final KnownKeys known;
+    /**
+     * Groups the shared store showed unblocked within the last {@link #SHARED_CHECK_EVERY}: read
+     * again only after that, so a group with more keys than it remembers costs a store read a
+     * second at most, and a block set elsewhere holds here within a second.
+     */
+    private final Cache<String, Boolean> unblockedAt;
+    private final QuotaStore store;
 
-    FailedKeyGuard(BucketLayout layout, DecisionRunner runner, Clock clock) {
-        this(layout, runner, clock, MAX_BLOCKED);
+    FailedKeyGuard(BucketLayout layout, DecisionRunner runner, QuotaStore store, Clock clock) {
+        this(layout, runner, store, clock, MAX_BLOCKED);
     }
 
     /** With another bound on blocked groups, for tests. */
-    FailedKeyGuard(BucketLayout layout, DecisionRunner runner, Clock clock, int maxBlocked) {
+    FailedKeyGuard(BucketLayout layout, DecisionRunner runner, QuotaStore store, Clock clock, int maxBlocked) {
         this.layout = layout;
         this.runner = runner;
+        this.store = store;
         this.clock = clock;
         this.blocked = Caffeine.newBuilder()
                 .maximumSize(maxBlocked)
@@ -67,10 +85,11 @@ final class FailedKeyGuard {
                 })
                 .executor(Runnable::run)
                 .build();
-        this.known = Caffeine.newBuilder()
-                .maximumSize(MAX_KNOWN)
+        this.known = new KnownKeys(clock);
+        this.unblockedAt = Caffeine.newBuilder()
+                .maximumSize(maxBlocked)
                 .ticker(() -> nanos(clock.instant()))
-                .expireAfterWrite(KNOWN_FOR)
+                .expireAfterWrite(SHARED_CHECK_EVERY)
                 .executor(Runnable::run)
                 .build();
     }
@@ -108,14 +127,50 @@ final class FailedKeyGuard {
         return new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(now), now, left);
     }
 
-    /** Remembers that the key with this hash worked from {@code group}. */
-    void worked(String group, String keyHash) {
-        known.put(group + ' ' + keyHash, Boolean.TRUE);
+    /**
+     * The block another instance put on {@code group}: its failed-key count in the shared store has
+     * no token left. Blocks the group in this JVM too when so. One store read, asked only for a
+     * valid key not known at the group; a store that cannot answer blocks nothing (the count itself
+     * follows its failure policy when the next unknown key is counted).
+     */
+    QuotaDecision sharedBlock(QuotaConfig config, String group) {
+        Slot slot = layout.failedKeys(config, group, LocalShare.WHOLE);
+        if (slot.mode() == Mode.SHADOW || unblockedAt.getIfPresent(group) != null) {
+            return NOT_BLOCKED;
+        }
+        ConsumeResult result;
+        try {
+            result = store.peek(slot.key(), slot.spec());
+        } catch (RuntimeException e) {
+            log.debug("the failed-key count of an address could not be read: {}", e.toString());
+            return NOT_BLOCKED;
+        }
+        for (int i = 0; i < slot.declared().size(); i++) {
+            long remaining = result.remaining()[i];
+            if (remaining < 1) {
+                Limit limit = slot.declared().get(i);
+                Duration retry = slot.window() != null ? slot.window().remaining(clock.instant())
+                        : Slot.refillTime(limit, 1 - remaining);
+                Duration reset = slot.window() != null ? retry : Slot.refillTime(limit, limit.capacity() - remaining);
+                LimitStatus status = new LimitStatus(slot.policies().get(i), limit, 0, reset, retry, true);
+                QuotaDecision rejection = new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(status), status,
+                        retry);
+                block(group, rejection);
+                return rejection;
+            }
+        }
+        unblockedAt.put(group, Boolean.TRUE);
+        return NOT_BLOCKED;
     }
 
-    /** Whether the key with this hash worked from {@code group} within {@link #KNOWN_FOR}. */
+    /** Remembers that a request with the key of this hash was admitted from {@code group}. */
+    void admitted(String group, String keyHash) {
+        known.admitted(group, keyHash);
+    }
+
+    /** Whether a request with the key of this hash was admitted from {@code group} within {@link #KNOWN_FOR}. */
     boolean knownAt(String group, String keyHash) {
-        return known.getIfPresent(group + ' ' + keyHash) != null;
+        return known.knownAt(group, keyHash);
     }
 
     private static long nanos(Instant instant) {

@@ -1,5 +1,6 @@
 package dev.quota.core;
 
+import dev.quota.core.resilience.CircuitBreakerStore;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.core.spi.QuotaStore;
@@ -19,12 +20,26 @@ public final class QuotaAdmin {
     private final BucketLayout layout;
     private final QuotaStore store;
     private final CustomerDirectory customers;
+    private final DecisionRunner runner;
 
-    QuotaAdmin(Supplier<QuotaConfig> config, BucketLayout layout, QuotaStore store, CustomerDirectory customers) {
+    QuotaAdmin(Supplier<QuotaConfig> config, BucketLayout layout, QuotaStore store, CustomerDirectory customers,
+               DecisionRunner runner) {
         this.config = config;
         this.layout = layout;
         this.store = store;
         this.customers = customers;
+        this.runner = runner;
+    }
+
+    /**
+     * The shared store's health as this instance sees it: its breaker's state, whether an outage is
+     * established, and the decisions made instead of it since start. Asks nothing of the store.
+     */
+    public StoreHealth store() {
+        if (store instanceof CircuitBreakerStore breaker) {
+            return new StoreHealth(store.describe(), breaker.state(), breaker.outage(), runner.fallbackDecisions());
+        }
+        return new StoreHealth(store.describe(), null, false, runner.fallbackDecisions());
     }
 
     /** The customer with this id, from the customer directory (the config's, by default), or null. */

@@ -8,6 +8,7 @@ import dev.quota.core.store.InMemoryStore;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -47,6 +48,7 @@ public final class QuotaService implements AutoCloseable {
     private final FailedKeyGuard guard;
     private final RejectionLog rejectionLog;
     private final CustomerDirectory customers;
+    private final CallerIdentifier identifier;
     private final QuotaAdmin admin;
     private final AtomicReference<QuotaConfig> config = new AtomicReference<>();
 
@@ -62,11 +64,12 @@ public final class QuotaService implements AutoCloseable {
                         builder.unavailableRetryAfter, listener)
                 : new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
                         builder.unavailableRetryAfter, listener, builder.storeFailureWarnings);
-        this.guard = new FailedKeyGuard(layout, runner, clock);
+        this.guard = new FailedKeyGuard(layout, runner, store, clock);
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);
         this.customers = builder.customers != null ? builder.customers : new ConfigCustomers(config::get);
-        this.admin = new QuotaAdmin(config::get, layout, store, customers);
+        this.identifier = new CallerIdentifier(config::get, guard, customers, listener, rejectionLog);
+        this.admin = new QuotaAdmin(config::get, layout, store, customers, runner);
         QuotaConfig initial = Objects.requireNonNull(builder.config, "config must be set");
         config.set(initial.version() > 0 ? initial : initial.withVersion(clock.millis()));
     }
@@ -152,93 +155,7 @@ public final class QuotaService implements AutoCloseable {
      * @throws RuntimeException         whatever the customer directory throws
      */
     public Caller identify(RequestFacts facts) {
-        QuotaConfig cfg = config.get();
-        Identity identity = cfg.identity();
-        InetAddress address = facts.peer() == null ? null : identity.clientAddress(facts.peer(), facts.forwardedFor());
-        String group = address == null ? null : identity.group(address);
-        Credential credential = facts.credential();
-        if (credential instanceof Credential.ApiKey apiKey) {
-            return byKey(cfg, apiKey.key(), address, group);
-        }
-        if (credential instanceof Credential.Principal principal) {
-            return byPrincipal(cfg, principal.name(), address);
-        }
-        if (credential instanceof Credential.Ambiguous) {
-            return failedKey(cfg, address, group, Caller.Kind.AMBIGUOUS_CREDENTIAL);
-        }
-        if (identity.missingKey() == Identity.MissingKey.REJECT) {
-            return new Caller(Caller.Kind.MISSING_CREDENTIAL, null, address, false, null);
-        }
-        String user = identity.endUser(facts.peer(), facts.endUser());
-        Customer customer;
-        if (user != null) {
-            customer = new Customer("user:" + user, identity.anonymousPlan(), 1.0, Customer.Kind.GATEWAY_USER);
-        } else if (group != null) {
-            customer = new Customer("ip:" + group, identity.anonymousPlan(), 1.0, Customer.Kind.ADDRESS);
-        } else {
-            throw new IllegalArgumentException("a request without a credential has no client address to be counted"
-                    + " by; give QuotaFeature a ClientAddress that finds the peer address on this runtime");
-        }
-        return new Caller(Caller.Kind.ANONYMOUS, customer, address, exempt(cfg, null, null, address), null);
-    }
-
-    private Caller byKey(QuotaConfig cfg, String key, @Nullable InetAddress address, @Nullable String group) {
-        boolean wellFormed = ApiKeys.wellFormed(key);
-        String hash = wellFormed ? Hashes.sha256Hex(key) : null;
-        if (group != null && cfg.enabled()) {
-            QuotaDecision block = guard.peek(group);
-            if (block.outcome() == QuotaDecision.Outcome.REJECTED
-                    && !(cfg.identity().whileBlocked() == Identity.WhileBlocked.KNOWN_KEYS && hash != null
-                    && guard.knownAt(group, hash))) {
-                // a blocked address may not try a key it has not used before, valid ones included
-                listener.onFailedKey(block);
-                return new Caller(Caller.Kind.BLOCKED, null, address, false, block);
-            }
-        }
-        Customer customer = hash == null ? null : customers.byApiKeyHash(hash);
-        if (customer == null) {
-            return failedKey(cfg, address, group, Caller.Kind.UNKNOWN_CREDENTIAL);
-        }
-        if (group != null) {
-            guard.worked(group, hash);
-        }
-        return new Caller(Caller.Kind.IDENTIFIED, customer, address, exempt(cfg, customer, hash, address), null);
-    }
-
-    private Caller byPrincipal(QuotaConfig cfg, String name, @Nullable InetAddress address) {
-        Customer customer = name.isEmpty() ? null : customers.byPrincipal(name);
-        String plan = cfg.identity().principalPlan();
-        if (customer == null && plan != null && !name.isEmpty()) {
-            customer = new Customer("user:" + name, plan, 1.0, Customer.Kind.PRINCIPAL);
-        }
-        if (customer == null) {
-            // authenticated by the runtime, so not a guess: not counted as a failed key
-            return new Caller(Caller.Kind.UNKNOWN_CREDENTIAL, null, address, false, null);
-        }
-        return new Caller(Caller.Kind.IDENTIFIED, customer, address, exempt(cfg, customer, null, address), null);
-    }
-
-    /** Counts a failed lookup against the address; {@code kind} while it may still guess, BLOCKED after. */
-    private Caller failedKey(QuotaConfig cfg, @Nullable InetAddress address, @Nullable String group, Caller.Kind kind) {
-        if (group == null || !cfg.enabled() || (address != null && cfg.allow().matches(null, null, address))) {
-            return new Caller(kind, null, address, false, null);
-        }
-        QuotaDecision decision = guard.record(cfg, group);
-        listener.onFailedKey(decision);
-        if (decision.outcome() == QuotaDecision.Outcome.REJECTED
-                || decision.outcome() == QuotaDecision.Outcome.SHADOW_REJECTED) {
-            rejectionLog.failedKey(group, decision);
-        }
-        // UNAVAILABLE cannot turn a 401 into anything else: only a real rejection blocks
-        return decision.outcome() == QuotaDecision.Outcome.REJECTED
-                ? new Caller(Caller.Kind.BLOCKED, null, address, false, decision)
-                : new Caller(kind, null, address, false, null);
-    }
-
-    private static boolean exempt(QuotaConfig cfg, @Nullable Customer customer, @Nullable String keyHash,
-                                  @Nullable InetAddress address) {
-        String id = customer != null && customer.kind() == Customer.Kind.ACCOUNT ? customer.id() : null;
-        return cfg.allow().matches(id, keyHash, address);
+        return identifier.identify(facts);
     }
 
     /**
@@ -272,13 +189,90 @@ public final class QuotaService implements AutoCloseable {
         Customer customer = caller.customer();
         QuotaConfig cfg = config.get();
         QuotaDecision decision;
-        if (bypassed(cfg, caller)) {
+        if (Exemption.exempt(cfg, caller)) {
             decision = QuotaDecision.bypassed();
         } else {
             Plan plan = planOf(cfg, customer);
             Rule r = ruleOf(cfg, rule);
             AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
             decision = runner.run(share -> layout.request(cfg, customer, plan, r, amount, limits, share));
+        }
+        remember(cfg, caller, decision);
+        report(customer, rule != null ? rule : amount != null ? amount.limits() : null, decision, start);
+        return decision;
+    }
+
+    /**
+     * An admitted request makes its API key known at its address: the key keeps working there while
+     * the address is blocked for guessing. A refused one records nothing, so an exhausted key sent
+     * from many addresses cannot push the keys of a NAT's own customers out of the table.
+     */
+    private void remember(QuotaConfig cfg, Caller caller, QuotaDecision decision) {
+        String hash = caller.keyHash();
+        InetAddress address = caller.address();
+        if (hash != null && address != null && decision.allowed()) {
+            guard.admitted(cfg.identity().group(address), hash);
+        }
+    }
+
+    /**
+     * The first step of a decision whose amount is in the request's body ({@link BodyDecision}):
+     * the plan's tokens (the rule's cost), taken when the request arrives, before its body is read.
+     * A refusal is final (a 429 without reading the body); an admitted request is decided with
+     * {@link #decideAfterBody} once its body is read.
+     *
+     * @throws IllegalArgumentException as {@link #decide(Caller, String, Amount)}
+     */
+    public QuotaDecision decideBeforeBody(Caller caller, @Nullable String rule) {
+        if (!caller.counted()) {
+            throw new IllegalArgumentException("a " + caller.kind() + " caller is not counted; answer it instead");
+        }
+        long start = System.nanoTime();
+        Customer customer = caller.customer();
+        QuotaConfig cfg = config.get();
+        if (Exemption.exempt(cfg, caller)) {
+            return QuotaDecision.bypassed(); // reported with the second step
+        }
+        Plan plan = planOf(cfg, customer);
+        Rule r = ruleOf(cfg, rule);
+        QuotaDecision decision = runner.run(share -> layout.plan(cfg, customer, plan, r, share));
+        remember(cfg, caller, decision);
+        if (!decision.allowed()) {
+            report(customer, rule, decision, start); // there is no second step
+        }
+        return decision;
+    }
+
+    /**
+     * The second step of a decision whose amount is in the request's body: the rule's limits and
+     * {@code amount} (null when the body could not be read or carried no valid amount), in one
+     * store call; the result covers both steps ({@link BodyDecision#merge}), its receipt refunds
+     * exactly what the steps took that a refund gives back.
+     *
+     * @param beforeBody what {@link #decideBeforeBody} answered for this request; it must have been
+     *                   allowed
+     * @throws IllegalArgumentException as {@link #decide(Caller, String, Amount)}, or if
+     *                                  {@code beforeBody} was not allowed
+     */
+    public QuotaDecision decideAfterBody(Caller caller, @Nullable String rule, @Nullable Amount amount,
+                                         QuotaDecision beforeBody) {
+        if (!caller.counted() || !beforeBody.allowed()) {
+            throw new IllegalArgumentException("a refused or uncounted request has no second step");
+        }
+        long start = System.nanoTime();
+        Customer customer = caller.customer();
+        QuotaConfig cfg = config.get();
+        QuotaDecision decision;
+        if (beforeBody.outcome() == QuotaDecision.Outcome.BYPASSED || Exemption.exempt(cfg, caller)) {
+            decision = QuotaDecision.bypassed();
+        } else {
+            Plan plan = planOf(cfg, customer);
+            Rule r = ruleOf(cfg, rule);
+            AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
+            List<Slot> slots = layout.afterPlan(cfg, customer, plan, r, amount, limits, LocalShare.WHOLE);
+            // nothing more to take (a rule without limits of its own, no amount): the first step was all
+            decision = slots.isEmpty() ? beforeBody : BodyDecision.merge(beforeBody,
+                    runner.run(share -> layout.afterPlan(cfg, customer, plan, r, amount, limits, share)));
         }
         report(customer, rule != null ? rule : amount != null ? amount.limits() : null, decision, start);
         return decision;
@@ -296,7 +290,7 @@ public final class QuotaService implements AutoCloseable {
         long start = System.nanoTime();
         QuotaConfig cfg = config.get();
         QuotaDecision decision;
-        if (bypassed(cfg, Caller.of(customer))) {
+        if (Exemption.exempt(cfg, Caller.of(customer))) {
             decision = QuotaDecision.bypassed();
         } else {
             AmountLimits limits = amountLimits(cfg, amount.limits());
@@ -334,12 +328,6 @@ public final class QuotaService implements AutoCloseable {
         rejectionLog.flush();
         store.close();
         fallback.close();
-    }
-
-    private static boolean bypassed(QuotaConfig cfg, Caller caller) {
-        Customer customer = caller.customer();
-        return !cfg.enabled() || caller.exempt() || (customer != null && customer.kind() == Customer.Kind.ACCOUNT
-                && cfg.allow().customers().contains(customer.id()));
     }
 
     static Plan planOf(QuotaConfig cfg, Customer customer) {

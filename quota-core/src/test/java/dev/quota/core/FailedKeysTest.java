@@ -62,7 +62,9 @@ class FailedKeysTest {
     void blockedAddress_keepsServingKeysThatWorkedFromIt_butNoNewKey_regressionForNatLockout() {
         QuotaService service = service(base);
         // a customer behind a shared NAT works normally, then a guesser behind the same NAT appears
-        assertThat(call(service, "acme-key", "203.0.113.7").kind()).isEqualTo(Kind.IDENTIFIED);
+        Caller acme = call(service, "acme-key", "203.0.113.7");
+        assertThat(acme.kind()).isEqualTo(Kind.IDENTIFIED);
+        assertThat(service.decide(acme, null, null).allowed()).isTrue();
         for (int i = 0; i < 11; i++) {
             call(service, "guess-" + i, "203.0.113.7");
         }
@@ -79,7 +81,7 @@ class FailedKeysTest {
         Identity identity = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 64, null,
                 Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.NO_KEYS, null);
         QuotaService service = service(withIdentity(base, identity));
-        call(service, "acme-key", "203.0.113.7");
+        service.decide(call(service, "acme-key", "203.0.113.7"), null, null);
         for (int i = 0; i < 11; i++) {
             call(service, "guess-" + i, "203.0.113.7");
         }
@@ -152,7 +154,7 @@ class FailedKeysTest {
     @Test
     void fullBlockTable_evictsSomeBlocks_neverClearsThemAll_regressionForWholesaleUnblock() {
         FailedKeyGuard guard = new FailedKeyGuard(
-                new BucketLayout("quota", clock), null, clock, 100);
+                new BucketLayout("quota", clock), null, InMemoryStore.builder().clock(clock).build(), clock, 100);
         for (int i = 0; i < 150; i++) {
             guard.block("198.51." + (i / 250) + "." + (i % 250), new QuotaDecision(Outcome.REJECTED,
                     List.of(), blockedStatus(), Duration.ofMinutes(1)));

@@ -6,18 +6,20 @@ import dev.quota.jaxrs.QuotaAdminResource;
 import dev.quota.jaxrs.QuotaFeature;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.ws.rs.ProcessingException;
-import java.io.IOException;
 import java.net.URI;
 import java.time.Clock;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.glassfish.grizzly.http.server.HttpHandlerRegistration;
-import org.glassfish.grizzly.http.server.HttpServer;
-import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
+import org.eclipse.jetty.http.HttpCompliance;
+import org.eclipse.jetty.http2.WindowRateControl;
+import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.glassfish.hk2.utilities.binding.AbstractBinder;
-import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpContainer;
-import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpServerFactory;
 import org.glassfish.jersey.jackson.JacksonFeature;
+import org.glassfish.jersey.jetty.JettyHttpContainer;
 import org.glassfish.jersey.server.ContainerFactory;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.server.ServerProperties;
@@ -26,34 +28,61 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One instance of the bank API: Jersey on a Grizzly HTTP server, limited by {@link QuotaFeature}
- * with its own {@link QuotaService}, behind {@link HostCheckHandler} (a malformed {@code Host} is
- * a 400 before Jersey sees it); with a token, {@link QuotaAdminResource} at {@code /admin}, which
- * no quota limits: the feature checks its token instead and throttles wrong tokens per client address.
+ * One instance of the bank API: Jersey on a Jetty 12 server, limited by {@link QuotaFeature} with
+ * its own {@link QuotaService}, behind {@link HostCheckHandler} (a malformed {@code Host} is a 400
+ * before Jersey sees it); with a token, {@link QuotaAdminResource} at {@code /admin}, which no
+ * quota limits: the feature checks its token instead and throttles wrong tokens per client address.
  *
- * <p>{@code GET /metrics} is not on this server: a second Grizzly server, the management listener,
+ * <p>{@code GET /metrics} is not on this server: a second Jetty server, the management listener,
  * bound to 127.0.0.1 whatever {@code host} the API binds to, serves it ({@link MetricsHandler});
  * the API port answers 404 there.
  *
- * <p>Both listeners speak HTTP/1.1 and HTTP/2 cleartext ({@link Http2Cleartext}).
+ * <p>Both listeners speak HTTP/1.1 and HTTP/2 cleartext (an {@code Upgrade: h2c} offer on a request
+ * without a body, or the HTTP/2 preface), with limits one client cannot get past
+ * ({@link #httpConfiguration}, {@link #connector}): a body must arrive at
+ * {@value #MIN_BODY_BYTES_PER_SECOND} bytes a second or more, a silent connection is closed after
+ * {@value #IDLE_TIMEOUT_MILLIS} ms, a header block over 8 KB is refused 431 on its own stream
+ * ({@link HeaderSizeLimit}), and an
+ * HTTP/2 connection that sends more than {@value #MAX_CONTROL_FRAMES_PER_SECOND} resets (or other
+ * control frames) a second is closed.
  */
 final class ApiServer implements AutoCloseable {
 
-    /** HTTP worker threads per instance. */
+    /** Threads per instance: 64 for requests, plus the connector's acceptor and selectors. */
     private static final int WORKERS = 64;
+    private static final int ACCEPTORS = 1;
+    private static final int SELECTORS = 2;
+    /**
+     * The least rate a request body may arrive at once it has started: a transfer of about 100
+     * bytes sent a byte every 5 s ends with 408 at its second byte instead of holding a thread.
+     */
+    static final long MIN_BODY_BYTES_PER_SECOND = 1_024;
+    /** A connection on which nothing arrives for this long is closed (a body that stops altogether). */
+    static final long IDLE_TIMEOUT_MILLIS = 10_000;
+    /**
+     * HTTP/2 resets, pings, settings and other control frames one connection may send a second;
+     * past that Jetty sends GOAWAY (ENHANCE_YOUR_CALM) and closes it, so a rapid reset flood ends
+     * within a second having started at most about this many requests.
+     */
+    static final int MAX_CONTROL_FRAMES_PER_SECOND = 100;
+    /**
+     * How large an HTTP/2 header block Jetty decodes: past {@link HeaderSizeLimit#MAX_BYTES} the
+     * request is answered 431 on its stream; past this the connection is closed.
+     */
+    static final int HTTP2_DECODE_BYTES = 64 * 1024;
 
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
 
     /** The address the management listener binds to, whatever the API's: this machine only. */
     static final String MANAGEMENT_HOST = "127.0.0.1";
 
-    private final HttpServer server;
-    private final HttpServer management;
+    private final Server server;
+    private final Server management;
     private final Parts parts;
     private final URI baseUri;
     private final URI managementUri;
 
-    private ApiServer(HttpServer server, HttpServer management, Parts parts, URI baseUri, URI managementUri) {
+    private ApiServer(Server server, Server management, Parts parts, URI baseUri, URI managementUri) {
         this.server = server;
         this.management = management;
         this.parts = parts;
@@ -103,7 +132,7 @@ final class ApiServer implements AutoCloseable {
                 })
                 .register(JacksonFeature.withoutExceptionMappers())
                 .register(new TransferRequestReader(accounts))
-                // Anonymous callers are counted per TCP peer, which the feature reads from Grizzly itself;
+                // Anonymous callers are counted per TCP peer, which the feature reads from Jetty itself;
                 // X-Forwarded-For counts only from the config's identity.trustedProxies (the bundled
                 // config trusts none), read per request so a reload takes effect.
                 .register(QuotaFeature.builder(service).build())
@@ -111,57 +140,84 @@ final class ApiServer implements AutoCloseable {
                 .register(JsonExceptionMapper.class)
                 .register(StoreExceptionMapper.class)
                 .register(UnexpectedExceptionMapper.class)
-                .property(ServerProperties.WADL_FEATURE_DISABLE, true)
-                // an error status without entity must not become Grizzly's HTML error page
-                .property(ServerProperties.RESPONSE_SET_STATUS_OVER_SEND_ERROR, true);
+                .property(ServerProperties.WADL_FEATURE_DISABLE, true);
         String adminToken = parts.adminToken();
         if (adminToken != null) {
             // the same address as the quota filter's: the connection's peer
             app.register(QuotaAdminResource.builder(service, adminToken).clientAddress(ClientAddress.peer())
                     .clock(parts.clock()).build());
         }
-        GrizzlyHttpContainer container = ContainerFactory.createContainer(GrizzlyHttpContainer.class, app);
-        HttpServer server = GrizzlyHttpServerFactory.createHttpServer(
-                URI.create("http://" + host + ":" + port + "/"), (GrizzlyHttpContainer) null, false, null, false);
-        // one handler: with two, Grizzly decodes the URI to choose between them and answers a
-        // malformed one (/%zz) with a bare 500 before any error page is asked for
-        server.getServerConfiguration().addHttpHandler(new HostCheckHandler(container),
-                HttpHandlerRegistration.builder().contextPath("").build());
-        server.getServerConfiguration().setDefaultErrorPageGenerator(new ProblemErrorPages());
-        // The quota filter waits for Redis on the worker thread; Grizzly's default of 2 workers per
-        // core would leave the CPU idle while they wait (quota-bench measured 0.37x without this).
-        server.getListener("grizzly").getTransport().setWorkerThreadPoolConfig(
-                ThreadPoolConfig.defaultConfig().setPoolName("quota-demo-worker").setCorePoolSize(WORKERS)
-                        .setMaxPoolSize(WORKERS));
-        server.getListener("grizzly").registerAddOn(new Http2Cleartext());
-        HttpServer management = GrizzlyHttpServerFactory.createHttpServer(
-                URI.create("http://" + MANAGEMENT_HOST + ":" + managementPort + "/"), (GrizzlyHttpContainer) null,
-                false, null, false);
-        management.getServerConfiguration().addHttpHandler(new MetricsHandler(parts.metrics()),
-                HttpHandlerRegistration.builder().contextPath("").build());
-        management.getServerConfiguration().setDefaultErrorPageGenerator(new ProblemErrorPages());
-        management.getListener("grizzly").getTransport().setWorkerThreadPoolConfig(
-                ThreadPoolConfig.defaultConfig().setPoolName("quota-demo-management").setCorePoolSize(2)
-                        .setMaxPoolSize(2));
-        management.getListener("grizzly").registerAddOn(new Http2Cleartext());
+        JettyHttpContainer container = ContainerFactory.createContainer(JettyHttpContainer.class, app);
+        Server server = server("quota-demo-worker", WORKERS + ACCEPTORS + SELECTORS + 1);
+        ServerConnector api = connector(server, host, port, SELECTORS);
+        server.setHandler(new HeaderSizeLimit(new HostCheckHandler(container)));
+        Server management = server("quota-demo-management", 6);
+        ServerConnector metrics = connector(management, MANAGEMENT_HOST, managementPort, 1);
+        management.setHandler(new HeaderSizeLimit(new MetricsHandler(parts.metrics())));
         try {
             server.start();
-        } catch (IOException e) {
-            server.shutdownNow();
+        } catch (Exception e) {
+            stopQuietly(server);
             throw new ProcessingException("cannot listen on " + host + ":" + port + " (" + e.getMessage() + ")", e);
         }
         try {
             management.start();
-        } catch (IOException e) {
-            server.shutdownNow();
-            management.shutdownNow();
+        } catch (Exception e) {
+            stopQuietly(server);
+            stopQuietly(management);
             throw new ProcessingException("cannot listen on " + MANAGEMENT_HOST + ":" + managementPort
                     + " for metrics (" + e.getMessage() + ")", e);
         }
-        int boundPort = server.getListener("grizzly").getPort();
-        int boundManagementPort = management.getListener("grizzly").getPort();
-        return new ApiServer(server, management, parts, URI.create("http://" + host + ":" + boundPort + "/"),
-                URI.create("http://" + MANAGEMENT_HOST + ":" + boundManagementPort + "/"));
+        return new ApiServer(server, management, parts, URI.create("http://" + host + ":" + api.getLocalPort() + "/"),
+                URI.create("http://" + MANAGEMENT_HOST + ":" + metrics.getLocalPort() + "/"));
+    }
+
+    /** A Jetty server on a pool of {@code threads}, whose own errors are answered as problems. */
+    private static Server server(String name, int threads) {
+        QueuedThreadPool pool = new QueuedThreadPool(threads, Math.min(threads, 8));
+        pool.setName(name);
+        Server server = new Server(pool);
+        server.setErrorHandler(new ProblemErrorHandler());
+        server.setStopTimeout(1_000);
+        return server;
+    }
+
+    /** HTTP/1.1 and HTTP/2 cleartext on {@code host:port}, with the limits of {@link #httpConfiguration}. */
+    private static ServerConnector connector(Server server, String host, int port, int selectors) {
+        HttpConfiguration http = httpConfiguration();
+        HttpConfiguration http2 = new HttpConfiguration(http);
+        http2.setRequestHeaderSize(HTTP2_DECODE_BYTES);
+        HTTP2CServerConnectionFactory h2c = new CleartextHttp2(http2);
+        h2c.setRateControlFactory(new WindowRateControl.Factory(MAX_CONTROL_FRAMES_PER_SECOND));
+        ServerConnector connector = new ServerConnector(server, ACCEPTORS, selectors, new HttpConnectionFactory(http),
+                h2c);
+        connector.setHost(host);
+        connector.setPort(port);
+        connector.setIdleTimeout(IDLE_TIMEOUT_MILLIS);
+        server.addConnector(connector);
+        return connector;
+    }
+
+    /**
+     * What every request must keep to: headers of at most 8 KB (Jetty's default; over HTTP/2 the
+     * decoded header list, refused 431 on its stream, the connection's compression state intact),
+     * and a body at {@link #MIN_BODY_BYTES_PER_SECOND} or faster.
+     */
+    static HttpConfiguration httpConfiguration() {
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        // two Host headers reach HostCheckHandler, which says how many there were
+        http.setHttpCompliance(HttpCompliance.RFC7230.with("quota-demo", HttpCompliance.Violation.DUPLICATE_HOST_HEADERS));
+        http.setMinRequestDataRate(MIN_BODY_BYTES_PER_SECOND);
+        return http;
+    }
+
+    private static void stopQuietly(Server server) {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            log.warn("stopping {} failed: {}", server, e.toString());
+        }
     }
 
     URI baseUri() {
@@ -204,14 +260,11 @@ final class ApiServer implements AutoCloseable {
     @Override
     public void close() {
         try {
-            server.shutdown(1, TimeUnit.SECONDS).get(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            server.stop();
         } catch (Exception e) {
-            // not stopped in time: cut the remaining connections
+            log.warn("the API server did not stop cleanly: {}", e.toString());
         } finally {
-            server.shutdownNow();
-            management.shutdownNow();
+            stopQuietly(management);
             closeAll(parts.companions());
             parts.service().close();
         }

@@ -42,7 +42,7 @@ public final class Main {
     private static final String BUNDLED_CONFIG = "plans.yaml";
 
     static {
-        // Jersey and Grizzly log through java.util.logging: one line per message, like slf4j-simple.
+        // Jersey logs through java.util.logging: one line per message, like slf4j-simple.
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT.%1$tL %4$s %3$s - %5$s%6$s%n");
         }
@@ -50,8 +50,6 @@ public final class Main {
 
     /** Held so that the levels set in {@link #main} are not garbage collected with their loggers. */
     private static final java.util.logging.Logger JERSEY_LOGS = java.util.logging.Logger.getLogger("org.glassfish");
-    private static final java.util.logging.Logger GRIZZLY_LOGS =
-            java.util.logging.Logger.getLogger("org.glassfish.grizzly");
 
     private Main() {
     }
@@ -59,9 +57,6 @@ public final class Main {
     /** Starts the demo and keeps it running until the JVM is asked to stop. */
     public static void main(String[] args) throws InterruptedException {
         JERSEY_LOGS.setLevel(Level.WARNING);
-        // Grizzly warns about every malformed request a client sends, with a stack trace, and
-        // about its own graceful shutdown: neither is the operator's problem.
-        GRIZZLY_LOGS.setLevel(Level.SEVERE);
         Launch launch = launch(args, System.getenv(), System.out, System.err);
         if (launch.app() == null) {
             System.exit(launch.exitCode());

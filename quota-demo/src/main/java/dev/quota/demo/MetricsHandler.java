@@ -3,12 +3,15 @@ package dev.quota.demo;
 import dev.quota.core.net.ClientAddresses;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import org.glassfish.grizzly.http.Method;
-import org.glassfish.grizzly.http.Protocol;
-import org.glassfish.grizzly.http.server.HttpHandler;
-import org.glassfish.grizzly.http.server.Request;
-import org.glassfish.grizzly.http.server.Response;
+import java.util.List;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 
 /**
  * The management listener's one handler: {@code GET /metrics} with the instance's meters in the
@@ -22,48 +25,47 @@ import org.glassfish.grizzly.http.server.Response;
  * browser on the same machine through a name of its own that resolves to 127.0.0.1 (DNS rebinding).
  * Outside Jersey, so no quota filter ever sees a scrape.
  */
-final class MetricsHandler extends HttpHandler {
+final class MetricsHandler extends Handler.Abstract {
 
     /** Where the metrics are; exactly this path, no query string needed. */
     static final String PATH = "/metrics";
+
     /** The Prometheus text exposition format, version 0.0.4. */
     static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
     private final PrometheusMeterRegistry registry;
 
     MetricsHandler(PrometheusMeterRegistry registry) {
-        super("metrics");
         this.registry = registry;
     }
 
     @Override
-    public void service(Request request, Response response) throws Exception {
+    public boolean handle(Request request, Response response, Callback callback) {
         if (!loopbackHost(request)) {
-            GrizzlyProblems.send(response, Problem.http(403, "The management listener answers only requests"
+            ServerProblems.send(response, callback, Problem.http(403, "The management listener answers only requests"
                     + " addressed to 127.0.0.1, localhost or [::1].", null));
-            return;
+            return true;
         }
-        // the raw URI: /metrics has nothing to decode
-        if (!PATH.equals(request.getRequestURI())) {
-            GrizzlyProblems.send(response, Problem.http(404, "The management listener serves " + PATH
+        // the raw path: /metrics has nothing to decode
+        if (!PATH.equals(request.getHttpURI().getPath())) {
+            ServerProblems.send(response, callback, Problem.http(404, "The management listener serves " + PATH
                     + " only.", null));
-            return;
+            return true;
         }
-        Method method = request.getMethod();
-        if (method != Method.GET && method != Method.HEAD) {
-            response.setHeader("Allow", "GET, HEAD");
-            GrizzlyProblems.send(response, Problem.http(405, "The method is not allowed here; allowed: GET, HEAD.",
-                    null));
-            return;
+        String method = request.getMethod();
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+            response.getHeaders().put(HttpHeader.ALLOW, "GET, HEAD");
+            ServerProblems.send(response, callback, Problem.http(405,
+                    "The method is not allowed here; allowed: GET, HEAD.", null));
+            return true;
         }
         byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
         response.setStatus(200);
-        response.setContentType(CONTENT_TYPE);
-        response.setHeader("Cache-Control", "no-store");
-        response.setContentLength(body.length);
-        if (method == Method.GET) {
-            response.getOutputStream().write(body);
-        }
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, CONTENT_TYPE);
+        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+        response.write(true, method.equals("GET") ? ByteBuffer.wrap(body) : ByteBuffer.allocate(0), callback);
+        return true;
     }
 
     /**
@@ -71,16 +73,21 @@ final class MetricsHandler extends HttpHandler {
      * or none at all from HTTP/1.0, which may leave it out.
      */
     static boolean loopbackHost(Request request) {
-        String value = null;
-        int count = 0;
-        for (String header : request.getHeaders("Host")) {
-            value = header;
-            count++;
+        HttpVersion version = request.getConnectionMetaData().getHttpVersion();
+        String value;
+        if (version == HttpVersion.HTTP_2 || version == HttpVersion.HTTP_3) {
+            value = request.getHttpURI().getAuthority();
+            if (value == null || value.isEmpty()) {
+                return false;
+            }
+        } else {
+            List<String> hosts = request.getHeaders().getValuesList(HttpHeader.HOST);
+            if (hosts.isEmpty()) {
+                return version == HttpVersion.HTTP_1_0;
+            }
+            value = hosts.size() == 1 ? hosts.get(0) : null;
         }
-        if (count == 0) {
-            return request.getProtocol() == Protocol.HTTP_1_0;
-        }
-        String host = count == 1 ? HostHeader.host(value) : null;
+        String host = value == null ? null : HostHeader.host(value);
         if (host == null) {
             return false;
         }

@@ -77,7 +77,7 @@ class Http2CleartextTest {
 
     /**
      * What broke: a transfer's body never ended, and the transfer hung. A request with a body
-     * offering the upgrade is answered over HTTP/1.1 ({@link Http2Cleartext}); a transfer on a
+     * offering the upgrade is answered over HTTP/1.1 ({@link CleartextHttp2}); a transfer on a
      * connection a GET upgraded goes over HTTP/2.
      */
     @Test
@@ -134,7 +134,7 @@ class Http2CleartextTest {
         assertThat(first.get("field").asText() + ": " + first.get("message").asText()).isEqualTo(error);
     }
 
-    /** Grizzly's request, which the quota filter reads the peer from, is the HTTP/2 stream's connection. */
+    /** Jetty's request, which the quota filter reads the peer from, is the HTTP/2 stream's connection. */
     @Test
     void anonymousCallers_areCountedPerPeerAddress() throws IOException {
         HttpResponse<String> first = get(api.resolve("quota"));
@@ -153,9 +153,9 @@ class Http2CleartextTest {
         assertThat(other.headers().get("ratelimit")).isEqualTo("\"anonymous-burst\";r=9;t=12");
     }
 
-    /** Over HTTP/2 the host is {@code :authority}, which Grizzly hands on as the {@code Host} header. */
+    /** Over HTTP/2 the host is {@code :authority}, checked like the {@code Host} header. */
     @ParameterizedTest
-    @ValueSource(strings = {"a_b", "::1:32080", "host:99999", "host:-1"})
+    @ValueSource(strings = {"a_b", "-a.example", "1.2.3.999"})
     void malformedAuthority_gets400Problem(String authority) throws IOException {
         RawHttp2.Response response;
         RawHttp2.Response wellFormed;
@@ -169,6 +169,30 @@ class Http2CleartextTest {
         assertThat(response.body()).contains("\"detail\":\"The Host header is malformed");
         assertThat(wellFormed.status()).isEqualTo(200);
         assertThat(wellFormed.headers().get("content-type")).isEqualTo("application/json");
+    }
+
+    /**
+     * An {@code :authority} Jetty's HPACK decoder cannot parse as host and port ends the connection
+     * (GOAWAY, PROTOCOL_ERROR), never the listener: the next connection is served.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"::1:32080", "host:99999", "host:-1"})
+    void unparsableAuthority_closesThatConnectionOnly(String authority) throws IOException {
+        String answer;
+        try (RawHttp2 connection = RawHttp2.connect(api, InetAddress.getLoopbackAddress())) {
+            try {
+                answer = "status " + connection.get(authority, "/api/v1/accounts/ACC-1001", KEY, FREE).status();
+            } catch (IOException e) {
+                answer = String.valueOf(e.getMessage());
+            }
+        }
+        RawHttp2.Response next;
+        try (RawHttp2 connection = RawHttp2.connect(api, InetAddress.getLoopbackAddress())) {
+            next = connection.get(authority(api), "/api/v1/accounts/ACC-1001", KEY, FREE);
+        }
+
+        assertThat(answer).startsWith("GOAWAY, error code 1");
+        assertThat(next.status()).isEqualTo(200);
     }
 
     /** RFC 9113, section 8.3.1: an http request without it is malformed, like HTTP/1.1 without Host. */

@@ -48,7 +48,7 @@ class MalformedHostTest {
                 "host/path", "host?x", "host#x", "\"host\"");
     }
 
-    /** What broke: {@code Host: ::1:32080} reached Jersey, whose Grizzly container answered 500. */
+    /** What broke on Grizzly: {@code Host: ::1:32080} reached Jersey, whose container answered 500. */
     @Test
     void ipv6WithoutBrackets_gets400ProblemNot500() throws IOException {
         String response = get("::1:32080");
@@ -75,12 +75,21 @@ class MalformedHostTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"localhost", "localhost:8080", "LOCALHOST:1", "api.example.com", "api.example.com.",
-        "127.0.0.1:65535", "[::1]", "[::1]:32080", "[2001:DB8::1]:443", "[::ffff:192.0.2.1]", "localhost:",
+        "127.0.0.1:65535", "[::1]", "[::1]:32080", "[2001:DB8::1]:443", "[::ffff:192.0.2.1]",
         "xn--caf-dma.example", "a1-b2.example"})
     void wellFormedHost_reachesTheApi(String host) throws IOException {
         String response = get(host);
 
         assertThat(response).as("Host: %s", host).startsWith("HTTP/1.1 200 ");
+    }
+
+    /** RFC 3986 allows an empty port; Jetty's parser does not, and its 400 is the same problem. */
+    @Test
+    void emptyPort_gets400ProblemFromJettysParser_not500() throws IOException {
+        String response = get("localhost:");
+
+        assertThat(response).startsWith("HTTP/1.1 400 ").contains("Content-Type: application/problem+json");
+        assertThat(body(response).get("detail").asText()).startsWith("The Host header is malformed");
     }
 
     @Test

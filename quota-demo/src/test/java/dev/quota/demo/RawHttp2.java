@@ -14,10 +14,10 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import org.glassfish.grizzly.http2.hpack.Decoder;
-import org.glassfish.grizzly.http2.hpack.DecodingCallback;
-import org.glassfish.grizzly.memory.Buffers;
-import org.glassfish.grizzly.memory.MemoryManager;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.MetaData;
+import org.eclipse.jetty.http2.hpack.HpackDecoder;
+import org.eclipse.jetty.http2.hpack.HpackException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -50,7 +50,7 @@ final class RawHttp2 implements AutoCloseable {
     private final DataInputStream in;
     private final OutputStream out;
     /** The server's header compression state: one decoder for the whole connection. */
-    private final Decoder decoder = new Decoder(4096);
+    private final HpackDecoder decoder = new HpackDecoder(1 << 20, System::nanoTime);
     private int nextStream = 1;
 
     private RawHttp2(Socket socket) throws IOException {
@@ -97,6 +97,82 @@ final class RawHttp2 implements AutoCloseable {
         }
         frame(HEADERS, END_HEADERS | END_STREAM, stream, block.bytes());
         return read(stream);
+    }
+
+    /**
+     * GET {@code path} with one extra header {@code name: value} sent as a literal <em>with</em>
+     * incremental indexing (it would enter the server's table), split into CONTINUATION frames when
+     * longer than a frame; waits for the answer.
+     *
+     * @throws IOException if the connection fails, or the server resets the stream or the connection
+     */
+    Response getWithIndexedHeader(String authority, String path, String name, String value, String... headers)
+            throws IOException {
+        int stream = nextStream;
+        nextStream += 2;
+        HeaderBlock block = new HeaderBlock();
+        block.add(":method", "GET");
+        block.add(":scheme", "http");
+        block.add(":path", path);
+        block.add(":authority", authority);
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            block.add(headers[i].toLowerCase(Locale.ROOT), headers[i + 1]);
+        }
+        block.addIndexed(name, value);
+        byte[] bytes = block.bytes();
+        int frameSize = 16_384;
+        for (int at = 0; at < bytes.length; at += frameSize) {
+            byte[] part = Arrays.copyOfRange(bytes, at, Math.min(bytes.length, at + frameSize));
+            boolean first = at == 0;
+            boolean last = at + frameSize >= bytes.length;
+            frame(first ? HEADERS : CONTINUATION, (first ? END_STREAM : 0) | (last ? END_HEADERS : 0), stream, part);
+        }
+        return read(stream);
+    }
+
+    /**
+     * Rapid reset: opens {@code streams} requests for {@code path}, each HEADERS at once followed by
+     * RST_STREAM (CANCEL), without reading; stops early when the server closes the connection.
+     *
+     * @return how many streams were opened and reset before the connection broke
+     */
+    int rapidReset(String authority, String path, int streams) {
+        HeaderBlock block = new HeaderBlock();
+        block.add(":method", "GET");
+        block.add(":scheme", "http");
+        block.add(":path", path);
+        block.add(":authority", authority);
+        byte[] headers = block.bytes();
+        int sent = 0;
+        try {
+            for (; sent < streams; sent++) {
+                int stream = nextStream;
+                nextStream += 2;
+                frame(HEADERS, END_HEADERS | END_STREAM, stream, headers);
+                frame(RST_STREAM, 0, stream, new byte[] {0, 0, 0, 8});
+            }
+        } catch (IOException closedByTheServer) {
+            // the server ended the connection: the flood stops here
+        }
+        return sent;
+    }
+
+    /** The error code of the GOAWAY the server sends next, skipping other frames; -1 when it closes without one. */
+    int awaitGoAway() {
+        try {
+            while (true) {
+                int length = (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
+                int type = in.readUnsignedByte();
+                in.readUnsignedByte();
+                in.readInt();
+                byte[] payload = in.readNBytes(length);
+                if (type == GOAWAY && payload.length >= 8) {
+                    return readInt(payload, 4);
+                }
+            }
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     private Response read(int stream) throws IOException {
@@ -158,13 +234,19 @@ final class RawHttp2 implements AutoCloseable {
         }
     }
 
-    private void decode(byte[] block, Map<String, String> headers) {
-        decoder.decode(Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, block), true, new DecodingCallback() {
-            @Override
-            public void onDecoded(CharSequence name, CharSequence value) {
-                headers.put(name.toString(), value.toString());
-            }
-        });
+    private void decode(byte[] block, Map<String, String> headers) throws IOException {
+        MetaData metaData;
+        try {
+            metaData = decoder.decode(java.nio.ByteBuffer.wrap(block));
+        } catch (HpackException.SessionException | HpackException.StreamException e) {
+            throw new IOException("undecodable header block: " + e.getMessage(), e);
+        }
+        if (metaData instanceof MetaData.Response response) {
+            headers.put(":status", Integer.toString(response.getStatus()));
+        }
+        for (HttpField field : metaData.getHttpFields()) {
+            headers.put(field.getLowerCaseName(), field.getValue());
+        }
     }
 
     /** A HEADERS payload without its padding and priority fields. */
@@ -210,6 +292,13 @@ final class RawHttp2 implements AutoCloseable {
 
         void add(String name, String value) {
             bytes.write(0x00);
+            string(name.getBytes(StandardCharsets.ISO_8859_1));
+            string(value.getBytes(StandardCharsets.ISO_8859_1));
+        }
+
+        /** A literal with incremental indexing and a new name (RFC 7541, section 6.2.1). */
+        void addIndexed(String name, String value) {
+            bytes.write(0x40);
             string(name.getBytes(StandardCharsets.ISO_8859_1));
             string(value.getBytes(StandardCharsets.ISO_8859_1));
         }

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * HTTP/1.1 requests offering an upgrade the server does not take are answered as if they offered
- * none ({@link Http2Cleartext}), over raw sockets. What broke: Grizzly read the body of a request
+ * none ({@link CleartextHttp2}), over raw sockets. What broke on Grizzly: it read the body of a request
  * with an unaccepted offer as the new protocol's bytes, so the body never ended and the answer
  * lost its {@code Content-Type}; and an h2c offer with a body that was accepted could lose the
  * client's HTTP/2 preface, after which the connection hung.
@@ -69,11 +69,22 @@ class UpgradeOfferTest {
         assertThat(body(response)).contains("\"amount\":\"10.00\"");
     }
 
+    /** Another client's settings (lower-case tokens): taken without a body, ignored with one. */
+    @Test
+    void h2cOfferWithOtherSettings_isAcceptedWithoutBody_andAnsweredOverHttp11WithOne() throws IOException {
+        String offer = "Connection: upgrade, http2-settings\r\nUpgrade: h2c\r\n"
+                + "HTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n";
+
+        assertThat(exchange(get(offer))).startsWith("HTTP/1.1 101 Switching Protocols\r\n");
+        String transfer = exchange(post(offer, TRANSFER));
+        assertThat(transfer).startsWith("HTTP/1.1 201 ");
+        assertThat(header(transfer, "Content-Type")).isEqualTo("application/json");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {
         "Connection: Upgrade\r\nUpgrade: websocket\r\n",
-        "Connection: Upgrade\r\nUpgrade: h2c\r\n", // no HTTP2-Settings: the add-on turns it down
-        "Connection: upgrade, http2-settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n"})
+        "Connection: Upgrade\r\nUpgrade: h2c\r\n"}) // no HTTP2-Settings: turned down
     void offerNobodyTakes_isIgnored(String offer) throws IOException {
         String account = exchange(get(offer));
         String transfer = exchange(post(offer, TRANSFER));
@@ -115,9 +126,35 @@ class UpgradeOfferTest {
             }
             String response = head.toString(StandardCharsets.ISO_8859_1);
             String length = header(response, "Content-Length");
+            if (header(response, "Transfer-Encoding").equalsIgnoreCase("chunked")) {
+                return response + chunked(in);
+            }
             byte[] body = length.isEmpty() ? new byte[0] : in.readNBytes(Integer.parseInt(length));
             return response + new String(body, StandardCharsets.UTF_8);
         }
+    }
+
+    /** A chunked body up to its last chunk (RFC 9112, section 7.1), without trailers. */
+    private static String chunked(InputStream in) throws IOException {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        while (true) {
+            String sizeLine = line(in);
+            int size = Integer.parseInt(sizeLine.split(";")[0].trim(), 16);
+            if (size == 0) {
+                line(in);
+                return body.toString(StandardCharsets.UTF_8);
+            }
+            body.writeBytes(in.readNBytes(size));
+            line(in);
+        }
+    }
+
+    private static String line(InputStream in) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        for (int b = in.read(); b >= 0 && b != '\n'; b = in.read()) {
+            line.write(b);
+        }
+        return line.toString(StandardCharsets.ISO_8859_1).trim();
     }
 
     /** The value of the first header named {@code name} in the head, or "" when absent. */

@@ -7,9 +7,11 @@ import dev.quota.core.Limit;
 import dev.quota.core.LimitStatus;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
+import dev.quota.core.QuotaDecision;
 import dev.quota.core.Refill;
 import dev.quota.core.RouteMatch;
 import dev.quota.core.Rule;
+import dev.quota.core.StoreHealth;
 import dev.quota.core.net.Cidr;
 import java.util.Comparator;
 import java.util.List;
@@ -51,8 +53,11 @@ final class AdminDocuments {
         return json.endArray().endObject().toString();
     }
 
-    /** The active config without secrets: version, switches, identity, plans, rules, amounts, counts. */
-    static String config(QuotaConfig config) {
+    /**
+     * The active config without secrets: version, switches, identity, plans, rules, amounts, counts;
+     * and the store's health.
+     */
+    static String config(QuotaConfig config, StoreHealth health) {
         JsonWriter json = new JsonWriter().beginObject()
                 .member("version", config.version())
                 .name("enabled").value(config.enabled())
@@ -98,7 +103,21 @@ final class AdminDocuments {
         for (String warning : config.warnings()) {
             json.value(warning);
         }
-        return json.endArray().endObject().toString();
+        json.endArray();
+        store(json.name("store"), health);
+        return json.endObject().toString();
+    }
+
+    /** The store's health: what it is, its breaker, an established outage, decisions made instead of it. */
+    private static void store(JsonWriter json, StoreHealth health) {
+        json.beginObject().member("describe", health.store())
+                .member("breaker", health.breaker() == null ? "none" : lower(health.breaker()))
+                .name("outage").value(health.outage())
+                .name("fallbackDecisions").beginObject();
+        for (QuotaDecision.Fallback.Kind kind : QuotaDecision.Fallback.Kind.values()) {
+            json.member(lower(kind), health.fallbackDecisions().get(kind));
+        }
+        json.endObject().endObject();
     }
 
     private static void identity(JsonWriter json, Identity identity) {

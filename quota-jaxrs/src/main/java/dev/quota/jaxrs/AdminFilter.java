@@ -42,7 +42,13 @@ final class AdminFilter implements ContainerRequestFilter {
                 request.abortWith(AdminGuard.checkFailed());
                 return;
             }
-            admin.guard().admit(action, request);
+            AdminGuard guard = admin.guard();
+            if (guard == null) {
+                // an admin API that is off, which a runtime constructed from its class
+                request.abortWith(QuotaAdminResource.off());
+                return;
+            }
+            guard.admit(action, request);
         } catch (RuntimeException e) {
             // never a raw 500, and never through unchecked
             log.error("admin API: checking the token of {} failed; answering 503", action, e);

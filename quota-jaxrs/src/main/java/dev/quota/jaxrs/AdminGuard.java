@@ -133,7 +133,7 @@ final class AdminGuard {
         JsonWriter body = ProblemResponses.problem("too-many-failed-admin-tokens", "Too Many Requests", 429,
                 "Too many wrong admin tokens from this address; retry in " + seconds + " s.", null)
                 .member("retryAfterSeconds", seconds);
-        return ProblemResponses.withBody(Response.status(429).header(ProblemResponses.RETRY_AFTER,
+        return ProblemResponses.withBody(Response.status(ProblemResponses.TOO_MANY_REQUESTS).header(ProblemResponses.RETRY_AFTER,
                 Long.toString(seconds)), body);
     }
 

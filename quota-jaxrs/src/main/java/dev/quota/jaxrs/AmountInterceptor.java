@@ -1,20 +1,28 @@
 package dev.quota.jaxrs;
 
 import dev.quota.core.Amount;
+import dev.quota.core.Caller;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ReaderInterceptor;
 import jakarta.ws.rs.ext.ReaderInterceptorContext;
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides a request of an {@link AmountLimit} method once its body is read: the request's limits and
- * the amount together, in one store call. The request filter left the decision pending; a body that
- * cannot be read, or that carries no valid amount, still costs the request its plan's tokens, then
- * the error is answered (400 {@code invalid-amount}, or the runtime's own answer to an unreadable body).
+ * Decides a request of an {@link AmountLimit} method in two steps ({@code QuotaService.decideBeforeBody}):
+ * the plan's tokens when the request arrives ({@link #beforeBody}, from the request filter), so a
+ * caller whose plan is spent is refused before its body is read and a slow body costs its sender at
+ * once; then, once the body is read, the rule's limits and the amount together, in one store call.
+ * A body that cannot be read, or that carries no valid amount, still costs the request its rule's
+ * tokens, then the error is answered: 400 {@code invalid-amount}, 400 {@code unreadable-body} for a
+ * body cut short, 408 {@code body-timeout} for one that stalled (each logged one line, sampled:
+ * {@link ClientErrors}), or the runtime's own answer.
  */
 final class AmountInterceptor implements ReaderInterceptor {
 
@@ -28,10 +36,23 @@ final class AmountInterceptor implements ReaderInterceptor {
 
     /**
      * A decision the request filter left for the body: who, on which rule, the method's amount
-     * limits ({@link AmountLimit#value()}) and the request path.
+     * limits ({@link AmountLimit#value()}), the request path, and what the request was charged when
+     * it arrived.
      */
-    record Pending(dev.quota.core.Caller caller, @org.jspecify.annotations.Nullable String rule, String limits,
-                   String path) {
+    record Pending(Caller caller, @Nullable String rule, String limits, String path, QuotaDecision beforeBody) {
+    }
+
+    /**
+     * The first step, taken by the request filter for a request with a body: the plan's tokens now.
+     * Admitted: the rest is left pending for the body. Refused: the filter answers it, the body unread.
+     */
+    static QuotaDecision beforeBody(QuotaService service, ContainerRequestContext request, Caller caller,
+                                    @Nullable String rule, String limits, String path) {
+        QuotaDecision decision = service.decideBeforeBody(caller, rule);
+        if (decision.allowed()) {
+            request.setProperty(QuotaFeature.PENDING, new Pending(caller, rule, limits, path, decision));
+        }
+        return decision;
     }
 
     @Override
@@ -46,6 +67,12 @@ final class AmountInterceptor implements ReaderInterceptor {
             entity = context.proceed();
         } catch (IOException | RuntimeException e) {
             charge(context, pending); // an unreadable body was still a request
+            // cut short, broken off or stalled by the client: its error, answered 400 or 408 while the
+            // connection lasts and logged one line, sampled; a parse error stays the reader's to answer
+            Response clientError = ClientErrors.bodyFailure(pending.path(), e);
+            if (clientError != null) {
+                throw new WebApplicationException(clientError);
+            }
             throw e;
         }
         Amount amount;
@@ -66,7 +93,7 @@ final class AmountInterceptor implements ReaderInterceptor {
         }
         QuotaDecision decision;
         try {
-            decision = service.decide(pending.caller(), pending.rule(), amount);
+            decision = service.decideAfterBody(pending.caller(), pending.rule(), amount, pending.beforeBody());
         } catch (RuntimeException e) {
             log.error("quota check failed for {} ({}); answering 503", pending.path(), limits, e);
             throw new WebApplicationException(ProblemResponses.checkFailed(pending.path()));
@@ -81,7 +108,8 @@ final class AmountInterceptor implements ReaderInterceptor {
     /** The request's own limits without the amount: what a refused or unreadable body costs. */
     private QuotaDecision charge(ReaderInterceptorContext context, Pending pending) {
         try {
-            QuotaDecision decision = service.decide(pending.caller(), pending.rule(), null);
+            QuotaDecision decision = service.decideAfterBody(pending.caller(), pending.rule(), null,
+                    pending.beforeBody());
             context.setProperty(QuotaFeature.DECISION, decision);
             return decision;
         } catch (RuntimeException e) {

@@ -22,6 +22,17 @@ final class ProblemResponses {
     static final String MEDIA_TYPE = "application/problem+json";
     static final String RETRY_AFTER = "Retry-After";
     static final String TYPE_PREFIX = "urn:quota:problem:";
+    /**
+     * 429 with its reason phrase spelled out, so that the status line reads {@code 429 Too Many
+     * Requests} on every runtime: a bare {@code Response.status(429)} left Payara's writing
+     * {@code 429 CUSTOM}.
+     */
+    static final Response.StatusType TOO_MANY_REQUESTS = new Status(429, "Too Many Requests");
+    /**
+     * 422, which {@link Response.Status} of Jakarta REST 3.1 lacks, with RFC 9110's reason phrase;
+     * without one, runtimes write {@code 422 CUSTOM} (Payara), {@code 422 } (Grizzly) or their own.
+     */
+    static final Response.StatusType UNPROCESSABLE_CONTENT = new Status(422, "Unprocessable Content");
 
     private ProblemResponses() {
     }
@@ -43,8 +54,8 @@ final class ProblemResponses {
     static Response withoutBody(QuotaDecision decision) {
         return switch (decision.outcome()) {
             case UNAVAILABLE -> Response.status(503).header(RETRY_AFTER, retryAfter(decision.retryAfter())).build();
-            case EXCEEDS_LIMIT -> Response.status(422).build();
-            default -> Response.status(429).header(RETRY_AFTER, retryAfter(decision.retryAfter())).build();
+            case EXCEEDS_LIMIT -> Response.status(UNPROCESSABLE_CONTENT).build();
+            default -> Response.status(TOO_MANY_REQUESTS).header(RETRY_AFTER, retryAfter(decision.retryAfter())).build();
         };
     }
 
@@ -65,7 +76,7 @@ final class ProblemResponses {
         if (!violated.requests()) {
             body.member("resetSeconds", violated.resetSeconds());
         }
-        Response.ResponseBuilder response = Response.status(429).header(RETRY_AFTER, Long.toString(retryAfter));
+        Response.ResponseBuilder response = Response.status(TOO_MANY_REQUESTS).header(RETRY_AFTER, Long.toString(retryAfter));
         String policy = RateLimitHeaders.policy(decision.limits());
         if (policy != null) {
             response.header(RateLimitHeaders.POLICY, policy)
@@ -86,7 +97,7 @@ final class ProblemResponses {
         JsonWriter body = problem("exceeds-limit", "Unprocessable Content", 422, detail, instance)
                 .member("limit", violated.policy())
                 .member("capacity", limit.capacity());
-        return withBody(Response.status(422), body);
+        return withBody(Response.status(UNPROCESSABLE_CONTENT), body);
     }
 
     /**
@@ -99,7 +110,7 @@ final class ProblemResponses {
         JsonWriter body = problem("too-many-failed-keys", "Too Many Requests", 429,
                 "Too many unknown API keys from this address; retry in " + retryAfter + " s.", null)
                 .member("retryAfterSeconds", retryAfter);
-        return withBody(Response.status(429).header(RETRY_AFTER, Long.toString(retryAfter)), body);
+        return withBody(Response.status(TOO_MANY_REQUESTS).header(RETRY_AFTER, Long.toString(retryAfter)), body);
     }
 
     /** 503: the store could not answer and the failure policy is closed. */
@@ -121,6 +132,19 @@ final class ProblemResponses {
     static Response invalidAmount(String reason, @Nullable String instance) {
         return withBody(Response.status(400), problem("invalid-amount", "Bad Request", 400,
                 "The request's amount cannot be checked: " + reason + ".", instance));
+    }
+
+    /** 400 for a body that could not be read: cut short, or the connection closed halfway through it. */
+    static Response unreadableBody(@Nullable String instance) {
+        return withBody(Response.status(400), problem("unreadable-body", "Bad Request", 400,
+                "The request's body could not be read: it ended before its declared length or was malformed.",
+                instance));
+    }
+
+    /** 408 for a body that stalled or arrived slower than the server accepts. */
+    static Response bodyTimeout(@Nullable String instance) {
+        return withBody(Response.status(408), problem("body-timeout", "Request Timeout", 408,
+                "The request's body did not arrive in time.", instance));
     }
 
     /** 401 for a key (or principal) that maps to no customer. The key is never echoed. */
@@ -200,5 +224,23 @@ final class ProblemResponses {
 
     private static String retryAfter(Duration retryAfter) {
         return Long.toString(RateLimitHeaders.retryAfterSeconds(retryAfter));
+    }
+
+    /** A status with the reason phrase the runtime is to write. */
+    private record Status(int code, String reason) implements Response.StatusType {
+        @Override
+        public int getStatusCode() {
+            return code;
+        }
+
+        @Override
+        public Response.Status.Family getFamily() {
+            return Response.Status.Family.familyOf(code);
+        }
+
+        @Override
+        public String getReasonPhrase() {
+            return reason;
+        }
     }
 }

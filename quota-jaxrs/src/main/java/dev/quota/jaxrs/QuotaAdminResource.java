@@ -8,6 +8,7 @@ import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.core.Configuration;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
@@ -54,6 +55,10 @@ import org.slf4j.LoggerFactory;
  *
  * On RESTEasy: {@code deployment.getResources().add(QuotaAdminResource.builder(...).build())}.
  * Mounted at {@code /admin}.
+ *
+ * <p>A runtime that finds this class by scanning the application's jars and constructs it itself
+ * (RESTEasy in WildFly scans {@code WEB-INF/lib} for {@code @Path} classes)
+ * gets an admin API that is off: every call is answered 404 ({@link #QuotaAdminResource(Configuration)}).
  */
 @Path("/admin")
 public final class QuotaAdminResource {
@@ -66,16 +71,36 @@ public final class QuotaAdminResource {
     private static final Logger log = LoggerFactory.getLogger(QuotaAdminResource.class);
     private static final String JSON = "application/json";
 
-    private final QuotaService service;
-    private final AdminAudit audit;
-    private final AdminGuard guard;
+    /** Null for an admin API that is off. */
+    private final @Nullable On on;
 
     QuotaAdminResource(QuotaAdminResourceBuilder builder) {
-        this.service = builder.service;
-        this.audit = new AdminAudit(builder.clock);
-        this.guard = new AdminGuard(builder.tokenDigest, builder.clientAddress,
+        AdminAudit audit = new AdminAudit(builder.clock);
+        this.on = new On(builder.service, audit, new AdminGuard(builder.tokenDigest, builder.clientAddress,
                 new AdminThrottle(builder.maxFailures, builder.retryEvery, builder.clock, AdminThrottle.MAX_ADDRESSES),
-                audit);
+                audit));
+    }
+
+    /** What an admin API that is on works with. */
+    private record On(QuotaService service, AdminAudit audit, AdminGuard guard) {
+    }
+
+    /**
+     * An admin API that is off: every call is answered 404, as for a path no resource has. For
+     * runtimes that construct each {@code @Path} class they find in the application's jars
+     * (RESTEasy in WildFly), which would otherwise refuse to deploy the
+     * application for want of a public constructor, even with no admin API wanted. The admin API
+     * itself is {@link #builder}'s.
+     *
+     * <p>Why a {@link Context} parameter, unused, rather than none: a runtime takes a public
+     * constructor whose parameters are all {@code @Context}, and CDI takes no such constructor for a
+     * bean, so a CDI producer of this type (as {@code quota-cdi} has) stays the only bean of it and
+     * is what the runtime gets from CDI.
+     *
+     * @param configuration the runtime's configuration, not used
+     */
+    public QuotaAdminResource(@Context @Nullable Configuration configuration) {
+        this.on = null;
     }
 
     /**
@@ -89,9 +114,15 @@ public final class QuotaAdminResource {
         return new QuotaAdminResourceBuilder(service, token);
     }
 
-    /** What checks the calls of this resource: {@link AdminFilter} asks it. */
-    AdminGuard guard() {
-        return guard;
+    /** What checks the calls of this resource: {@link AdminFilter} asks it; null when the admin API is off. */
+    @Nullable AdminGuard guard() {
+        On on = this.on;
+        return on == null ? null : on.guard();
+    }
+
+    /** The answer to every call of an admin API that is off. */
+    static Response off() {
+        return Response.status(Response.Status.NOT_FOUND).build();
     }
 
     /** The audit's name for the calls {@code method} of this class answers. */
@@ -111,14 +142,18 @@ public final class QuotaAdminResource {
     @GET
     @Path("customers/{id}")
     public Response customer(@PathParam("id") String id, @Context SecurityContext security) {
-        Target target = target("standing", id, security);
+        On on = this.on;
+        if (on == null) {
+            return off();
+        }
+        Target target = target(on, "standing", id, security);
         if (target.answer() != null) {
             return target.answer();
         }
         Customer customer = target.customer();
         try {
             return json(Response.ok(), AdminDocuments.standing(customer, target.config().version(),
-                    service.admin().standing(customer)));
+                    on.service().admin().standing(customer)));
         } catch (QuotaStoreException e) {
             log.warn("admin standing of customer {}: store unavailable", AdminAudit.value(customer.id()), e);
             return ProblemResponses.unavailable(Duration.ofSeconds(1), null);
@@ -133,7 +168,11 @@ public final class QuotaAdminResource {
     @DELETE
     @Path("customers/{id}/buckets")
     public Response reset(@PathParam("id") String id, @Context SecurityContext security) {
-        Target target = target("reset-buckets", id, security);
+        On on = this.on;
+        if (on == null) {
+            return off();
+        }
+        Target target = target(on, "reset-buckets", id, security);
         if (target.answer() != null) {
             return target.answer();
         }
@@ -141,12 +180,12 @@ public final class QuotaAdminResource {
         String who = "action=reset-buckets customer=" + AdminAudit.value(customer.id()) + " plan="
                 + AdminAudit.value(customer.plan()) + " configVersion=" + target.config().version();
         try {
-            service.admin().reset(customer);
+            on.service().admin().reset(customer);
         } catch (QuotaStoreException e) {
-            audit.authorized(who + " outcome=store-unavailable client=" + AdminAudit.value(target.client()), true);
+            on.audit().authorized(who + " outcome=store-unavailable client=" + AdminAudit.value(target.client()), true);
             return ProblemResponses.unavailable(Duration.ofSeconds(1), null);
         }
-        audit.authorized(who + " outcome=ok client=" + AdminAudit.value(target.client()), false);
+        on.audit().authorized(who + " outcome=ok client=" + AdminAudit.value(target.client()), false);
         return Response.noContent().build();
     }
 
@@ -154,16 +193,16 @@ public final class QuotaAdminResource {
      * The customer a call on {@code id} is about; or the answer: 503 for a call the admin filter
      * did not let through, 404 for an id the customer directory does not know.
      */
-    private Target target(String action, String id, @Nullable SecurityContext security) {
-        QuotaConfig config = service.config();
-        String client = guard.admitted(security);
+    private static Target target(On on, String action, String id, @Nullable SecurityContext security) {
+        QuotaConfig config = on.service().config();
+        String client = on.guard().admitted(security);
         if (client == null) {
-            return new Target("", config, null, guard.unchecked(action));
+            return new Target("", config, null, on.guard().unchecked(action));
         }
-        Customer customer = service.admin().customer(id);
+        Customer customer = on.service().admin().customer(id);
         if (customer == null) {
             if (action.equals("reset-buckets")) {
-                audit.authorized("action=reset-buckets outcome=unknown-customer configVersion=" + config.version()
+                on.audit().authorized("action=reset-buckets outcome=unknown-customer configVersion=" + config.version()
                         + " client=" + AdminAudit.value(client), false);
             }
             return new Target(client, config, null, unknownCustomer(config));
@@ -176,17 +215,22 @@ public final class QuotaAdminResource {
     }
 
     /**
-     * The active config, summarised without API key hashes.
+     * The active config, summarised without API key hashes, and the store's health
+     * ({@link dev.quota.core.QuotaAdmin#store()}).
      *
      * @param security the runtime's, once the admin filter let the call through
      */
     @GET
     @Path("config")
     public Response config(@Context SecurityContext security) {
-        if (guard.admitted(security) == null) {
-            return guard.unchecked("config");
+        On on = this.on;
+        if (on == null) {
+            return off();
         }
-        return json(Response.ok(), AdminDocuments.config(service.config()));
+        if (on.guard().admitted(security) == null) {
+            return on.guard().unchecked("config");
+        }
+        return json(Response.ok(), AdminDocuments.config(on.service().config(), on.service().admin().store()));
     }
 
     private static Response unknownCustomer(QuotaConfig config) {

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * {@code 429} with {@code Retry-After} and an RFC 9457 problem body; unknown keys {@code 401}.
  * Nothing the limiter does answers {@code 500}: a failing check is logged and answered {@code 503}.
  * The filter runs at {@link #PRIORITY}, after authentication, so a principal is available.
- * Requests that match no resource method (404) are not counted.
+ * Requests the runtime refuses on a resource path (405, 406, 415) cost their plan one token too;
+ * requests that match no resource (404) are not counted.
  *
  * <p>Anonymous callers are counted per client address, which by default is the TCP peer found on
  * the runtime without user code ({@link ClientAddress#peer()}: Jersey on Grizzly, Jetty or a
@@ -98,7 +99,8 @@ public final class QuotaFeature implements Feature {
         }
         QuotaBindings bindings = new QuotaBindings(service);
         List<Object> enforcing = List.of(new QuotaRequestFilter(service, resolver, clientAddress, bindings),
-                new QuotaResponseFilter(service), new AmountInterceptor(service), new QuotaExceededMapper());
+                new QuotaResponseFilter(service), new RuntimeRefusalFilter(service, resolver, clientAddress),
+                new AmountInterceptor(service), new QuotaExceededMapper());
         for (Object provider : enforcing) {
             context.register(provider, provider instanceof QuotaExceededMapper || provider instanceof AmountInterceptor
                     ? Priorities.USER : PRIORITY);

@@ -1,21 +1,17 @@
 package dev.quota.jaxrs;
 
 import dev.quota.core.Caller;
-import dev.quota.core.Credential;
 import dev.quota.core.Identity;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import dev.quota.core.RequestFacts;
-import dev.quota.core.net.ClientAddresses;
 import dev.quota.jaxrs.internal.ResourceMethods;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Context;
 import java.lang.reflect.Method;
-import java.net.InetAddress;
-import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * {@link QuotaBinding}, reads the credential and the client's address, lets the service identify
  * the caller, takes tokens, and aborts with 400/401 (caller), 429 (rejected, or too many unknown
  * keys from the address), 422 (can never fit) or 503 (store unavailable, or the check itself
- * failed). For an {@link AmountLimit} method with a body, the decision waits for the body
- * ({@link AmountInterceptor}). One filter for every method, registered by {@link QuotaFeature} at
+ * failed). For an {@link AmountLimit} method with a body, the plan is charged now and the rest
+ * waits for the body ({@link AmountInterceptor}). One filter for every method, registered by {@link QuotaFeature} at
  * {@link QuotaFeature#PRIORITY}, after authentication: a plain filter is what every runtime
  * accepts from a feature.
  *
@@ -126,12 +122,14 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
             }
             String amounts = endpoint.amountLimits();
             if (amounts != null && request.hasEntity()) {
-                // decided once the body is read, with its amount, in one store call
-                request.setProperty(QuotaFeature.PENDING,
-                        new AmountInterceptor.Pending(caller, rule, amounts, path(request)));
-                return;
+                // the plan's tokens now; the rest once the body is read, with its amount
+                decision = AmountInterceptor.beforeBody(service, request, caller, rule, amounts, path(request));
+                if (decision.allowed()) {
+                    return;
+                }
+            } else {
+                decision = service.decide(caller, rule, null);
             }
-            decision = service.decide(caller, rule, null);
         } catch (RuntimeException e) {
             // a bug or misconfiguration (no client address, a customer on an unknown plan, an unknown
             // rule): the client gets a problem without details, the log gets the stack trace
@@ -151,22 +149,7 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
 
     /** What the request tells about its caller: credential, peer, proxy and end-user headers. */
     private RequestFacts facts(ContainerRequestContext request, Identity identity) {
-        Credential credential = resolver.resolve(request, identity);
-        String peerText = clientAddress.of(request);
-        InetAddress peer = peerText == null || peerText.isEmpty() ? null : ClientAddresses.parse(peerText);
-        List<String> forwardedFor = request.getHeaders().get(ClientAddress.X_FORWARDED_FOR);
-        return new RequestFacts(credential, peer, forwardedFor == null ? List.of() : forwardedFor,
-                endUser(request, identity));
-    }
-
-    /** The end-user header when configured and sent exactly once (a repeated one is ambiguous: not believed). */
-    private static @Nullable String endUser(ContainerRequestContext request, Identity identity) {
-        String header = identity.userHeader();
-        if (header == null) {
-            return null;
-        }
-        List<String> values = request.getHeaders().get(header);
-        return values != null && values.size() == 1 ? values.get(0) : null;
+        return CallerFacts.of(request, identity, resolver, clientAddress);
     }
 
     /** The request path as sent (percent-encoded, without the query). */

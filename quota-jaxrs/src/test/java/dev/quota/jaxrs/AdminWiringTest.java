@@ -26,6 +26,7 @@ import jakarta.ws.rs.ext.Providers;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.lang.annotation.Annotation;
+import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
 import java.nio.charset.StandardCharsets;
@@ -230,6 +231,38 @@ class AdminWiringTest {
 
         assertThat(plain.status()).isEqualTo(200);
         assertThat(plain.body()).isEqualTo("null");
+    }
+
+    /**
+     * What broke: RESTEasy in WildFly constructs every {@code @Path} class it finds in
+     * {@code WEB-INF/lib}, and refused to deploy an application with the admin API off
+     * (RESTEASY003190: no constructor for QuotaAdminResource). It takes a public constructor whose
+     * parameters are all {@code @Context}; CDI takes none such for a bean, so a CDI producer of the
+     * type stays the only bean of it.
+     */
+    @Test
+    void scanningRuntime_findsAPublicConstructorOfContextParameters_thatCdiTakesForNoBean() {
+        List<Constructor<?>> constructors = List.of(QuotaAdminResource.class.getConstructors());
+
+        assertThat(constructors).singleElement().satisfies(constructor -> {
+            assertThat(constructor.getParameterCount()).as("CDI would take a no-argument constructor").isPositive();
+            for (Parameter parameter : constructor.getParameters()) {
+                assertThat(parameter.isAnnotationPresent(Context.class)).as("%s", parameter).isTrue();
+                assertThat(INJECTED_EVERYWHERE).contains(parameter.getType());
+            }
+            assertThat(constructor.getAnnotations()).as("no @Inject").isEmpty();
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(Containers.class)
+    void adminClassConstructedByTheRuntime_isOff_everyCallIs404(Containers container) {
+        int port = start(container, new ResourceConfig(QuotaAdminResource.class)
+                .register(QuotaFeature.builder(service).build()));
+
+        assertThat(RawHttp.get("127.0.0.1", port, "/admin/config", "Authorization", BEARER).status()).isEqualTo(404);
+        assertThat(RawHttp.get("127.0.0.1", port, "/admin/customers/acme").status()).isEqualTo(404);
+        assertThat(RawHttp.send(port, "DELETE", "/admin/customers/acme/buckets", new byte[0]).status()).isEqualTo(404);
     }
 
     /** Runs {@code action} with System.err captured; slf4j-simple writes there, looked up per line. */

@@ -76,6 +76,22 @@ class ClientAddressDefaultTest {
         assertThat(otherClient.header("RateLimit")).isEqualTo("\"anonymous-minute\";r=3;t=24");
     }
 
+    @ParameterizedTest
+    @EnumSource(Containers.class)
+    void requestsTheRuntimeRefuses_areCountedByTheTcpPeer_regressionForUncounted405(Containers container) {
+        int port = start(container, TestConfig.standard());
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(RawHttp.send("127.0.0.3", port, "DELETE", "/api/v1/accounts/1", null).status())
+                    .as("DELETE %d", i + 1).isEqualTo(405);
+        }
+        RawHttp.Answer sixth = RawHttp.send("127.0.0.3", port, "DELETE", "/api/v1/accounts/1", null);
+
+        assertThat(sixth.status()).isEqualTo(429);
+        assertThat(sixth.body()).contains("\"limit\":\"anonymous-minute\"");
+        assertThat(RawHttp.get("127.0.0.4", port, "/api/v1/accounts/1").status()).as("another client").isEqualTo(200);
+    }
+
     @Test
     void defaultAddress_believesXForwardedForOnlyFromTheConfigsTrustedProxies_readPerRequest() {
         int port = start(Containers.GRIZZLY, TestConfig.standard());

@@ -110,7 +110,9 @@ class QuotaAdminResourceTest {
                 .contains("{\"name\":\"export\",\"matches\":[],\"cost\":10,\"mode\":\"enforce\",\"perCustomer\":[")
                 .contains("\"customers\":1,\"apiKeys\":1,\"allow\":{\"customers\":1,\"apiKeys\":1,"
                         + "\"cidrs\":[\"10.0.0.0/8\"]}")
-                .endsWith("\"warnings\":[]}")
+                .endsWith("\"warnings\":[],\"store\":{\"describe\":\"in-JVM buckets (this instance only)\","
+                        + "\"breaker\":\"none\",\"outage\":false,"
+                        + "\"fallbackDecisions\":{\"local\":0,\"open\":0,\"closed\":0,\"shed\":0}}}")
                 .doesNotContain("secret-partner")
                 .doesNotContain("abab")
                 .doesNotContain(dev.quota.core.config.ApiKeys.sha256Hex(TestConfig.ACME_KEY));

@@ -53,7 +53,7 @@ class UnenforcedWiringTest {
 
         QuotaFeature.builder(service).clientAddress(request -> "203.0.113.7").build().configure(recording);
 
-        assertThat(taken).hasSize(5);
+        assertThat(taken).hasSize(6);
     }
 
     @Test
@@ -63,8 +63,8 @@ class UnenforcedWiringTest {
                 .configure(featureContext(registered, provider -> true));
 
         assertThat(registered).extracting(provider -> provider.getClass().getSimpleName())
-                .containsExactly("QuotaRequestFilter", "QuotaResponseFilter", "AmountInterceptor", "QuotaExceededMapper",
-                        "QuotaBindings");
+                .containsExactly("QuotaRequestFilter", "QuotaResponseFilter", "RuntimeRefusalFilter", "AmountInterceptor",
+                        "QuotaExceededMapper", "QuotaBindings");
     }
 
     @Test

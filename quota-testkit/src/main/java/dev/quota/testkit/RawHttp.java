@@ -28,8 +28,11 @@ public final class RawHttp {
 
     private static final Pattern CONTENT_LENGTH = Pattern.compile("\r\ncontent-length:\\s*(\\d+)");
 
-    /** An answer: status code, headers by lower-case name (last value wins), body as text. */
-    public record Answer(int status, Map<String, String> headers, String body) {
+    /**
+     * An answer: status code, headers by lower-case name (last value wins), body as text, and the
+     * status line as the server wrote it ({@code HTTP/1.1 429 Too Many Requests}).
+     */
+    public record Answer(int status, Map<String, String> headers, String body, String statusLine) {
         /** The header's value, by any spelling of its name; null when absent. */
         public String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
@@ -165,7 +168,7 @@ public final class RawHttp {
         if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
             body = dechunk(body);
         }
-        return new Answer(status, headers, new String(body, StandardCharsets.UTF_8));
+        return new Answer(status, headers, new String(body, StandardCharsets.UTF_8), lines.get(0));
     }
 
     private static byte[] dechunk(byte[] chunked) throws IOException {

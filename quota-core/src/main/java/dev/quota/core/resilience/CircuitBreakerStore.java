@@ -48,10 +48,12 @@ import org.slf4j.LoggerFactory;
  *   <li>without one, the breaker becomes half-open: the next call goes through as a trial and
  *       closes the breaker if it succeeds, reopens it if it fails; other calls keep failing fast.
  * </ul>
- * With the defaults, Redis down at 1,000 requests per second costs five requests a store timeout
- * each (2 s for {@code RedisStore}) and the requests of the one health check that follows (503 at
- * once); the rest are answered by the failure policy within microseconds, and decisions go back to
- * Redis within about 1.25 s of it answering again.
+ * With the defaults, Redis down at 1,000 requests per second costs the requests in flight a store
+ * timeout each (up to 2 s for {@code RedisStore}; a refused connection fails at once); from the
+ * fifth failure the breaker is open, and the requests until its first health check has failed
+ * (within 250 ms plus the ping's own timeout) are refused with 503 at once; the rest are answered
+ * by the failure policy within microseconds, and decisions go back to Redis within about 1.25 s of
+ * it answering again.
  *
  * <p>The state machine is Failsafe's {@link CircuitBreaker}: the consecutive-failure threshold,
  * the open duration (by {@link System#nanoTime()}), the single half-open trial, the listeners.

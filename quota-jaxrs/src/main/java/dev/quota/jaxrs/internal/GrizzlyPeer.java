@@ -2,6 +2,7 @@ package dev.quota.jaxrs.internal;
 
 import jakarta.inject.Inject;
 import jakarta.inject.Provider;
+import jakarta.ws.rs.container.PreMatching;
 import org.glassfish.grizzly.http.server.Request;
 import org.jspecify.annotations.Nullable;
 
@@ -10,6 +11,7 @@ import org.jspecify.annotations.Nullable;
  * {@link Request#getRemoteAddr()} of the Grizzly request, which Jersey's Grizzly container binds
  * per request.
  */
+@PreMatching
 public final class GrizzlyPeer extends ProvidedPeer<Request> {
 
     @Inject

@@ -2,6 +2,7 @@ package dev.quota.jaxrs.internal;
 
 import jakarta.inject.Inject;
 import jakarta.inject.Provider;
+import jakarta.ws.rs.container.PreMatching;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import org.eclipse.jetty.server.Request;
@@ -13,6 +14,7 @@ import org.jspecify.annotations.Nullable;
  * {@code request.getConnectionMetaData().getRemoteSocketAddress()}; Jetty 11 and older, whose
  * {@code Request} is a servlet request: {@code getRemoteAddr()}, called reflectively.
  */
+@PreMatching
 public final class JettyPeer extends ProvidedPeer<Request> {
 
     /** Jetty 12 made {@code Request} an interface of the core API. */

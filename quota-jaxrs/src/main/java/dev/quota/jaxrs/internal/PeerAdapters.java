@@ -16,10 +16,10 @@ public final class PeerAdapters {
 
     static final String JERSEY_SERVER = "org.glassfish.jersey.server.ApplicationHandler";
     static final String INJECT_PROVIDER = "jakarta.inject.Provider";
-
-    /** Each adapter: its class, what it reads, and the classes that must be there. */
+    static final String SERVLET_REQUEST = "jakarta.servlet.http.HttpServletRequest";
     static final String HELIDON_SERVER = "io.helidon.microprofile.server.ServerCdiExtension";
 
+    /** Each adapter: its class, what it reads, and the classes that must be there. */
     private static final List<Candidate> JERSEY = List.of(
             new Candidate("dev.quota.jaxrs.internal.HelidonPeer",
                     "Helidon MP: the request property " + HelidonPeer.PROPERTY, HELIDON_SERVER),
@@ -36,10 +36,15 @@ public final class PeerAdapters {
                     "jakarta.servlet.http.HttpServletRequest", "org.glassfish.jersey.servlet.ServletContainer",
                     INJECT_PROVIDER));
 
+    /** RESTEasy's: the first whose classes are there (its own, else the servlet API's). */
     private static final List<Candidate> RESTEASY = List.of(
             new Candidate("dev.quota.jaxrs.internal.ResteasyPeer",
                     "RESTEasy: org.jboss.resteasy.spi.HttpRequest#getRemoteAddress()",
-                    ResteasyPeer.CONTEXT_CLASS, ResteasyPeer.HTTP_REQUEST_CLASS));
+                    ResteasyPeer.CONTEXT_CLASS, ResteasyPeer.HTTP_REQUEST_CLASS),
+            new Candidate("dev.quota.jaxrs.internal.ResteasyServletPeer",
+                    "RESTEasy in a servlet container: jakarta.servlet.http.HttpServletRequest#getRemoteAddr(),"
+                            + " injected with @Context",
+                    SERVLET_REQUEST));
 
     private static final List<Candidate> QUARKUS_REST = List.of(
             new Candidate("dev.quota.jaxrs.internal.VertxPeer",
@@ -72,7 +77,8 @@ public final class PeerAdapters {
         public String missingMessage() {
             String why = switch (runtime) {
                 case "Jersey" -> "Jersey, but none of its Grizzly, Jetty or servlet containers is on the class path";
-                case "RESTEasy" -> "RESTEasy, but without org.jboss.resteasy.core.ResteasyContext";
+                case "RESTEasy" -> "RESTEasy, but without org.jboss.resteasy.core.ResteasyContext, and without the servlet"
+                        + " API (on Open Liberty, add the servlet-6.0 feature)";
                 case "Quarkus REST" -> "Quarkus REST, but without Vert.x's HttpServerRequest";
                 default -> "a Jakarta REST runtime other than Jersey, RESTEasy or Quarkus REST (" + runtime + ")";
             };
@@ -118,6 +124,11 @@ public final class PeerAdapters {
             if (candidate.required.stream().allMatch(present)) {
                 adapters.add(load(candidate.adapter));
                 mechanisms.add(candidate.mechanism);
+                if (resteasy) {
+                    // one request object per RESTEasy runtime: its own classes answer wherever
+                    // they are visible, servlet or not
+                    break;
+                }
             }
         }
         return new Selection(runtime, adapters, mechanisms);

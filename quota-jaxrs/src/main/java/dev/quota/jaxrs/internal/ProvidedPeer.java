@@ -8,7 +8,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The peer of a request from the container's own request object, which the runtime injects per
  * request through a {@link Provider}: Grizzly's, Jetty's or the servlet request. Subclasses hold the
- * injected provider (its type is the container's) and read the address from the object.
+ * injected provider (its type is the container's) and read the address from the object. Each
+ * adapter is {@code @PreMatching}: the peer is known for requests the runtime refuses before any
+ * resource method runs (405, 406, 415), which are counted too.
  *
  * @param <R> the container's request type
  */

@@ -2,6 +2,7 @@ package dev.quota.jaxrs.internal;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.PreMatching;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -14,6 +15,7 @@ import org.jspecify.annotations.Nullable;
  * (in a servlet container that is the servlet request's {@code getRemoteAddr()}). Called through
  * method handles, so this module needs no RESTEasy jar to compile or load.
  */
+@PreMatching
 public final class ResteasyPeer implements ContainerRequestFilter {
 
     static final String CONTEXT_CLASS = "org.jboss.resteasy.core.ResteasyContext";

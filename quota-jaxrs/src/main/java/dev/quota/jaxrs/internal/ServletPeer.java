@@ -3,6 +3,7 @@ package dev.quota.jaxrs.internal;
 import jakarta.inject.Inject;
 import jakarta.inject.Provider;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.ws.rs.container.PreMatching;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -10,6 +11,7 @@ import org.jspecify.annotations.Nullable;
  * Grizzly's servlet support, ...): the peer is {@link HttpServletRequest#getRemoteAddr()} of the
  * servlet request, which Jersey's servlet container binds per request.
  */
+@PreMatching
 public final class ServletPeer extends ProvidedPeer<HttpServletRequest> {
 
     @Inject

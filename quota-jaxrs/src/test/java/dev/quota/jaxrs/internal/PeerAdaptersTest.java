@@ -49,6 +49,28 @@ class PeerAdaptersTest {
         assertThat(selection.mechanisms()).containsExactly("RESTEasy: org.jboss.resteasy.spi.HttpRequest#getRemoteAddress()");
     }
 
+    /**
+     * What broke: Open Liberty runs RESTEasy but keeps its classes from the application, so no
+     * adapter was found and a quota-cdi WAR failed to start there.
+     */
+    @Test
+    void resteasyWhoseOwnClassesAreHidden_readsTheServletRequest() {
+        PeerAdapters.Selection selection = PeerAdapters.select(RESTEASY_CONTEXT,
+                name -> name.equals(PeerAdapters.SERVLET_REQUEST));
+
+        assertThat(selection.runtime()).isEqualTo("RESTEasy");
+        assertThat(selection.adapters()).containsExactly(ResteasyServletPeer.class);
+    }
+
+    @Test
+    void resteasyWithNeitherItsClassesNorTheServletApi_hasNoAdapter_andTheMessageNamesTheLibertyFeature() {
+        PeerAdapters.Selection selection = PeerAdapters.select(RESTEASY_CONTEXT, name -> false);
+
+        assertThat(selection.adapters()).isEmpty();
+        assertThat(selection.missingMessage()).contains("RESTEasy, but without org.jboss.resteasy.core.ResteasyContext,"
+                + " and without the servlet API (on Open Liberty, add the servlet-6.0 feature)");
+    }
+
     @Test
     void wrappedFeatureContext_goesByTheOneRuntimeOnTheClassPath() {
         PeerAdapters.Selection selection = PeerAdapters.select("com.example.Wrapper com.example.Config",

@@ -1,0 +1,58 @@
+package example;
+
+import dev.quota.core.QuotaConfig;
+import dev.quota.core.QuotaService;
+import dev.quota.core.config.ConfigReloader;
+import dev.quota.core.config.QuotaConfigLoader;
+import dev.quota.jaxrs.QuotaAdminResource;
+import dev.quota.jaxrs.QuotaFeature;
+import dev.quota.redis.RedisStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.catalina.Context;
+import org.apache.catalina.connector.Connector;
+import org.apache.catalina.startup.Tomcat;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.servlet.ServletContainer;
+
+/** The README's "Use it in your service", pasted into a Jersey 3.1 service in embedded Tomcat 10.1. */
+public final class Main {
+
+    public static void main(String[] args) throws Exception {
+        int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
+
+        // README snippet "java", verbatim
+        QuotaConfig config = QuotaConfigLoader.load(Path.of("plans.yaml"));   // every error, with its path
+        QuotaService quota = QuotaService.builder()
+                .store(RedisStore.builder().uri(System.getenv("REDIS_URL")).build())   // redis://host:6379
+                .config(config)
+                .build();
+        ConfigReloader.watch(Path.of("plans.yaml"), quota);                  // edits apply within a second
+        QuotaFeature feature = QuotaFeature.builder(quota).build();           // X-API-Key, else the client address
+        // end of the README snippet
+
+        // the admin API, registered next to the feature as docs/security.md says
+        QuotaAdminResource admin = QuotaAdminResource.builder(quota, System.getenv("QUOTA_ADMIN_TOKEN")).build();
+
+        ResourceConfig app = new ResourceConfig(ExportResource.class, TransferResource.class).register(feature).register(admin);
+        Tomcat tomcat = new Tomcat();
+        tomcat.setBaseDir(Files.createTempDirectory("tomcat").toString());
+        Connector connector = new Connector();
+        connector.setProperty("address", "127.0.0.1");
+        connector.setPort(port);
+        tomcat.setConnector(connector);
+        Context context = tomcat.addContext("", null);
+        Tomcat.addServlet(context, "jersey", new ServletContainer(app));
+        context.addServletMappingDecoded("/*", "jersey");
+        tomcat.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                tomcat.stop();
+            } catch (Exception e) {
+                // exiting anyway
+            }
+        }));
+        System.out.println("listening on http://127.0.0.1:" + port + "/");
+        tomcat.getServer().await();
+    }
+}

@@ -1,0 +1,109 @@
+package dev.quota.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quota.testkit.RawHttp;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * What the README promises a user's service, asked over real HTTP of a consumer project on any
+ * runtime, wherever it mounts the README's resources ({@code api}: {@code ""} for a service of its
+ * own, {@code /bank/api} for a WAR). {@code output} is the service's output so far, for the
+ * failure messages. Each check expects a flushed Redis.
+ */
+final class ReadmeChecks {
+
+    /** The key the README's plans.yaml gives customer acme on plan free. */
+    static final String ACME_KEY = "acme-demo-key-0001";
+    static final String EXPORT = "/api/v1/accounts/7/export";
+
+    private ReadmeChecks() {
+    }
+
+    /**
+     * 200 with RateLimit headers for a known key, 401 for an unknown one, and anonymous callers
+     * limited per client address: 127.0.0.1 runs out, 127.0.0.2 still has its own.
+     */
+    static void exportsAndAnonymousCallers(int port, String api, Supplier<String> output) {
+        RawHttp.Answer admitted = RawHttp.get("127.0.0.1", port, api + EXPORT, "X-API-Key", ACME_KEY);
+        assertThat(admitted.status()).as("a known key, %s", output.get()).isEqualTo(200);
+        assertThat(admitted.body()).isEqualTo("export of account 7");
+        assertThat(admitted.header("RateLimit-Policy")).isEqualTo("\"free-burst\";q=20;w=2, \"free-daily\";q=2000;w=86400");
+        // the export cost 10 of the burst of 20, which refills at 10 per second
+        assertThat(admitted.header("RateLimit")).startsWith("\"free-burst\";r=10;t=1, \"free-daily\";r=1990;t=");
+
+        RawHttp.Answer unknownKey = RawHttp.get("127.0.0.1", port, api + EXPORT, "X-API-Key", "not-a-key");
+        assertThat(unknownKey.status()).as("an unknown key").isEqualTo(401);
+        assertThat(unknownKey.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(unknownKey.header("WWW-Authenticate")).isEqualTo("ApiKey header=\"X-API-Key\"");
+        assertThat(unknownKey.body()).contains("\"type\":\"urn:quota:problem:unknown-api-key\"");
+
+        RawHttp.Answer anonymous = RawHttp.get("127.0.0.1", port, api + EXPORT);
+        assertThat(anonymous.status()).as("the first anonymous export from 127.0.0.1").isEqualTo(200);
+        assertThat(anonymous.header("RateLimit")).isEqualTo("\"anonymous-burst\";r=0;t=120");
+
+        RawHttp.Answer rejected = RawHttp.get("127.0.0.1", port, api + EXPORT);
+        assertThat(rejected.status()).as("the second anonymous export from 127.0.0.1").isEqualTo(429);
+        assertThat(rejected.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(Long.parseLong(rejected.header("Retry-After"))).isPositive();
+        assertThat(rejected.body()).contains("\"type\":\"urn:quota:problem:quota-exceeded\"")
+                .contains("\"limit\":\"anonymous-burst\"");
+
+        RawHttp.Answer otherClient = RawHttp.get("127.0.0.2", port, api + EXPORT);
+        assertThat(otherClient.status()).as("an anonymous export from 127.0.0.2, after 127.0.0.1 ran out; %s",
+                output.get()).isEqualTo(200);
+        assertThat(otherClient.header("RateLimit")).isEqualTo("\"anonymous-burst\";r=0;t=120");
+    }
+
+    /**
+     * Transfers decided with their amount: 201, then 429 with what is left, 422 for more than a day
+     * holds, 400 for a negative amount or a malformed currency, never a 500.
+     *
+     * @return the status lines of the 429 and the 422, as the runtime wrote them
+     */
+    static List<String> transfers(int port, String api, Supplier<String> output) {
+        RawHttp.Answer within = transfer(port, api, "EUR", 600_000);
+        assertThat(within.status()).as("6,000.00 of the day's 10,000.00; %s", output.get()).isIn(200, 201);
+
+        RawHttp.Answer overRemaining = transfer(port, api, "EUR", 600_000);
+        assertThat(overRemaining.status()).as("6,000.00 more, with 4,000.00 left; %s", output.get())
+                .isEqualTo(429);
+        assertThat(overRemaining.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(Long.parseLong(overRemaining.header("Retry-After"))).isPositive();
+        assertThat(overRemaining.body()).contains("\"type\":\"urn:quota:problem:quota-exceeded\"")
+                .contains("\"limit\":\"transfer-amount-daily\"").contains("\"remaining\":400000");
+
+        RawHttp.Answer overWhole = transfer(port, api, "EUR", 2_000_000);
+        assertThat(overWhole.status()).as("20,000.00, more than a day ever holds; %s", output.get())
+                .isEqualTo(422);
+        assertThat(overWhole.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(overWhole.header("Retry-After")).as("retrying cannot help").isNull();
+        assertThat(overWhole.body()).contains("\"type\":\"urn:quota:problem:exceeds-limit\"")
+                .contains("\"limit\":\"transfer-amount-daily\"");
+
+        RawHttp.Answer negative = transfer(port, api, "EUR", -500);
+        assertThat(negative.status()).as("a negative amount; %s", output.get()).isEqualTo(400);
+        assertThat(negative.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(negative.body()).contains("\"type\":\"urn:quota:problem:invalid-amount\"");
+
+        RawHttp.Answer huge = transfer(port, api, "EUR", Long.MAX_VALUE);
+        assertThat(huge.status()).as("an amount of Long.MAX_VALUE; %s", output.get()).isEqualTo(422);
+
+        RawHttp.Answer badCurrency = transfer(port, api, "EUR;DROP", 100);
+        assertThat(badCurrency.status()).as("a currency that is no currency code; %s", output.get())
+                .isEqualTo(400);
+        assertThat(badCurrency.body()).contains("\"type\":\"urn:quota:problem:invalid-amount\"")
+                .doesNotContain("DROP");
+
+        RawHttp.Answer otherCurrency = transfer(port, api, "USD", 600_000);
+        assertThat(otherCurrency.status()).as("USD has a limit of its own; %s", output.get()).isIn(200, 201);
+        return List.of(overRemaining.statusLine(), overWhole.statusLine());
+    }
+
+    /** The README's transfer, {@code {"currency":"EUR","amountMinor":600000}}, by customer acme. */
+    private static RawHttp.Answer transfer(int port, String api, String currency, long amountMinor) {
+        return RawHttp.postJson("127.0.0.1", port, api + "/api/v1/transfers",
+                "{\"currency\":\"" + currency + "\",\"amountMinor\":" + amountMinor + "}", "X-API-Key", ACME_KEY);
+    }
+}

@@ -1,0 +1,148 @@
+package dev.quota.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quota.testkit.Await;
+import dev.quota.testkit.RawHttp;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One HTTP/2 client against the demo, over raw frames from its own loopback address: a rapid
+ * reset flood is cut off after a bounded number of streams and leaves the API answering; header
+ * blocks over the limit are refused on their own stream, and neither the connection nor the
+ * listener is left refusing everything after them.
+ */
+class Http2AbuseTest {
+
+    private static final String KEY = "X-API-Key";
+    private static final String FREE = "demo-free-key";
+    private static final int FLOOD = 5_000;
+    /** GOAWAY ENHANCE_YOUR_CALM (RFC 9113, section 7). */
+    private static final int ENHANCE_YOUR_CALM = 0xb;
+
+    static RunningDemo demo;
+    static URI api;
+
+    @BeforeAll
+    static void start() {
+        demo = RunningDemo.start();
+        api = demo.app.baseUris().get(0);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (demo != null) {
+            demo.close();
+        }
+    }
+
+    @BeforeEach
+    void nextDay() {
+        demo.nextDay();
+    }
+
+    private static String authority(URI uri) {
+        return uri.getHost() + ":" + uri.getPort();
+    }
+
+    /** Decisions taken so far, from the instance's {@code quota_decisions_total}. */
+    private static long decisions() {
+        RawHttp.Answer metrics = RawHttp.get("127.0.0.1", demo.management.getPort(), "/metrics");
+        long total = 0;
+        for (String line : metrics.body().split("\n")) {
+            if (line.startsWith("quota_decisions_total{")) {
+                total += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return total;
+    }
+
+    @Test
+    void rapidResetFlood_isCutOffAfterABoundedNumberOfStreams_andTheApiKeepsAnswering_regressionForRapidReset()
+            throws IOException {
+        long before = decisions();
+        int sent;
+        int goAway;
+        try (RawHttp2 attacker = RawHttp2.connect(api, InetAddress.getByName("127.0.0.61"))) {
+            sent = attacker.rapidReset(authority(api), "/api/v1/rates", FLOOD);
+            goAway = attacker.awaitGoAway();
+        }
+        // the streams the server started before it closed the connection are all decided by now
+        AtomicLong last = new AtomicLong(-1);
+        Await.until(Duration.ofSeconds(20), () -> last.getAndSet(decisions()) == last.get(),
+                () -> "the decision count to settle");
+        long processed = last.get() - before;
+
+        RawHttp2.Response legitimate;
+        try (RawHttp2 client = RawHttp2.connect(api, InetAddress.getByName("127.0.0.62"))) {
+            legitimate = client.get(authority(api), "/api/v1/accounts/ACC-1001", KEY, FREE);
+        }
+
+        // GOAWAY, or a reset that swallowed it while the flood was still being written
+        assertThat(goAway).as("GOAWAY error code").isIn(ENHANCE_YOUR_CALM, -1);
+        assertThat(processed).as("streams decided out of %d sent", sent)
+                .isLessThanOrEqualTo(4L * ApiServer.MAX_CONTROL_FRAMES_PER_SECOND);
+        assertThat(legitimate.status()).isEqualTo(200);
+    }
+
+    @Test
+    void oversizedHeaderBlocks_are431OnTheirStream_andEveryConnectionKeepsServing_regressionForPoisoning()
+            throws IOException {
+        // over the 8 KB limit; the server advertised less before (4 KB) and then refused everything
+        String big = "x".repeat(9_000);
+        try (RawHttp2 client = RawHttp2.connect(api, InetAddress.getByName("127.0.0.63"))) {
+            for (int i = 0; i < 3; i++) {
+                RawHttp2.Response plain = client.get(authority(api), "/api/v1/accounts/ACC-1001", KEY, FREE,
+                        "x-big-" + i, big);
+                assertThat(plain.status()).as("oversized request %d", i + 1).isEqualTo(431);
+                assertThat(plain.headers().get("content-type")).startsWith("application/problem+json");
+                // a literal the server must add to its table: refused all the same, the tables stay in step
+                RawHttp2.Response indexed = client.getWithIndexedHeader(authority(api), "/api/v1/accounts/ACC-1001",
+                        "x-big-" + i, big, KEY, FREE);
+                assertThat(indexed.status()).as("oversized indexed request %d", i + 1).isEqualTo(431);
+            }
+            assertThat(client.get(authority(api), "/api/v1/accounts/ACC-1001", KEY, FREE).status())
+                    .as("the same connection, afterwards").isEqualTo(200);
+        }
+        try (RawHttp2 other = RawHttp2.connect(api, InetAddress.getByName("127.0.0.64"))) {
+            assertThat(other.get(authority(api), "/api/v1/accounts/ACC-1001", KEY, FREE).status())
+                    .as("another client's connection").isEqualTo(200);
+        }
+        assertThat(Http.get(api.resolve("/api/v1/accounts/ACC-1001"), KEY, FREE).statusCode())
+                .as("an HTTP/1.1 client").isEqualTo(200);
+        try (RawHttp2 scraper = RawHttp2.connect(demo.management, InetAddress.getLoopbackAddress())) {
+            assertThat(scraper.getWithIndexedHeader(authority(demo.management), "/metrics", "x-big", big).status())
+                    .as("the management listener, oversized").isEqualTo(431);
+            assertThat(scraper.get(authority(demo.management), "/metrics").status())
+                    .as("the management listener, afterwards").isEqualTo(200);
+        }
+    }
+
+    @Test
+    void headerBlockPastWhatTheServerDecodes_closesThatConnectionOnly() throws IOException {
+        String huge = "x".repeat(ApiServer.HTTP2_DECODE_BYTES + 1);
+        String answer;
+        try (RawHttp2 attacker = RawHttp2.connect(api, InetAddress.getByName("127.0.0.65"))) {
+            try {
+                attacker.getWithIndexedHeader(authority(api), "/api/v1/accounts/ACC-1001", "x-huge", huge, KEY, FREE);
+                answer = "answered";
+            } catch (IOException e) {
+                answer = String.valueOf(e.getMessage());
+            }
+        }
+
+        assertThat(answer).startsWith("GOAWAY");
+        try (RawHttp2 other = RawHttp2.connect(api, InetAddress.getByName("127.0.0.66"))) {
+            assertThat(other.get(authority(api), "/api/v1/accounts/ACC-1001", KEY, FREE).status())
+                    .as("another client's connection").isEqualTo(200);
+        }
+    }
+}

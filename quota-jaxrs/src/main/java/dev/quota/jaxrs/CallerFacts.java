@@ -1,0 +1,38 @@
+package dev.quota.jaxrs;
+
+import dev.quota.core.Credential;
+import dev.quota.core.Identity;
+import dev.quota.core.RequestFacts;
+import dev.quota.core.net.ClientAddresses;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import java.net.InetAddress;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/** What a request tells about its caller: credential, peer, proxy and end-user headers. */
+final class CallerFacts {
+
+    private CallerFacts() {
+    }
+
+    /** The facts of {@code request} under {@code identity}, read with {@code resolver} and {@code clientAddress}. */
+    static RequestFacts of(ContainerRequestContext request, Identity identity, CallerResolver resolver,
+                           ClientAddress clientAddress) {
+        Credential credential = resolver.resolve(request, identity);
+        String peerText = clientAddress.of(request);
+        InetAddress peer = peerText == null || peerText.isEmpty() ? null : ClientAddresses.parse(peerText);
+        List<String> forwardedFor = request.getHeaders().get(ClientAddress.X_FORWARDED_FOR);
+        return new RequestFacts(credential, peer, forwardedFor == null ? List.of() : forwardedFor,
+                endUser(request, identity));
+    }
+
+    /** The end-user header when configured and sent exactly once (a repeated one is ambiguous: not believed). */
+    private static @Nullable String endUser(ContainerRequestContext request, Identity identity) {
+        String header = identity.userHeader();
+        if (header == null) {
+            return null;
+        }
+        List<String> values = request.getHeaders().get(header);
+        return values != null && values.size() == 1 ? values.get(0) : null;
+    }
+}
