@@ -21,10 +21,10 @@ final class Listeners implements QuotaListener {
     }
 
     @Override
-    public void onDecision(Customer customer, @Nullable String rule, QuotaDecision decision, Duration elapsed) {
+    public void onDecision(Customer customer, @Nullable String limits, QuotaDecision decision, Duration elapsed) {
         for (QuotaListener listener : listeners) {
             try {
-                listener.onDecision(customer, rule, decision, elapsed);
+                listener.onDecision(customer, limits, decision, elapsed);
             } catch (RuntimeException e) {
                 failed(listener, "onDecision", e);
             }

@@ -18,11 +18,12 @@ public interface QuotaListener {
      * ({@link QuotaService#consumeAmount}) was made.
      *
      * @param customer the customer decided for; its id may be personal data, keep it out of metric tags
-     * @param rule     the rule, the amount limits' name for an amount decision, or null
+     * @param limits   the name of the limits decided beside the plan: the endpoint rule's, the amount
+     *                 limits' for an amount decision ({@code transfer-amount}), or null for the plan alone
      * @param decision the decision, any outcome
      * @param elapsed  how long the decision took, store round trips included
      */
-    default void onDecision(Customer customer, @Nullable String rule, QuotaDecision decision, Duration elapsed) {
+    default void onDecision(Customer customer, @Nullable String limits, QuotaDecision decision, Duration elapsed) {
     }
 
     /**

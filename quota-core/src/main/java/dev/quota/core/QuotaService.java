@@ -48,6 +48,7 @@ public final class QuotaService implements AutoCloseable {
     private final FailedKeyGuard guard;
     private final RejectionLog rejectionLog;
     private final CustomerDirectory customers;
+    private final CallerIdentifier identifier;
     private final QuotaAdmin admin;
     private final AtomicReference<QuotaConfig> config = new AtomicReference<>();
 
@@ -67,6 +68,7 @@ public final class QuotaService implements AutoCloseable {
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);
         this.customers = builder.customers != null ? builder.customers : new ConfigCustomers(config::get);
+        this.identifier = new CallerIdentifier(config::get, guard, customers, listener, rejectionLog);
         this.admin = new QuotaAdmin(config::get, layout, store, customers, runner);
         QuotaConfig initial = Objects.requireNonNull(builder.config, "config must be set");
         config.set(initial.version() > 0 ? initial : initial.withVersion(clock.millis()));
@@ -153,99 +155,7 @@ public final class QuotaService implements AutoCloseable {
      * @throws RuntimeException         whatever the customer directory throws
      */
     public Caller identify(RequestFacts facts) {
-        QuotaConfig cfg = config.get();
-        Identity identity = cfg.identity();
-        InetAddress address = facts.peer() == null ? null : identity.clientAddress(facts.peer(), facts.forwardedFor());
-        String group = address == null ? null : identity.group(address);
-        Credential credential = facts.credential();
-        if (credential instanceof Credential.ApiKey apiKey) {
-            return byKey(cfg, apiKey.key(), address, group);
-        }
-        if (credential instanceof Credential.Principal principal) {
-            return byPrincipal(cfg, principal.name(), address);
-        }
-        if (credential instanceof Credential.Ambiguous) {
-            return failedKey(cfg, address, group, Caller.Kind.AMBIGUOUS_CREDENTIAL);
-        }
-        if (identity.missingKey() == Identity.MissingKey.REJECT) {
-            return new Caller(Caller.Kind.MISSING_CREDENTIAL, null, address, false, null);
-        }
-        String user = identity.endUser(facts.peer(), facts.endUser());
-        Customer customer;
-        if (user != null) {
-            customer = new Customer("user:" + user, identity.anonymousPlan(), 1.0, Customer.Kind.GATEWAY_USER);
-        } else if (group != null) {
-            customer = new Customer("ip:" + group, identity.anonymousPlan(), 1.0, Customer.Kind.ADDRESS);
-        } else {
-            throw new IllegalArgumentException("a request without a credential has no client address to be counted"
-                    + " by; give QuotaFeature a ClientAddress that finds the peer address on this runtime");
-        }
-        return new Caller(Caller.Kind.ANONYMOUS, customer, address, exempt(cfg, null, null, address), null);
-    }
-
-    private Caller byKey(QuotaConfig cfg, String key, @Nullable InetAddress address, @Nullable String group) {
-        boolean wellFormed = ApiKeys.wellFormed(key);
-        String hash = wellFormed ? Hashes.sha256Hex(key) : null;
-        if (group != null && cfg.enabled()) {
-            QuotaDecision block = guard.peek(group);
-            if (block.outcome() == QuotaDecision.Outcome.REJECTED
-                    && !(cfg.identity().whileBlocked() == Identity.WhileBlocked.KNOWN_KEYS && hash != null
-                    && guard.knownAt(group, hash))) {
-                // a blocked address may not try a key it has not used before, valid ones included
-                listener.onFailedKey(block);
-                return new Caller(Caller.Kind.BLOCKED, null, address, false, block);
-            }
-        }
-        Customer customer = hash == null ? null : customers.byApiKeyHash(hash);
-        if (customer == null) {
-            return failedKey(cfg, address, group, Caller.Kind.UNKNOWN_CREDENTIAL);
-        }
-        boolean exempt = exempt(cfg, customer, hash, address);
-        if (group != null && cfg.enabled() && !exempt && !guard.knownAt(group, hash)) {
-            // a key new to this address here: another instance may have blocked the address
-            QuotaDecision block = guard.sharedBlock(cfg, group);
-            if (block.outcome() == QuotaDecision.Outcome.REJECTED) {
-                listener.onFailedKey(block);
-                return new Caller(Caller.Kind.BLOCKED, null, address, false, block);
-            }
-        }
-        return new Caller(Caller.Kind.IDENTIFIED, customer, address, exempt, null, hash);
-    }
-
-    private Caller byPrincipal(QuotaConfig cfg, String name, @Nullable InetAddress address) {
-        Customer customer = name.isEmpty() ? null : customers.byPrincipal(name);
-        String plan = cfg.identity().principalPlan();
-        if (customer == null && plan != null && !name.isEmpty()) {
-            customer = new Customer("user:" + name, plan, 1.0, Customer.Kind.PRINCIPAL);
-        }
-        if (customer == null) {
-            // authenticated by the runtime, so not a guess: not counted as a failed key
-            return new Caller(Caller.Kind.UNKNOWN_CREDENTIAL, null, address, false, null);
-        }
-        return new Caller(Caller.Kind.IDENTIFIED, customer, address, exempt(cfg, customer, null, address), null);
-    }
-
-    /** Counts a failed lookup against the address; {@code kind} while it may still guess, BLOCKED after. */
-    private Caller failedKey(QuotaConfig cfg, @Nullable InetAddress address, @Nullable String group, Caller.Kind kind) {
-        if (group == null || !cfg.enabled() || (address != null && cfg.allow().matches(null, null, address))) {
-            return new Caller(kind, null, address, false, null);
-        }
-        QuotaDecision decision = guard.record(cfg, group);
-        listener.onFailedKey(decision);
-        if (decision.outcome() == QuotaDecision.Outcome.REJECTED
-                || decision.outcome() == QuotaDecision.Outcome.SHADOW_REJECTED) {
-            rejectionLog.failedKey(group, decision);
-        }
-        // UNAVAILABLE cannot turn a 401 into anything else: only a real rejection blocks
-        return decision.outcome() == QuotaDecision.Outcome.REJECTED
-                ? new Caller(Caller.Kind.BLOCKED, null, address, false, decision)
-                : new Caller(kind, null, address, false, null);
-    }
-
-    private static boolean exempt(QuotaConfig cfg, @Nullable Customer customer, @Nullable String keyHash,
-                                  @Nullable InetAddress address) {
-        String id = customer != null && customer.kind() == Customer.Kind.ACCOUNT ? customer.id() : null;
-        return cfg.allow().matches(id, keyHash, address);
+        return identifier.identify(facts);
     }
 
     /**
@@ -279,7 +189,7 @@ public final class QuotaService implements AutoCloseable {
         Customer customer = caller.customer();
         QuotaConfig cfg = config.get();
         QuotaDecision decision;
-        if (bypassed(cfg, caller)) {
+        if (Exemption.exempt(cfg, caller)) {
             decision = QuotaDecision.bypassed();
         } else {
             Plan plan = planOf(cfg, customer);
@@ -320,7 +230,7 @@ public final class QuotaService implements AutoCloseable {
         long start = System.nanoTime();
         Customer customer = caller.customer();
         QuotaConfig cfg = config.get();
-        if (bypassed(cfg, caller)) {
+        if (Exemption.exempt(cfg, caller)) {
             return QuotaDecision.bypassed(); // reported with the second step
         }
         Plan plan = planOf(cfg, customer);
@@ -353,7 +263,7 @@ public final class QuotaService implements AutoCloseable {
         Customer customer = caller.customer();
         QuotaConfig cfg = config.get();
         QuotaDecision decision;
-        if (beforeBody.outcome() == QuotaDecision.Outcome.BYPASSED || bypassed(cfg, caller)) {
+        if (beforeBody.outcome() == QuotaDecision.Outcome.BYPASSED || Exemption.exempt(cfg, caller)) {
             decision = QuotaDecision.bypassed();
         } else {
             Plan plan = planOf(cfg, customer);
@@ -380,7 +290,7 @@ public final class QuotaService implements AutoCloseable {
         long start = System.nanoTime();
         QuotaConfig cfg = config.get();
         QuotaDecision decision;
-        if (bypassed(cfg, Caller.of(customer))) {
+        if (Exemption.exempt(cfg, Caller.of(customer))) {
             decision = QuotaDecision.bypassed();
         } else {
             AmountLimits limits = amountLimits(cfg, amount.limits());
@@ -418,12 +328,6 @@ public final class QuotaService implements AutoCloseable {
         rejectionLog.flush();
         store.close();
         fallback.close();
-    }
-
-    private static boolean bypassed(QuotaConfig cfg, Caller caller) {
-        Customer customer = caller.customer();
-        return !cfg.enabled() || caller.exempt() || (customer != null && customer.kind() == Customer.Kind.ACCOUNT
-                && cfg.allow().customers().contains(customer.id()));
     }
 
     static Plan planOf(QuotaConfig cfg, Customer customer) {

@@ -7,6 +7,8 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Adds the quota headers to responses of admitted requests: {@code RateLimit-Policy},
@@ -25,10 +27,17 @@ import java.util.Objects;
  * spent: every request that reaches a resource costs its caller, so a flood of refused requests is
  * limited like any other. A request of an {@link AmountLimit} method that was answered before its
  * body was read (by an authorization filter) is charged here, the same way.
+ *
+ * <p>Nothing here turns an answer into a 500: when charging or refunding fails (a store that throws
+ * where it should not, a rule removed by a reload between request and response), the failure is
+ * logged at ERROR and the response the client was already given stands (after a failed refund,
+ * with its quota headers; after a failed charge, without).
  */
 final class QuotaResponseFilter implements ContainerResponseFilter {
 
     static final String QUOTA_STATUS = "Quota-Status";
+
+    private static final Logger log = LoggerFactory.getLogger(QuotaResponseFilter.class);
 
     private final QuotaService service;
 
@@ -38,6 +47,17 @@ final class QuotaResponseFilter implements ContainerResponseFilter {
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+        try {
+            settle(request, response);
+        } catch (RuntimeException e) {
+            // the answer is decided already; replacing it with a 500 would tell the client nothing
+            log.error("quota: settling {} {} (status {}) failed; the response stands without quota headers",
+                    request.getMethod(), request.getUriInfo().getRequestUri().getRawPath(), response.getStatus(), e);
+        }
+    }
+
+    /** Charges a request answered before its body, refunds a refused one, and adds the headers. */
+    private void settle(ContainerRequestContext request, ContainerResponseContext response) {
         if (request.getProperty(QuotaFeature.PENDING) instanceof AmountInterceptor.Pending pending) {
             // answered before its body was read (an authorization filter refused it): still a request
             request.removeProperty(QuotaFeature.PENDING);
@@ -50,7 +70,13 @@ final class QuotaResponseFilter implements ContainerResponseFilter {
         QuotaDecision.Outcome outcome = decision.outcome();
         int status = response.getStatus();
         if (decision.allowed() && status >= 400 && decision.receipt().refundable()) {
-            service.refund(decision);
+            try {
+                service.refund(decision);
+            } catch (RuntimeException e) {
+                // a store failure is logged by the refund itself; this is a store that throws a bug
+                log.error("quota: could not give back what {} {} took; its {} stands",
+                        request.getMethod(), request.getUriInfo().getRequestUri().getRawPath(), status, e);
+            }
         }
         if (outcome == QuotaDecision.Outcome.UNENFORCED) {
             response.getHeaders().putSingle(QUOTA_STATUS, "unenforced");

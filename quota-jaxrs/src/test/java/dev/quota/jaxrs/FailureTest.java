@@ -2,9 +2,13 @@ package dev.quota.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.Identity;
 import dev.quota.core.Plan;
+import dev.quota.core.store.ForwardingStore;
+import dev.quota.core.store.InMemoryStore;
+import dev.quota.testkit.RawHttp;
 import jakarta.ws.rs.Priorities;
 import java.net.http.HttpResponse;
 import java.util.List;
@@ -100,6 +104,42 @@ class FailureTest {
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.headers().firstValue("Quota-Status")).hasValue("unenforced");
             assertThat(response.headers().firstValue("RateLimit")).isEmpty();
+        }
+    }
+
+    /**
+     * A refund is settled by the response filter, after the resource answered: a store that throws
+     * there (an {@code IllegalArgumentException} passes every failure policy: it is a bug, not an
+     * outage) must not turn the bank's 409 into a 500, nor drop its headers. The amount stays taken: the refund
+     * failed.
+     */
+    @Test
+    void refundThatThrows_afterTheResourceRefused_keepsTheResourcesAnswer_not500() {
+        TestConfig config = new TestConfig()
+                .plan("free", TestConfig.BURST, TestConfig.DAILY)
+                .customer("acme", "free", TestConfig.ACME_KEY)
+                .rule(RefusedRequestFloodTest.PAYOUTS)
+                .amounts(AmountLimitTest.TRANSFER_AMOUNT);
+        try (Fixture fixture = Fixture.with(config)
+                .store(clock -> new ForwardingStore(InMemoryStore.builder().clock(clock).build()) {
+                    @Override
+                    protected void before(String operation) {
+                        if (operation.equals("add")) {
+                            throw new IllegalArgumentException("a store bug");
+                        }
+                    }
+                })
+                .application(app -> app.register(TestResources.Payouts.class))
+                .start()) {
+            RawHttp.Answer declined = RawHttp.postJson(fixture.server.port(), "/api/v1/payouts/declined",
+                    "{\"currency\":\"EUR\",\"amountMinor\":12500}", "X-API-Key", TestConfig.ACME_KEY);
+
+            assertThat(declined.status()).isEqualTo(409);
+            assertThat(declined.body()).isEqualTo("declined");
+            assertThat(declined.header("RateLimit"))
+                    .isEqualTo("\"free-burst\";r=19;t=1, \"free-daily\";r=999;t=43200");
+            assertThat(fixture.service.admin().amountStanding(Customer.of("acme", "free"), "transfer-amount", "EUR")
+                    .get(0).remaining()).as("the failed refund gave nothing back").isEqualTo(1_000_000 - 12_500);
         }
     }
 }
