@@ -4,6 +4,7 @@ import dev.quota.core.internal.CalendarWindow;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.RefillTimes;
 import dev.quota.core.spi.Take;
 import java.time.Duration;
 import java.time.Instant;
@@ -111,14 +112,7 @@ record Slot(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
         if (missing > limit.capacity()) {
             return Duration.ofSeconds(Long.MAX_VALUE / 2);
         }
-        if (limit.refill() instanceof Refill.Greedy greedy) {
-            long nanos = greedy.period().toNanos();
-            double exact = (double) missing * nanos / greedy.tokens();
-            return Duration.ofNanos((long) Math.ceil(exact));
-        }
-        Refill.Interval interval = (Refill.Interval) limit.refill();
-        long periods = (missing + interval.tokens() - 1) / interval.tokens();
-        return interval.period().multipliedBy(periods);
+        return Duration.ofNanos(RefillTimes.nanosFor(limit, missing));
     }
 
     private static Duration min(Duration a, Duration b) {
