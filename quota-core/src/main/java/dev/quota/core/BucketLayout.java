@@ -237,6 +237,7 @@ final class BucketLayout {
     /** A calendar limit (by identity), the start of its window and a config version. */
     private record WindowKey(Limit limit, long start, long version) {
         @Override
+        @SuppressWarnings("ReferenceEquality") // the limit by identity, on purpose (see above)
         public boolean equals(Object o) {
             return o instanceof WindowKey k && k.limit == limit && k.start == start && k.version == version;
         }

@@ -18,7 +18,7 @@ public record Limit(String name, long capacity, Refill refill) {
 
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
 
-    /** @throws IllegalArgumentException if the name is malformed or capacity < 1 */
+    /** @throws IllegalArgumentException if the name is malformed or {@code capacity < 1} */
     public Limit {
         requireName(name, "limit name");
         if (capacity < 1) {

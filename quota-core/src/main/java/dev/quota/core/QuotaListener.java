@@ -27,7 +27,7 @@ public interface QuotaListener {
     }
 
     /**
-     * A client address's failed API-key lookup was counted ({@link QuotaService#recordFailedKey}):
+     * A client address's failed API-key lookup was counted (in {@link QuotaService#identify}, for a credential that matched no customer):
      * {@link QuotaDecision.Outcome#ALLOWED} means "answer 401", {@link QuotaDecision.Outcome#REJECTED}
      * means the address is guessing keys and gets 429.
      */

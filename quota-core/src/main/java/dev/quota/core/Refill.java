@@ -37,7 +37,7 @@ public sealed interface Refill {
 
     /** Continuous refill. */
     record Greedy(long tokens, Duration period) implements Refill {
-        /** @throws IllegalArgumentException if tokens < 1 or period is not positive */
+        /** @throws IllegalArgumentException if {@code tokens < 1} or period is not positive */
         public Greedy {
             requirePositive(tokens, period);
         }
@@ -45,7 +45,7 @@ public sealed interface Refill {
 
     /** Fixed-window refill: everything at once at the end of the period. */
     record Interval(long tokens, Duration period) implements Refill {
-        /** @throws IllegalArgumentException if tokens < 1 or period is not positive */
+        /** @throws IllegalArgumentException if {@code tokens < 1} or period is not positive */
         public Interval {
             requirePositive(tokens, period);
         }

@@ -28,6 +28,7 @@ final class ProblemErrorHandler extends ErrorHandler {
     }
 
     @Override
+    @SuppressWarnings("removal") // Jetty 12.0 still calls it for a request it could not parse
     public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
         Problem problem = problem(status, reason);
         byte[] body = ServerProblems.bytes(problem);

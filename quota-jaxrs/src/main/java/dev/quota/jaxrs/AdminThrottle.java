@@ -2,15 +2,18 @@ package dev.quota.jaxrs;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.quota.core.internal.Bandwidths;
 import dev.quota.core.net.ClientAddresses;
+import io.github.bucket4j.Bucket;
+import io.github.bucket4j.ConsumptionProbe;
+import io.github.bucket4j.TimeMeter;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 
 /**
- * Failed admin-token attempts per client address, in this JVM: a token bucket of
+ * Failed admin-token attempts per client address, in this JVM: a Bucket4j local bucket of
  * {@code maxFailures} per address that gets one attempt back every {@code retryEvery}. With 5 and
  * 10 s: five wrong tokens are answered 401, then the address is blocked (429 with
  * {@code Retry-After}) and gets one more attempt every 10 s, whatever token it sends. Calls
@@ -29,30 +32,27 @@ final class AdminThrottle {
 
     private final int maxFailures;
     private final Duration retryEvery;
-    private final Clock clock;
-    private final Cache<String, Bucket> buckets;
+    private final TimeMeter time;
+    private final Cache<String, Attempts> buckets;
 
     AdminThrottle(int maxFailures, Duration retryEvery, Clock clock, int maxAddresses) {
         this.maxFailures = maxFailures;
         this.retryEvery = retryEvery;
-        this.clock = clock;
+        this.time = Bandwidths.timeMeter(clock);
         this.buckets = Caffeine.newBuilder()
                 .maximumSize(maxAddresses)
                 // a bucket untouched this long is full again: forgetting it changes nothing
                 .expireAfterWrite(retryEvery.multipliedBy(maxFailures))
-                .ticker(() -> {
-                    Instant now = clock.instant();
-                    return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-                })
+                .ticker(time::currentTimeNanos)
                 .executor(Runnable::run)
                 .build();
     }
 
     /** How long {@code address} must wait before its next attempt; zero when it may try now. */
     Duration blockedFor(String address) {
-        Bucket bucket = buckets.getIfPresent(key(address));
-        return bucket == null ? Duration.ZERO : bucket.refilled(clock.instant(), maxFailures, retryEvery)
-                .waitForOne(retryEvery);
+        Attempts attempts = buckets.getIfPresent(key(address));
+        return attempts == null ? Duration.ZERO
+                : Duration.ofNanos(attempts.bucket().estimateAbilityToConsume(1).getNanosToWaitForRefill());
     }
 
     /**
@@ -61,17 +61,25 @@ final class AdminThrottle {
      * must wait (429). Atomic per address, so 300 wrong tokens at once get exactly 5 answers of 401.
      */
     Duration failed(String address) {
-        Instant now = clock.instant();
         Duration[] wait = {Duration.ZERO};
         buckets.asMap().compute(key(address), (k, old) -> {
-            Bucket current = old == null ? new Bucket(maxFailures, now) : old.refilled(now, maxFailures, retryEvery);
-            if (current.attempts() >= 1) {
-                return new Bucket(current.attempts() - 1, now);
+            Bucket bucket = old == null ? newBucket() : old.bucket();
+            ConsumptionProbe probe = bucket.tryConsumeAndReturnRemaining(1);
+            if (!probe.isConsumed()) {
+                wait[0] = Duration.ofNanos(probe.getNanosToWaitForRefill());
             }
-            wait[0] = current.waitForOne(retryEvery);
-            return current;
+            // a new holder, so the map sees a write and restarts the entry's expiry
+            return new Attempts(bucket);
         });
         return wait[0];
+    }
+
+    /** {@code maxFailures} attempts, one back every {@code retryEvery} (greedily: 4 s in, 0.4 of one). */
+    private Bucket newBucket() {
+        return Bucket.builder()
+                .addLimit(limit -> limit.capacity(maxFailures).refillGreedy(1, retryEvery))
+                .withCustomTimePrecision(time)
+                .build();
     }
 
     /** The table's key for an address: IPv6 as its /64, anything else as it is (cut to 64 characters). */
@@ -86,28 +94,8 @@ final class AdminThrottle {
         return address.length() <= MAX_KEY_LENGTH ? address : address.substring(0, MAX_KEY_LENGTH);
     }
 
-    /**
-     * Attempts left and when that was so.
-     *
-     * @param attempts attempts left, fractional while one refills
-     * @param at       when {@code attempts} was computed
-     */
-    private record Bucket(double attempts, Instant at) {
-
-        Bucket refilled(Instant now, int capacity, Duration retryEvery) {
-            long nanos = Duration.between(at, now).toNanos();
-            if (nanos <= 0) {
-                return this;
-            }
-            return new Bucket(Math.min(capacity, attempts + nanos / (double) retryEvery.toNanos()), now);
-        }
-
-        Duration waitForOne(Duration retryEvery) {
-            if (attempts >= 1) {
-                return Duration.ZERO;
-            }
-            return Duration.ofNanos((long) Math.ceil((1 - attempts) * retryEvery.toNanos()));
-        }
+    /** An address's bucket; a fresh holder on every attempt restarts its entry's time to expire. */
+    private record Attempts(Bucket bucket) {
     }
 
     @Override

@@ -54,7 +54,7 @@ public final class JCacheStoreBuilder {
      * anyway is refused with 503, never admitted by the failure policy, which answers only an outage
      * the circuit breaker established.
      *
-     * @throws IllegalArgumentException if < 1
+     * @throws IllegalArgumentException if below 1
      */
     public JCacheStoreBuilder retryBudget(int lostRaces) {
         this.retryBudget = RetryBudget.require(lostRaces);

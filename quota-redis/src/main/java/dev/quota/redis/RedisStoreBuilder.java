@@ -181,7 +181,7 @@ public final class RedisStoreBuilder {
      * instance's decision was written: contention always makes progress, and time spent waiting
      * for Redis does not count, so a busy machine or a hot customer does not turn into failures.
      *
-     * @throws IllegalArgumentException if < 1
+     * @throws IllegalArgumentException if below 1
      */
     public RedisStoreBuilder retryBudget(int lostRaces) {
         this.retryBudget = RetryBudget.require(lostRaces);
@@ -203,7 +203,7 @@ public final class RedisStoreBuilder {
      * about 200 MB at the default bound, used only as keys are in use (a key is forgotten when Redis
      * would expire it).
      *
-     * @throws IllegalArgumentException if < 1
+     * @throws IllegalArgumentException if below 1
      */
     public RedisStoreBuilder maxRememberedKeys(int max) {
         if (max < 1) {
@@ -245,7 +245,7 @@ public final class RedisStoreBuilder {
      * 4 (8 on 2 cores). Fewer connections carry more pipelined commands each, which on a small
      * machine costs less CPU on both sides than many lightly used ones.
      *
-     * @throws IllegalArgumentException if < 1
+     * @throws IllegalArgumentException if below 1
      */
     public RedisStoreBuilder connectionPoolSize(int size) {
         if (size < 1) {

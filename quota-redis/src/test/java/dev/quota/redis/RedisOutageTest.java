@@ -256,7 +256,7 @@ class RedisOutageTest {
         redis.server().restart();
         assertThat(within(Duration.ofSeconds(10), () -> breaker.state() == State.CLOSED, "breaker closed")).isTrue();
         assertThat(service.decide(alice, null).outcome()).isEqualTo(Outcome.ALLOWED);
-        assertThat(inRedis(alice)).containsExactly((long) CAPACITY - 1);
+        assertThat(inRedis(alice)).containsExactly(CAPACITY - 1);
     }
 
     private static Map<String, Long> allowedPerCustomer(List<Sample> samples) {

@@ -25,7 +25,7 @@ public final class CircuitBreakerStoreBuilder {
     /**
      * Consecutive failures that open the breaker; default 5.
      *
-     * @throws IllegalArgumentException if < 1
+     * @throws IllegalArgumentException if below 1
      */
     public CircuitBreakerStoreBuilder failureThreshold(int failures) {
         if (failures < 1) {
@@ -52,7 +52,7 @@ public final class CircuitBreakerStoreBuilder {
     /**
      * How many of the latest calls the failure rate is computed over; default 20.
      *
-     * @throws IllegalArgumentException if < 1
+     * @throws IllegalArgumentException if below 1
      */
     public CircuitBreakerStoreBuilder slidingWindowSize(int calls) {
         if (calls < 1) {

@@ -47,7 +47,7 @@ public interface CustomerDirectory {
      * CustomerDirectory.cached(new JdbcCustomers(dataSource), Duration.ofSeconds(30), 100_000)
      * }</pre>
      *
-     * @throws IllegalArgumentException if ttl is not positive or maxEntries < 1
+     * @throws IllegalArgumentException if ttl is not positive or {@code maxEntries < 1}
      */
     static CustomerDirectory cached(CustomerDirectory directory, Duration ttl, long maxEntries) {
         return new CachedCustomerDirectory(directory, ttl, maxEntries);

@@ -19,7 +19,7 @@ import java.util.Objects;
  */
 public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens) {
 
-    /** @throws IllegalArgumentException if tokens < 1, or refusalTokens is negative or above tokens */
+    /** @throws IllegalArgumentException if {@code tokens < 1}, or refusalTokens is negative or above tokens */
     public Take {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(spec, "spec");

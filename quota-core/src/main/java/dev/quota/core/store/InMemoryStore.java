@@ -197,7 +197,7 @@ public final class InMemoryStore implements QuotaStore {
         /**
          * The most buckets kept; default 100,000.
          *
-         * @throws IllegalArgumentException if < 1
+         * @throws IllegalArgumentException if below 1
          */
         public Builder maxBuckets(int maxBuckets) {
             if (maxBuckets < 1) {
