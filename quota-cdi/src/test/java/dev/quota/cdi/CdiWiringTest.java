@@ -46,14 +46,12 @@ class CdiWiringTest {
     Path dir;
 
     /**
-     * A container with the application's {@code beans}, the module's beans, which a server discovers
-     * from the jar's {@code META-INF/beans.xml}, and the extension, which a server finds in the
-     * jar's {@code META-INF/services} ({@link #theExtension_isAServiceOfTheJar}); Weld SE without
-     * discovery reads neither.
+     * A container with the application's {@code beans} and the extension, which a server finds in
+     * the jar's {@code META-INF/services} ({@link #theExtension_isAServiceOfTheJar}) and which adds
+     * the module's beans; Weld SE without discovery reads no services file.
      */
     static Weld weld(Class<?>... beans) {
-        return new Weld().disableDiscovery().addExtension(new QuotaExtension())
-                .addBeanClasses(QuotaProducers.class, QuotaRequest.class, TheApplication.class)
+        return new Weld().disableDiscovery().addExtension(new QuotaExtension()).addBeanClasses(TheApplication.class)
                 .addBeanClasses(beans);
     }
 
@@ -144,14 +142,12 @@ class CdiWiringTest {
     }
 
     @Test
-    void theModulesBeans_areDiscoveredFromTheJarsBeansXml_byTheirBeanDefiningAnnotations() throws Exception {
-        try (var beansXml = QuotaProducers.class.getResourceAsStream("/META-INF/beans.xml")) {
-            assertThat(beansXml).as("META-INF/beans.xml in quota-cdi's jar").isNotNull();
-            assertThat(new String(beansXml.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8))
-                    .contains("bean-discovery-mode=\"annotated\"");
-        }
+    void theJar_isNoBeanArchive_butIndexedForCdiLite_withTheModulesBeanDefiningAnnotations() {
+        assertThat(QuotaProducers.class.getResource("/META-INF/beans.xml")).as("META-INF/beans.xml").isNull();
+        assertThat(QuotaProducers.class.getResource("/META-INF/jandex.idx")).as("META-INF/jandex.idx").isNotNull();
         assertThat(QuotaProducers.class).hasAnnotation(jakarta.enterprise.context.ApplicationScoped.class);
         assertThat(QuotaRequest.class).hasAnnotation(jakarta.enterprise.context.RequestScoped.class);
+        assertThat(UnenforcedGuard.class).hasAnnotation(jakarta.interceptor.Interceptor.class);
     }
 
     @Test

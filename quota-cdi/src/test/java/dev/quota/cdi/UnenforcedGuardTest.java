@@ -36,7 +36,7 @@ class UnenforcedGuardTest {
     @Test
     void aResourceMethodWhoseRequestQuotasFiltersDidNotSee_isRefused503() {
         try (SystemProperties ignored = new SystemProperties()) {
-            WeldContainer container = CdiWiringTest.weld(Orders.class).addBeanClasses(UnenforcedGuard.class).initialize();
+            WeldContainer container = CdiWiringTest.weld(Orders.class).initialize();
             RequestContextController requestContext = container.select(RequestContextController.class).get();
             requestContext.activate();
             try {
@@ -59,7 +59,7 @@ class UnenforcedGuardTest {
     @Test
     void aResourceMethodWhoseRequestQuotasFiltersSaw_runs() {
         try (SystemProperties ignored = new SystemProperties()) {
-            WeldContainer container = CdiWiringTest.weld(Orders.class).addBeanClasses(UnenforcedGuard.class).initialize();
+            WeldContainer container = CdiWiringTest.weld(Orders.class).initialize();
             RequestContextController requestContext = container.select(RequestContextController.class).get();
             requestContext.activate();
             try {

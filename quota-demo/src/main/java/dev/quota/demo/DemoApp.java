@@ -57,9 +57,8 @@ public final class DemoApp implements AutoCloseable {
      * @param host      the address to bind
      * @param port      the first instance's port, the others follow; 0: a free port for each
      * @param instances how many instances, {@code >= 1}
-     * @param redisTimeout how long one Redis command may take; compare-and-swap conflicts on a hot
-     *                  bucket are retried for twice as long, at least 2 s (the library's defaults,
-     *                  100 ms each, are for a service with a Redis close by and cores to spare)
+     * @param redisTimeout how long one Redis command may take (the library's default is 2 s); lost
+     *                  compare-and-swap races go by the library's retry budget of 1,000
      * @param clock     the clock of every quota service and store (tests freeze it); the circuit
      *                  breaker keeps real time, so that it closes again under a frozen clock
      * @param configFile the file {@code config} was loaded from, watched for edits (every 500 ms), or

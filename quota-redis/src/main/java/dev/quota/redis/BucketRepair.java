@@ -1,12 +1,7 @@
 package dev.quota.redis;
 
-import dev.quota.core.spi.BucketKey;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
-import org.redisson.api.RScript;
-import org.redisson.api.RType;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.ByteArrayCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,65 +11,63 @@ import org.slf4j.LoggerFactory;
  * request of that customer until the key expires (which a key without TTL never does).
  *
  * <p>A key of the wrong type is deleted; a string is deleted only if it still holds the same
- * unreadable bytes (a compare-and-delete script), so a bucket another instance has just repaired and
- * used is left alone. Every deletion is logged at WARN.
+ * unreadable bytes (a compare-and-delete script, {@link #DELETE_IF_UNCHANGED}), so a bucket another
+ * instance has just repaired and used is left alone. Every deletion is logged at WARN. The engine
+ * sends the script as a flight of its own ({@link RepairFlight}), never waiting for it while it
+ * combines.
  */
 final class BucketRepair {
 
     private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
-    private static final String DELETE_IF_UNCHANGED = "local kind = redis.call('TYPE', KEYS[1])['ok']\n"
+    /**
+     * Deletes KEYS[1] if it holds another type than a string, or the unreadable bytes ARGV[1].
+     * Answers 0 when it kept the key, 1 when there is none, 3 when it deleted unreadable bytes,
+     * and {@code 10 +} the type's place in {@link #TYPES} when it deleted a key of another type.
+     */
+    static final String DELETE_IF_UNCHANGED = "local kind = redis.call('TYPE', KEYS[1])['ok']\n"
             + "if kind == 'none' then return 1 end\n"
-            + "if kind ~= 'string' then redis.call('DEL', KEYS[1]) return 2 end\n"
+            + "if kind ~= 'string' then\n"
+            + "  redis.call('DEL', KEYS[1])\n"
+            + "  local types = {list = 1, set = 2, zset = 3, hash = 4, stream = 5}\n"
+            + "  return 10 + (types[kind] or 0)\n"
+            + "end\n"
             + "if #ARGV > 0 and redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 3 end\n"
             + "return 0";
+    /** The types {@link #DELETE_IF_UNCHANGED} names, by their place. */
+    private static final List<String> TYPES = List.of("OTHER", "LIST", "SET", "ZSET", "HASH", "STREAM");
+    /** {@link #DELETE_IF_UNCHANGED}'s answer when it deleted unreadable bytes. */
+    static final long DELETED_UNREADABLE = 3;
 
-    private final RedissonClient client;
-
-    BucketRepair(RedissonClient client) {
-        this.client = client;
+    private BucketRepair() {
     }
 
-    /** Deletes {@code key} if it still holds {@code bytes}, which are not a bucket state. */
-    void deleteCorrupt(BucketKey key, byte[] bytes, RuntimeException cause) {
-        try {
-            deleteIfUnchanged(key.value(), bytes);
-            log.warn("bucket key {} held {} bytes that are not a bucket state ({}); deleted it, the bucket starts"
-                    + " full", key, bytes.length, cause.toString());
-        } catch (RuntimeException e) {
-            log.debug("could not delete corrupt bucket key {}: {}", key, e.toString());
-        }
+    /** Bytes read at {@code key} are not a bucket state: they count as no key until deleted. */
+    static void unreadable(String key, byte[] bytes, RuntimeException cause) {
+        log.debug("bucket key {} holds {} bytes that are not a bucket state: {}", key, bytes.length, cause.toString());
     }
 
     /**
-     * After a command failed with Redis' WRONGTYPE reply, deletes every key of {@code keys} that
-     * holds a type other than a string. True when one was deleted: worth computing again.
+     * Whether {@link #DELETE_IF_UNCHANGED}'s {@code answer} means it deleted {@code key} (logged at
+     * WARN): unreadable bytes, or another type than a string (after {@code failure}).
      */
-    boolean removedCorrupt(List<String> keys, RuntimeException failure) {
-        if (!isWrongType(failure)) {
-            return false; // only Redis' WRONGTYPE reply means a key holds another type: anything else is no repair's business
+    static boolean deleted(String key, @Nullable Long answer, byte @Nullable [] unreadable,
+                           @Nullable Throwable failure) {
+        if (answer == null || answer != DELETED_UNREADABLE && answer < 10) {
+            return false;
         }
-        boolean removed = false;
-        for (String key : keys) {
-            try {
-                RType type = client.getKeys().getType(key);
-                if (type != null && type != RType.OBJECT) {
-                    removed |= deleteIfUnchanged(key, null) != 0;
-                    log.warn("bucket key {} held a Redis {} instead of a bucket state ({}); deleted it, the bucket"
-                            + " starts full", key, type, failure.toString());
-                }
-            } catch (RuntimeException e) {
-                log.debug("could not inspect bucket key {}: {}", key, e.toString());
-                return false;
-            }
+        if (answer == DELETED_UNREADABLE) {
+            log.warn("bucket key {} held {} bytes that are not a bucket state; deleted it, the bucket starts full",
+                    key, unreadable == null ? 0 : unreadable.length);
+        } else {
+            String type = TYPES.get((int) Math.min(answer - 10, TYPES.size() - 1));
+            log.warn("bucket key {} held a Redis {} instead of a bucket state ({}); deleted it, the bucket starts"
+                    + " full", key, type, failure == null ? "read" : failure.toString());
         }
-        return removed;
+        return true;
     }
 
-    private long deleteIfUnchanged(String key, byte @Nullable [] expected) {
-        Object[] args = expected == null ? new Object[0] : new Object[] {expected};
-        Long result = client.getScript(ByteArrayCodec.INSTANCE).eval(key, RScript.Mode.READ_WRITE,
-                DELETE_IF_UNCHANGED, RScript.ReturnType.LONG, List.of(key), args);
-        return result == null ? 0 : result;
+    static void couldNotDelete(String key, RuntimeException e) {
+        log.debug("could not delete unreadable bucket key {}: {}", key, e.toString());
     }
 
     /** Whether Redis answered that a key holds another type than a string (a list, a hash, ...). */
@@ -90,5 +83,4 @@ final class BucketRepair {
         }
         return false;
     }
-
 }

@@ -1,9 +1,11 @@
 package dev.quota.redis;
 
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
@@ -12,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * recently used forgotten first, each forgotten when its key may have expired in Redis.
  *
  * <p>Read and written only by the caller that combines (one thread at a time, handed over through
- * {@link CasEngine}'s flag), so it is a plain access-ordered map: a lookup is one hash probe, where
+ * {@link Combiner}'s flag), so it is a plain access-ordered map: a lookup is one hash probe, where
  * a concurrent cache paid for its read and write buffers, frequency sketch and timer wheel on every
  * key of every decision, and its admission policy turned away keys just written. Other threads
  * only ask to forget ({@link #forgetLater}, {@link #forgetAllLater}); the combiner applies that
@@ -27,6 +29,10 @@ final class KeyStates {
 
     /** Expired entries looked at, from the least recently used end, per entry added. */
     private static final int SWEEP = 2;
+    /** A remembered state is forgotten this long before Redis expires its key. */
+    private static final long EXPIRY_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How long "there is no key" is remembered. */
+    private static final long ABSENT_REMEMBERED_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final int max;
     private final LinkedHashMap<String, KeyState> states;
@@ -96,5 +102,14 @@ final class KeyStates {
     /** How many keys are remembered (expired ones included until they are looked at). */
     int size() {
         return states.size();
+    }
+
+    /** What is remembered of a key Redis confirmed at {@code nowNanos}, kept as long as its TTL allows. */
+    static KeyState knownState(byte @Nullable [] bytes, @Nullable RemoteBucketState state, long nowNanos,
+                               long ttlMillis) {
+        long life = bytes == null ? ABSENT_REMEMBERED_NANOS
+                : ttlMillis > 0 ? Math.max(0, TimeUnit.MILLISECONDS.toNanos(ttlMillis) - EXPIRY_MARGIN_NANOS)
+                : Long.MAX_VALUE / 4;
+        return new KeyState(bytes, state, nowNanos, nowNanos + life);
     }
 }

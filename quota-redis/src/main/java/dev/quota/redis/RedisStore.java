@@ -62,9 +62,10 @@ public final class RedisStore implements QuotaStore {
         this.description = description;
         this.cluster = client.getConfig().isClusterConfig();
         var expiry = ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(builder.expiryMargin);
-        this.engine = new CasEngine(((Redisson) client).getCommandExecutor(), Bandwidths.timeMeter(builder.clock),
-                expiry, builder.timeout.toNanos(), builder.retryBudget, builder.rejectLocallyFor.toNanos(),
-                builder.reuseWrittenState, cluster, builder.maxRememberedKeys, new BucketRepair(client));
+        this.engine = new CasEngine(builder.link.apply(new RedissonLink(((Redisson) client).getCommandExecutor())),
+                Bandwidths.timeMeter(builder.clock), builder.wallNanos, expiry, builder.timeout.toNanos(),
+                builder.retryBudget, builder.rejectLocallyFor.toNanos(), builder.reuseWrittenState, cluster,
+                builder.maxRememberedKeys);
         // a Redis clock given to this store samples through this store's client, and stops with it
         this.attachedClock = builder.clock instanceof RedisTimeClock redisTime && redisTime.attach(client)
                 ? redisTime : null;

@@ -6,6 +6,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
@@ -47,6 +49,10 @@ public final class RedisStoreBuilder {
     int maxRememberedKeys = 400_000;
     Duration rejectLocallyFor = Duration.ofSeconds(1);
     boolean reuseWrittenState = true;
+    /** Wraps the engine's link to Redis: tests hold replies there; the product sends through Redisson as is. */
+    UnaryOperator<RedisLink> link = UnaryOperator.identity();
+    /** How the engine measures a script's time out (its own timeout, should Redisson's not fire). */
+    LongSupplier wallNanos = System::nanoTime;
     // 4 per core: on 2 cores 8 connections carry more commands per write and per Redis wake-up than
     // 16 (quota-bench: +35 % decisions/s, half the Redis CPU per decision); netty: 2 threads per core
     private int connectionPoolSize = Math.max(4, 4 * Runtime.getRuntime().availableProcessors());

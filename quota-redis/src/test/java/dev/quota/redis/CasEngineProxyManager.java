@@ -1,5 +1,6 @@
 package dev.quota.redis;
 
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.AbstractProxyManager;
 import io.github.bucket4j.distributed.proxy.AbstractProxyManagerBuilder;
 import io.github.bucket4j.distributed.proxy.ClientSideConfig;
@@ -36,9 +37,10 @@ final class CasEngineProxyManager extends AbstractProxyManager<String> {
 
     @Override
     protected <T> CommandResult<T> execute(String key, Request<T> request) {
-        // a null expiration strategy (none on the manager) is the engine's to read as "never expires"
-        return next().execute(key, request.getCommand(), request.getExpirationStrategy(),
-                request.getClientSideTime());
+        // a null expiration strategy (none on the manager) is read as "never expires"
+        ExpirationAfterWriteStrategy ttl = request.getExpirationStrategy();
+        return next().run(new CommandJob<>(key, request.getCommand(),
+                ttl != null ? ttl : ExpirationAfterWriteStrategy.none(), request.getClientSideTime()));
     }
 
     @Override

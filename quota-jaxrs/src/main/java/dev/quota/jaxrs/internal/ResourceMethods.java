@@ -2,7 +2,6 @@ package dev.quota.jaxrs.internal;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ResourceInfo;
-import java.lang.reflect.Method;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,12 +10,11 @@ import org.jspecify.annotations.Nullable;
  * request itself on Quarkus REST, which injects nothing into a filter a feature registered but
  * carries the method in its request context
  * ({@code ResteasyReactiveContainerRequestContext.getServerRequestContext().getResteasyReactiveResourceInfo()}),
- * read through reflection so that this module needs no Quarkus jar.
+ * read through reflection ({@link QuarkusRest}) so that this module needs no Quarkus jar.
  */
 public final class ResourceMethods {
 
-    static final String QUARKUS_REQUEST = "org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext";
-    static final String QUARKUS_SERVER_CONTEXT = "org.jboss.resteasy.reactive.server.spi.ServerRequestContext";
+    static final String QUARKUS_REQUEST = QuarkusRest.REQUEST;
 
     private ResourceMethods() {
     }
@@ -37,16 +35,6 @@ public final class ResourceMethods {
     /** Quarkus REST's resource info of the request; null on any other runtime. */
     private static @Nullable ResourceInfo quarkus(ContainerRequestContext request) {
         Object serverContext = QuarkusRest.serverContext(request);
-        if (serverContext == null) {
-            return null;
-        }
-        try {
-            Method info = serverContext.getClass().getClassLoader().loadClass(QUARKUS_SERVER_CONTEXT)
-                    .getMethod("getResteasyReactiveResourceInfo");
-            return info.invoke(serverContext) instanceof ResourceInfo resourceInfo ? resourceInfo : null;
-        } catch (ReflectiveOperationException | LinkageError e) {
-            throw new IllegalStateException("Quarkus REST's ServerRequestContext.getResteasyReactiveResourceInfo()"
-                    + " cannot be called", e);
-        }
+        return serverContext == null ? null : QuarkusRest.resourceInfo(serverContext);
     }
 }

@@ -2,7 +2,6 @@ package dev.quota.jaxrs.internal;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
-import java.lang.reflect.Method;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class VertxPeer implements ContainerRequestFilter {
 
-    static final String HTTP_SERVER_REQUEST = "io.vertx.core.http.HttpServerRequest";
+    static final String HTTP_SERVER_REQUEST = QuarkusRest.HTTP_SERVER_REQUEST;
 
     /** For the runtime. */
     public VertxPeer() {
@@ -33,24 +32,6 @@ public final class VertxPeer implements ContainerRequestFilter {
 
     private static @Nullable String remoteAddress(ContainerRequestContext request) {
         Object serverContext = QuarkusRest.serverContext(request);
-        if (serverContext == null) {
-            return null;
-        }
-        try {
-            Class<?> vertxRequest = serverContext.getClass().getClassLoader().loadClass(HTTP_SERVER_REQUEST);
-            Object http = serverContext.getClass().getMethod("unwrap", Class.class).invoke(serverContext, vertxRequest);
-            if (http == null) {
-                return null;
-            }
-            Object socket = vertxRequest.getMethod("remoteAddress").invoke(http);
-            if (socket == null) {
-                return null;
-            }
-            Method hostAddress = socket.getClass().getClassLoader().loadClass("io.vertx.core.net.SocketAddress")
-                    .getMethod("hostAddress");
-            return (String) hostAddress.invoke(socket);
-        } catch (ReflectiveOperationException | LinkageError e) {
-            throw new IllegalStateException("the Vert.x request's remoteAddress() cannot be read", e);
-        }
+        return serverContext == null ? null : QuarkusRest.remoteAddress(serverContext);
     }
 }

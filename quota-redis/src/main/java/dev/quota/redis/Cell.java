@@ -1,0 +1,36 @@
+package dev.quota.redis;
+
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One key in one round ({@link CasRound}): what Redis is assumed to hold, and the state the jobs
+ * have computed so far. The combiner's alone.
+ */
+final class Cell {
+    final String key;
+    final byte @Nullable [] expected;
+    @Nullable RemoteBucketState state;
+    final boolean knownBefore;
+    final long confirmedNanos;
+    boolean dirty;
+    /** The expiration of the last job that wrote the cell this round. */
+    @Nullable ExpirationAfterWriteStrategy ttl;
+
+    Cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
+         long confirmedNanos) {
+        this.key = key;
+        this.expected = expected;
+        this.state = state;
+        this.knownBefore = knownBefore;
+        this.confirmedNanos = confirmedNanos;
+    }
+
+    /** A job wrote {@code after}, to expire by {@code strategy}. */
+    void write(RemoteBucketState after, ExpirationAfterWriteStrategy strategy) {
+        state = after;
+        dirty = true;
+        ttl = strategy;
+    }
+}

@@ -1,0 +1,63 @@
+package dev.quota.redis;
+
+import dev.quota.core.QuotaStoreException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Commands on their way to Redis on behalf of some jobs: a compare-and-swap script
+ * ({@link ScriptFlight}), the reads a round needs first ({@link ReadFlight}), or the deletion of
+ * unreadable bucket bytes ({@link RepairFlight}). While a flight is out its keys are in flight:
+ * no other job on them is computed until its reply is settled.
+ *
+ * <p>Sent and settled by the combiner ({@link Pipeline}); the reply completes on the client's
+ * thread, which only queues the flight for settling and wakes a waiter.
+ */
+abstract class Flight {
+
+    final List<String> keys;
+    /** The jobs whose waiters are woken when the reply comes (the first that still waits settles it). */
+    final List<CasJob> jobs;
+    @Nullable CompletableFuture<?> reply;
+    long sentWallNanos;
+
+    Flight(List<String> keys, List<CasJob> jobs) {
+        this.keys = keys;
+        this.jobs = jobs;
+    }
+
+    /** Sends the commands; the reply completes {@link #reply}. */
+    abstract void send(RedisLink link);
+
+    /** The reply came (the combiner, holding the flag): answers, holds or fails the jobs. */
+    abstract void settle(Pipeline pipeline);
+
+    /** What a reply that came holds; its failure as a store failure naming {@code key}. Never waits. */
+    static <T> T outcome(CompletableFuture<T> reply, String key, long timeoutNanos) {
+        try {
+            return reply.getNow(null);
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw failure(cause, key, timeoutNanos);
+        }
+    }
+
+    /** A failed reply as the store failure a caller sees. */
+    static QuotaStoreException failure(Throwable cause, String key, long timeoutNanos) {
+        if (cause instanceof QuotaStoreException q) {
+            return q;
+        }
+        if (cause instanceof ExecutionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof TimeoutException) { // given up on by a step: Redis's own timeout did not fire
+            return new QuotaStoreException("redis did not answer within "
+                    + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms (" + key + ")", cause);
+        }
+        return new QuotaStoreException("redis failed (" + key + "): " + cause, cause);
+    }
+}

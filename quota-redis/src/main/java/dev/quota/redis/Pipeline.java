@@ -1,0 +1,317 @@
+package dev.quota.redis;
+
+import dev.quota.core.QuotaStoreException;
+import dev.quota.core.internal.BucketMath;
+import io.github.bucket4j.TimeMeter;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The step the {@link Combiner} runs: settles the flights whose reply came, then sends every job
+ * whose keys are not in flight, computed in one {@link CasRound}. While one script is on its way
+ * the next callers' jobs go out in another, as long as they touch none of its keys: those are held
+ * and go, together, once its reply is settled. So the instance pipelines, and a decision does not
+ * wait for an unrelated one's round trip.
+ *
+ * <p>Invariants (the combiner's state, touched only while holding the flag):
+ * <ul>
+ *   <li>{@code flying} counts, per key, the flights out carrying it; a key in it is never in a
+ *       second flight that writes it, so a script's expected bytes are the latest this instance sent;
+ *   <li>every job taken from the queue is, until answered, in exactly one of {@code held}, a
+ *       flight in {@code flights}, or the batch being launched;
+ *   <li>a step never waits: reads before a round and repairs of unreadable keys go out as flights
+ *       of their own ({@link ReadFlight}, {@link RepairFlight}), the jobs held behind their keys;
+ *   <li>a flight Redis does not answer within the timeout is failed by the next step (Redis's own
+ *       timeout normally fires first), so every key in flight is released.
+ * </ul>
+ * {@code arrivals} is the only state other threads touch: the client's threads add a flight whose
+ * reply came and wake a caller to settle it ({@link #wakeSettler}).
+ */
+final class Pipeline implements Combiner.Work {
+
+    /** The most jobs one round trip carries. */
+    private static final int MAX_BATCH = 256;
+
+    private final RedisLink link;
+    private final TimeMeter clock;
+    /** Measures how long a flight has been out; System.nanoTime unless a test freezes it. */
+    private final LongSupplier wallNanos;
+    private final ExpirationAfterWriteStrategy expiry;
+    private final long timeoutNanos;
+    private final int maxLostRaces;
+    private final long trustNanos;
+    private final boolean reuseState;
+    private final boolean cluster;
+    private final KeyStates known;
+    /** Flights whose reply came and is not settled yet; added to by the Redis client's threads. */
+    private final ConcurrentLinkedQueue<Flight> arrivals = new ConcurrentLinkedQueue<>();
+    // the combiner's alone:
+    private final List<Flight> flights = new ArrayList<>();
+    private final Map<String, Integer> flying = new HashMap<>();
+    /** Jobs taken from the queue that touch a key in flight, or must be computed again; first in line. */
+    private final ArrayDeque<CasJob> held = new ArrayDeque<>();
+    /** The first waiter held behind a key in flight, published after each step; woken for a reply no waiter of its own awaits. */
+    private volatile @Nullable Thread heldWaiter;
+    private volatile int heldCount;
+
+    Pipeline(RedisLink link, TimeMeter clock, LongSupplier wallNanos, ExpirationAfterWriteStrategy expiry,
+             long timeoutNanos, int maxLostRaces, long trustNanos, boolean reuseState, boolean cluster,
+             KeyStates known) {
+        this.link = link;
+        this.clock = clock;
+        this.wallNanos = wallNanos;
+        this.expiry = expiry;
+        this.timeoutNanos = timeoutNanos;
+        this.maxLostRaces = maxLostRaces;
+        this.trustNanos = trustNanos;
+        this.reuseState = reuseState;
+        this.cluster = cluster;
+        this.known = known;
+    }
+
+    long timeoutNanos() {
+        return timeoutNanos;
+    }
+
+    KeyStates known() {
+        return known;
+    }
+
+    /** How many jobs the last step left held (any thread; for tests that wait for a job to be held). */
+    int heldCount() {
+        return heldCount;
+    }
+
+    @Override
+    public void step(Combiner combiner) {
+        long wall = wallNanos.getAsLong();
+        for (Flight flight : flights) {
+            if (wall - flight.sentWallNanos > timeoutNanos && flight.reply != null && !flight.reply.isDone()) {
+                flight.reply.completeExceptionally(new TimeoutException()); // Redis's own timeout did not fire
+            }
+        }
+        Flight arrived;
+        while ((arrived = arrivals.poll()) != null) {
+            settle(arrived);
+        }
+        known.applyForgets();
+        long now = clock.currentTimeNanos();
+        List<CasJob> ready = new ArrayList<>();
+        List<CasJob> toRead = new ArrayList<>();
+        Set<String> reads = new LinkedHashSet<>();
+        for (Iterator<CasJob> it = held.iterator(); it.hasNext() && ready.size() < MAX_BATCH; ) {
+            CasJob job = it.next();
+            if (job.abandoned) {
+                it.remove();
+            } else if (!inFlight(job, reads)) {
+                it.remove();
+                sort(job, ready, toRead, reads, now);
+            }
+        }
+        CasJob next;
+        while (ready.size() < MAX_BATCH && (next = combiner.poll()) != null) {
+            if (inFlight(next, reads)) {
+                held.add(next); // waits for the reply that decides its keys, then goes at once
+            } else {
+                sort(next, ready, toRead, reads, now);
+            }
+        }
+        try {
+            if (!toRead.isEmpty()) {
+                send(new ReadFlight(new ArrayList<>(reads), toRead, now));
+            }
+            if (!ready.isEmpty()) {
+                launch(ready, now);
+            }
+        } finally {
+            heldWaiter = firstWaiter(held);
+            heldCount = held.size();
+        }
+    }
+
+    /** Puts {@code job} in the round, among the jobs that read first, or fails it past its retry budget. */
+    private void sort(CasJob job, List<CasJob> ready, List<CasJob> toRead, Set<String> reads, long now) {
+        if (job.rounds > maxLostRaces) {
+            job.fail(new QuotaStoreException("redis compare-and-swap lost " + job.rounds + " races, past the"
+                    + " retry budget of " + maxLostRaces + " lost races: keys written elsewhere all the time"));
+            return;
+        }
+        if (!job.read) {
+            List<String> missing = new ArrayList<>();
+            for (String key : job.keys()) {
+                // a fresh read of every key first, unless written states are reused; after a lost
+                // race, of the keys forgotten since (what the script answered is known)
+                if (job.rounds == 0 ? !reuseState : known.get(key, now) == null) {
+                    missing.add(key);
+                }
+            }
+            if (!missing.isEmpty()) {
+                reads.addAll(missing);
+                toRead.add(job);
+                return;
+            }
+        }
+        ready.add(job);
+    }
+
+    private boolean inFlight(CasJob job, Set<String> reading) {
+        if (flying.isEmpty() && reading.isEmpty()) {
+            return false;
+        }
+        for (String key : job.keys()) {
+            if (flying.containsKey(key) || reading.contains(key)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Computes the jobs and sends their scripts; answers at once what needs no round trip. */
+    private void launch(List<CasJob> jobs, long now) {
+        List<ScriptFlight> scripts;
+        try {
+            scripts = new CasRound(known, now, expiry).compute(jobs, trustNanos, cluster);
+        } catch (Throwable t) {
+            CasJob.failAll(jobs, t);
+            rethrowError(t);
+            return;
+        }
+        Error error = null;
+        for (ScriptFlight script : scripts) {
+            if (error != null) {
+                CasJob.failAll(script.jobs, error); // never sent: nobody else would answer them
+                continue;
+            }
+            try {
+                send(script);
+            } catch (Error e) {
+                error = e;
+            }
+        }
+        if (error != null) {
+            throw error;
+        }
+    }
+
+    /**
+     * Sends {@code flight} and puts its keys in flight; when sending throws, its jobs fail with
+     * it, and an {@link Error} is thrown on after them.
+     */
+    void send(Flight flight) {
+        try {
+            flight.send(link);
+        } catch (Throwable t) {
+            CasJob.failAll(flight.jobs, t);
+            rethrowError(t);
+            return;
+        }
+        flight.sentWallNanos = wallNanos.getAsLong();
+        for (String key : flight.keys) {
+            flying.merge(key, 1, Integer::sum);
+        }
+        flights.add(flight);
+        flight.reply.whenComplete((answer, failure) -> {
+            arrivals.add(flight);
+            wake(flight);
+        });
+    }
+
+    /** A reply came: its keys leave flight; the flight answers, holds or fails its jobs. */
+    private void settle(Flight flight) {
+        flights.remove(flight);
+        for (String key : flight.keys) {
+            flying.computeIfPresent(key, (k, count) -> count == 1 ? null : count - 1);
+        }
+        try {
+            flight.settle(this);
+        } catch (Throwable t) {
+            CasJob.failAll(flight.jobs, t);
+            rethrowError(t);
+        }
+    }
+
+    /** Holds {@code jobs} first in line, in their order, to go in the next step's round. */
+    void holdFirst(List<CasJob> jobs) {
+        for (int i = jobs.size() - 1; i >= 0; i--) {
+            CasJob job = jobs.get(i);
+            if (!job.done) {
+                held.addFirst(job);
+            }
+        }
+    }
+
+    /** The jobs' keys changed elsewhere, or were repaired: computed again, first in line. */
+    void computeAgain(List<CasJob> jobs) {
+        for (CasJob job : jobs) {
+            job.rounds++;
+            job.read = false;
+        }
+        holdFirst(jobs);
+    }
+
+    /**
+     * Remembers what Redis holds at {@code key}, as confirmed at {@code confirmedNanos}. Bytes
+     * that are not a bucket state count as no key, and their deletion goes out as a flight of its
+     * own (jobs on the key wait for it), waking a waiter of {@code waiting}.
+     */
+    void remember(String key, byte @Nullable [] bytes, long confirmedNanos, List<CasJob> waiting) {
+        RemoteBucketState state = null;
+        if (bytes != null) {
+            try {
+                state = BucketMath.deserialize(bytes);
+            } catch (RuntimeException e) {
+                BucketRepair.unreadable(key, bytes, e);
+                send(RepairFlight.unreadable(key, bytes, waiting));
+            }
+        }
+        known.put(key, KeyStates.knownState(state == null ? null : bytes, state, confirmedNanos,
+                state == null ? 0 : expiry.calculateTimeToLiveMillis(state, confirmedNanos)), confirmedNanos);
+    }
+
+    /** Any thread: wakes a caller to settle the first reply that came. */
+    @Override
+    public void wakeSettler() {
+        Flight arrived = arrivals.peek();
+        if (arrived != null) {
+            wake(arrived);
+        }
+    }
+
+    /** Wakes a waiter of {@code flight}'s jobs, or when none waits, the first waiter held behind a key. */
+    private void wake(Flight flight) {
+        if (!CasJob.wakeOne(flight.jobs)) {
+            Thread waiter = heldWaiter;
+            if (waiter != null) {
+                LockSupport.unpark(waiter);
+            }
+        }
+    }
+
+    private static @Nullable Thread firstWaiter(ArrayDeque<CasJob> jobs) {
+        for (CasJob job : jobs) {
+            if (job.awaited()) {
+                return job.waiter;
+            }
+        }
+        return null;
+    }
+
+    private static void rethrowError(Throwable t) {
+        if (t instanceof Error e) {
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.quota.redis;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The commands the compare-and-swap engine sends, each answered asynchronously: the seam between
+ * the engine and the Redis client. The engine never waits on a reply while it combines; a reply
+ * completes its future on the client's thread and is settled by the next caller that combines.
+ *
+ * <p>{@link RedissonLink} sends them through Redisson. A test may wrap it to hold each reply until
+ * it releases it, so that the same engine code runs in an order the test chooses.
+ */
+interface RedisLink {
+
+    /** Runs the compare-and-swap script ({@link CasScript}) on {@code keys}, routed by the first. */
+    CompletableFuture<List<Object>> compareAndSwap(List<Object> keys, Object[] arguments);
+
+    /** Reads one key's bytes; null when it does not exist. */
+    CompletableFuture<byte[]> get(String key);
+
+    /**
+     * Deletes {@code key} if it holds another type than a string, or, when {@code unreadable} is
+     * given, if it still holds those bytes ({@link BucketRepair#DELETE_IF_UNCHANGED}). Answers what
+     * was done: 0 nothing, 1 no key, 2 another type deleted, 3 unreadable bytes deleted.
+     */
+    CompletableFuture<Long> deleteUnreadable(String key, byte @org.jspecify.annotations.Nullable [] unreadable);
+
+    /** Deletes one key. */
+    CompletableFuture<?> delete(String key);
+}

@@ -1,0 +1,108 @@
+package dev.quota.redis;
+
+import dev.quota.core.QuotaStoreException;
+import dev.quota.core.internal.BucketMath;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The keys of one Redis Cluster slot in one round, the jobs computed on them, and the
+ * compare-and-swap script ({@link CasScript}) that checks every key still holds what was assumed
+ * and writes the new states with their TTLs.
+ */
+final class ScriptFlight extends Flight {
+
+    final List<Cell> cells = new ArrayList<>();
+    /** The round's time, by the store's clock: when what the script confirms was true. */
+    private final long now;
+    private final ExpirationAfterWriteStrategy expiry;
+    private byte[][] written = new byte[0][];
+    private long[] ttls = new long[0];
+
+    ScriptFlight(long now, ExpirationAfterWriteStrategy expiry) {
+        super(new ArrayList<>(), new ArrayList<>());
+        this.now = now;
+        this.expiry = expiry;
+    }
+
+    void add(Cell cell) {
+        cells.add(cell);
+        keys.add(cell.key);
+    }
+
+    @Override
+    void send(RedisLink link) {
+        int n = cells.size();
+        List<Object> scriptKeys = new ArrayList<>(n);
+        byte[][] expected = new byte[n][];
+        ttls = new long[n];
+        written = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            Cell cell = cells.get(i);
+            scriptKeys.add(cell.key);
+            expected[i] = cell.expected;
+            if (cell.dirty && cell.state != null) {
+                written[i] = BucketMath.serialize(cell.state);
+                ExpirationAfterWriteStrategy strategy = cell.ttl != null ? cell.ttl : expiry;
+                // a strategy's 0 or less means no expiry; the script takes 0 for that
+                ttls[i] = Math.max(0, strategy.calculateTimeToLiveMillis(cell.state, now));
+            }
+        }
+        reply = link.compareAndSwap(scriptKeys, CasScript.arguments(n, expected, written, ttls));
+    }
+
+    /** Whether the script writes a key (else it only checks what keys hold). */
+    private boolean writes() {
+        for (byte[] bytes : written) {
+            if (bytes != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Answers the jobs when the script wrote; when keys differed, remembers what they hold and
+     * computes the jobs again. A failed script voids what was known of its keys: when it failed
+     * because a key holds another type, the keys are repaired and the jobs computed again; else
+     * its decisions fail, in doubt when it wrote, because it may have run after all.
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    void settle(Pipeline pipeline) {
+        List<Object> answer;
+        try {
+            answer = Flight.outcome((CompletableFuture<List<Object>>) reply, keys.get(0), pipeline.timeoutNanos());
+        } catch (QuotaStoreException e) {
+            keys.forEach(pipeline.known()::remove); // the next decision on them reads them afresh
+            if (BucketRepair.isWrongType(e)) {
+                pipeline.send(RepairFlight.wrongType(keys, jobs, e));
+                return;
+            }
+            // its decisions are refused: were the script applied after all, its tokens stay taken
+            // (a refused request paid for), never given to a second decision
+            QuotaStoreException doubt = writes() ? QuotaStoreException.inDoubt(
+                    "write in doubt: " + e.getMessage(), e.getCause() != null ? e.getCause() : e) : e;
+            CasJob.failAll(jobs, doubt);
+            return;
+        }
+        List<CasScript.Difference> differences = CasScript.differences(answer);
+        if (differences.isEmpty()) {
+            for (int i = 0; i < cells.size(); i++) {
+                Cell cell = cells.get(i);
+                byte[] holds = written[i] != null ? written[i] : cell.expected;
+                pipeline.known().put(cell.key, KeyStates.knownState(holds, holds == null ? null : cell.state, now,
+                        ttls[i] > 0 || holds == null ? ttls[i] : expiry.calculateTimeToLiveMillis(cell.state, now)),
+                        now);
+            }
+            jobs.forEach(CasJob::complete);
+            return;
+        }
+        for (CasScript.Difference difference : differences) {
+            pipeline.remember(cells.get(difference.index()).key, difference.holds(), now, jobs);
+        }
+        pipeline.computeAgain(jobs);
+    }
+}
