@@ -33,26 +33,36 @@ class QuotaProducers {
     private final @Nullable Instance<QuotaListener> listeners;
     private final @Nullable Instance<Object> beans;
     private final @Nullable QuotaRequest requestView;
+    /** The portable extension, a bean where the container runs it (Weld), none on CDI Lite. */
+    private final @Nullable Instance<QuotaExtension> portable;
     private @Nullable Quotas quotas;
     private boolean closed;
 
     /** For the container's client proxy. */
     QuotaProducers() {
-        this(null, null, null, null);
+        this(null, null, null, null, null);
     }
 
     @Inject
     QuotaProducers(@Nullable Instance<CustomerDirectory> directories, @Nullable Instance<QuotaListener> listeners,
-                   @Nullable Instance<Object> beans, @Nullable QuotaRequest requestView) {
+                   @Nullable Instance<Object> beans, @Nullable QuotaRequest requestView,
+                   @Nullable Instance<QuotaExtension> portable) {
         this.directories = directories;
         this.listeners = listeners;
         this.beans = beans;
         this.requestView = requestView;
+        this.portable = portable;
     }
 
-    /** Starts the service as the application starts: a bad setting fails start-up, not the first request. */
+    /**
+     * Starts the service as the application starts on a CDI Lite container (Quarkus): a bad setting
+     * fails start-up, not the first request. Where portable extensions run, the Jakarta REST
+     * application's start does it ({@link QuotaExtension}).
+     */
     void start(@Observes Startup startup) {
-        quotas();
+        if (portable == null || portable.isUnsatisfied()) {
+            quotas();
+        }
     }
 
     /** The container's proxy to the current request's {@link QuotaRequest}. */

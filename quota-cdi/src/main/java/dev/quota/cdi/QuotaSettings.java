@@ -1,5 +1,7 @@
 package dev.quota.cdi;
 
+import dev.quota.core.internal.Durations;
+import dev.quota.core.internal.Suggestions;
 import dev.quota.jaxrs.AdminTokens;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -9,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -92,7 +93,6 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
             JCACHE_CACHE, JCACHE_MODE, JCACHE_RETRY_BUDGET, JCACHE_EXPIRE, KEY_PREFIX,
             CALLER, CUSTOMERS_TTL, CUSTOMERS_MAX, ADMIN_TOKEN_FILE);
 
-    private static final Pattern DURATION = Pattern.compile("(\\d{1,9})\\s*(ms|s|m|h|d)");
     private static final Pattern CACHE_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,128}");
 
     /** Copies the list. */
@@ -202,7 +202,7 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
             }
         }
         for (String name : unknown) {
-            String close = NAMES.stream().filter(known -> distance(known, name) <= 2).findFirst().orElse(null);
+            String close = Suggestions.closest(name, new TreeSet<>(NAMES));
             problems.add(name + ": unknown setting" + (close != null ? " (did you mean " + close + "?)"
                     : " (known: " + String.join(", ", new TreeSet<>(NAMES)) + ")"));
         }
@@ -240,40 +240,27 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
         return out;
     }
 
-    /** {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}, {@code 1d}, or an ISO-8601 {@code PT30S}. */
+    /**
+     * A duration in the config file's grammar ({@link Durations}: {@code 500ms}, {@code 30s},
+     * {@code 5m}, {@code 1h}, {@code 1d}); besides it a plain {@code 0}, where {@code zeroAllowed}
+     * (it turns the setting off).
+     */
     static Duration duration(SettingsSource source, String name, String defaultValue, boolean zeroAllowed,
                              List<String> problems) {
         String value = text(source, name, defaultValue);
-        Duration duration = null;
-        Matcher m = DURATION.matcher(value);
         if (value.equals("0")) {
-            duration = Duration.ZERO;
-        } else if (m.matches()) {
-            long n = Long.parseLong(m.group(1));
-            duration = switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                default -> Duration.ofDays(n);
-            };
-        } else if (value.toUpperCase(Locale.ROOT).startsWith("PT") || value.toUpperCase(Locale.ROOT).startsWith("P")) {
-            try {
-                duration = Duration.parse(value);
-            } catch (RuntimeException e) {
-                duration = null;
+            if (zeroAllowed) {
+                return Duration.ZERO;
             }
-        }
-        if (duration == null || duration.isNegative()) {
-            problems.add(name + ": \"" + clip(value) + "\" is not a duration (a number and ms, s, m, h or d, such as "
-                    + defaultValue + ")");
-            return Duration.parse("PT1S");
-        }
-        if (duration.isZero() && !zeroAllowed) {
             problems.add(name + ": must be more than 0");
-            return Duration.parse("PT1S");
+            return Duration.ofSeconds(1);
         }
-        return duration;
+        try {
+            return Durations.parse(value, text -> "\"" + clip(text) + "\"");
+        } catch (IllegalArgumentException e) {
+            problems.add(name + ": " + e.getMessage());
+            return Duration.ofSeconds(1);
+        }
     }
 
     private static long count(SettingsSource source, String name, long defaultValue, List<String> problems) {
@@ -328,25 +315,5 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
     /** A setting's value in a message, cut to 80 characters. */
     private static String clip(String value) {
         return value.length() <= 80 ? value : value.substring(0, 80) + "...";
-    }
-
-    /** Levenshtein distance, for "did you mean". */
-    private static int distance(String a, String b) {
-        int[] previous = new int[b.length() + 1];
-        int[] current = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            previous[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            current[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                current[j] = Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
-            }
-            int[] swap = previous;
-            previous = current;
-            current = swap;
-        }
-        return previous[b.length()];
     }
 }

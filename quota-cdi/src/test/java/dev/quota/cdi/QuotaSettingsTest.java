@@ -111,8 +111,8 @@ class QuotaSettingsTest {
                 "quota.jcache.cache", "no spaces"), Map.of())))
                 .isInstanceOfSatisfying(InvalidSettingsException.class, e -> assertThat(e.problems()).containsExactly(
                         "quota.store: unknown store \"redsi\" (use redis, jcache or memory)",
-                        "quota.redis.timeout: \"2 minutes\" is not a duration (a number and ms, s, m, h or d, such as"
-                                + " 2s)",
+                        "quota.redis.timeout: must be a number and a unit like 15m (units ms, s, m, h, d) but was"
+                                + " \"2 minutes\"",
                         "quota.redis.retry-budget: must be a whole number >= 1 but was \"500ms\"",
                         "quota.jcache.cache: must be 1 to 128 of A-Z a-z 0-9 _ . - but was \"no spaces\"",
                         "quota.caller: unknown caller \"cookie\" (use api-key, principal, or both in order:"
@@ -194,6 +194,17 @@ class QuotaSettingsTest {
                 .hasMessage("quota settings: quota.customers.ttl: must be more than 0");
         assertThat(QuotaSettings.read(source(Map.of("quota.plans.reload-interval", "0"), Map.of())).reloadInterval())
                 .isZero();
+    }
+
+    @Test
+    void read_durations_followThePlansFileGrammar_unitsOnlyNoIso() {
+        assertThat(QuotaSettings.read(source(Map.of("quota.customers.ttl", " 90s "), Map.of())).customersTtl())
+                .hasSeconds(90);
+        assertThatThrownBy(() -> QuotaSettings.read(source(Map.of("quota.customers.ttl", "PT30S"), Map.of())))
+                .hasMessage("quota settings: quota.customers.ttl: must be a number and a unit like 15m"
+                        + " (units ms, s, m, h, d) but was \"PT30S\"");
+        assertThatThrownBy(() -> QuotaSettings.read(source(Map.of("quota.customers.ttl", "5mins"), Map.of())))
+                .hasMessage("quota settings: quota.customers.ttl: unknown unit \"mins\" (use ms, s, m, h, d)");
     }
 
     @Test

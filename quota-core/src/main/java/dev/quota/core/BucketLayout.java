@@ -74,9 +74,9 @@ final class BucketLayout {
      * the amount's limits, each with their calendar windows; limits cut to this instance's
      * {@code share} ({@link LocalShare#WHOLE} on the shared store).
      */
-    List<Slot> request(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
+    List<Draw> request(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                        @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
-        List<Slot> out = new ArrayList<>(6);
+        List<Draw> out = new ArrayList<>(6);
         addPlan(out, config, customer, plan, rule, share);
         addAfterPlan(out, config, customer, plan, rule, amount, amountLimits, share);
         return out;
@@ -86,8 +86,8 @@ final class BucketLayout {
      * The plan's buckets of a request: the rule's cost (1 without a rule). What a request whose
      * amount is in its body is charged when it arrives, before the body is read.
      */
-    List<Slot> plan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule, LocalShare share) {
-        List<Slot> out = new ArrayList<>(2);
+    List<Draw> plan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule, LocalShare share) {
+        List<Draw> out = new ArrayList<>(2);
         addPlan(out, config, customer, plan, rule, share);
         return out;
     }
@@ -96,21 +96,21 @@ final class BucketLayout {
      * A request's buckets besides the plan's: the rule per customer and shared, and the amount's
      * limits. What such a request is charged once its body is read.
      */
-    List<Slot> afterPlan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
+    List<Draw> afterPlan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                          @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
-        List<Slot> out = new ArrayList<>(4);
+        List<Draw> out = new ArrayList<>(4);
         addAfterPlan(out, config, customer, plan, rule, amount, amountLimits, share);
         return out;
     }
 
-    private void addPlan(List<Slot> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
+    private void addPlan(List<Draw> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                          LocalShare share) {
         long cost = rule == null ? 1 : rule.cost();
         add(out, customerKey(customerPart(customer), "p"), plan.name(), plan.limits(), customer.multiplier(), share,
-                cost, Slot.Role.PLAN, config.version(), clock.instant(), plan.onStoreFailure(), config.modeOf(plan));
+                cost, Draw.Role.PLAN, config.version(), clock.instant(), plan.onStoreFailure(), config.modeOf(plan));
     }
 
-    private void addAfterPlan(List<Slot> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
+    private void addAfterPlan(List<Draw> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                               @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         Instant now = clock.instant();
         String c = customerPart(customer);
@@ -119,8 +119,8 @@ final class BucketLayout {
             FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
             Mode mode = config.modeOf(rule);
             add(out, customerKey(c, "r:" + rule.name()), rule.name(), rule.perCustomer(), scale, share, 1,
-                    Slot.Role.RULE, config.version(), now, policy, mode);
-            add(out, sharedKey(rule), rule.name(), rule.shared(), 1.0, share, 1, Slot.Role.SHARED,
+                    Draw.Role.RULE, config.version(), now, policy, mode);
+            add(out, sharedKey(rule), rule.name(), rule.shared(), 1.0, share, 1, Draw.Role.SHARED,
                     config.version(), now, policy, mode);
         }
         if (amount != null && amountLimits != null) {
@@ -129,8 +129,8 @@ final class BucketLayout {
     }
 
     /** The buckets of an amount on its own (a resource's own check after the request was admitted). */
-    List<Slot> amount(QuotaConfig config, Customer customer, AmountLimits limits, Amount amount, LocalShare share) {
-        List<Slot> out = new ArrayList<>(2);
+    List<Draw> amount(QuotaConfig config, Customer customer, AmountLimits limits, Amount amount, LocalShare share) {
+        List<Draw> out = new ArrayList<>(2);
         addAmount(out, config, customerPart(customer), limits, amount.qualifier(), amount.value(),
                 customer.multiplier(), share, clock.instant());
         return out;
@@ -140,42 +140,42 @@ final class BucketLayout {
      * The customer's own request buckets: the plan, and every rule's per-customer limits (by rule
      * name). What the standing reports and what a reset deletes, current calendar windows included.
      */
-    List<Slot> customerBuckets(QuotaConfig config, Customer customer, Plan plan) {
+    List<Draw> customerBuckets(QuotaConfig config, Customer customer, Plan plan) {
         Instant now = clock.instant();
         String c = customerPart(customer);
-        List<Slot> out = new ArrayList<>();
+        List<Draw> out = new ArrayList<>();
         add(out, customerKey(c, "p"), plan.name(), plan.limits(), customer.multiplier(), LocalShare.WHOLE, 1,
-                Slot.Role.PLAN, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
+                Draw.Role.PLAN, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
         List<Rule> rules = new ArrayList<>(config.rules().values());
         rules.sort(Comparator.comparing(Rule::name));
         for (Rule rule : rules) {
             add(out, customerKey(c, "r:" + rule.name()), rule.name(), rule.perCustomer(), customer.multiplier(),
-                    LocalShare.WHOLE, 1, Slot.Role.RULE, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
+                    LocalShare.WHOLE, 1, Draw.Role.RULE, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
         }
         return out;
     }
 
     /** The customer's amount buckets for one qualifier, for its standing. */
-    List<Slot> amountBuckets(QuotaConfig config, Customer customer, AmountLimits limits, String qualifier) {
-        List<Slot> out = new ArrayList<>(2);
+    List<Draw> amountBuckets(QuotaConfig config, Customer customer, AmountLimits limits, String qualifier) {
+        List<Draw> out = new ArrayList<>(2);
         addAmount(out, config, customerPart(customer), limits, qualifier, 1, customer.multiplier(), LocalShare.WHOLE,
                 clock.instant());
         return out;
     }
 
     /** The failed-key bucket of one client address group; policy {@code identity-failed-keys}. */
-    Slot failedKeys(QuotaConfig config, String addressGroup, LocalShare share) {
-        List<Slot> out = new ArrayList<>(1);
+    Draw failedKeys(QuotaConfig config, String addressGroup, LocalShare share) {
+        List<Draw> out = new ArrayList<>(1);
         List<Limit> limits = guardLimits.get(config.identity(), identity -> List.of(identity.failedKeys()));
         add(out, prefix + ":{f." + Hashes.keyPart(addressGroup) + "}", GUARD_POLICY_PREFIX, limits, 1.0, share, 1,
-                Slot.Role.GUARD, config.version(), clock.instant(), FailurePolicy.LOCAL, config.mode());
+                Draw.Role.GUARD, config.version(), clock.instant(), FailurePolicy.LOCAL, config.mode());
         return out.get(0);
     }
 
-    private void addAmount(List<Slot> out, QuotaConfig config, String c, AmountLimits limits, String qualifier,
+    private void addAmount(List<Draw> out, QuotaConfig config, String c, AmountLimits limits, String qualifier,
                            long tokens, double scale, LocalShare share, Instant now) {
         add(out, customerKey(c, "a:" + limits.name() + ":" + qualifier), limits.name(), limits.limits(), scale,
-                share, tokens, Slot.Role.AMOUNT, config.version(), now, limits.onStoreFailure(), config.mode());
+                share, tokens, Draw.Role.AMOUNT, config.version(), now, limits.onStoreFailure(), config.mode());
     }
 
     private String customerKey(String customerPart, String suffix) {
@@ -195,8 +195,8 @@ final class BucketLayout {
      * at {@code baseKey}, then each calendar limit in a bucket of its own for the current window.
      * Limits are multiplied by {@code scale}, then cut to {@code share}.
      */
-    private void add(List<Slot> out, String baseKey, String policyPrefix, List<Limit> limits, double scale,
-                     LocalShare share, long tokens, Slot.Role role, long version, Instant now, FailurePolicy onFailure,
+    private void add(List<Draw> out, String baseKey, String policyPrefix, List<Limit> limits, double scale,
+                     LocalShare share, long tokens, Draw.Role role, long version, Instant now, FailurePolicy onFailure,
                      Mode mode) {
         if (limits.isEmpty()) {
             return;
@@ -204,7 +204,7 @@ final class BucketLayout {
         Rolling roll = rolling.get(new SpecKey(limits, scale, share, version, policyPrefix),
                 k -> Rolling.of(limits, scale, share, version, policyPrefix));
         if (roll.spec != null) {
-            out.add(new Slot(new BucketKey(baseKey), roll.spec, roll.limits, roll.policies, null, tokens, role,
+            out.add(new Draw(new BucketKey(baseKey), roll.spec, roll.limits, roll.policies, null, tokens, role,
                     onFailure, mode, roll.noShare));
         }
         for (int i = 0; i < roll.calendars.size(); i++) {
@@ -213,7 +213,7 @@ final class BucketLayout {
             BucketSpec spec = windows.get(new WindowKey(limit, window.start().getEpochSecond(), version), k ->
                     new BucketSpec(List.of(new Limit(limit.name(), limit.capacity(),
                             Refill.interval(limit.capacity(), window.length()))), version));
-            out.add(new Slot(new BucketKey(baseKey + ":" + limit.name() + ":" + window.start().getEpochSecond()),
+            out.add(new Draw(new BucketKey(baseKey + ":" + limit.name() + ":" + window.start().getEpochSecond()),
                     spec, roll.calendarLimits.get(i), roll.calendarPolicies.get(i), window, tokens, role, onFailure,
                     mode, roll.calendarNoShare.get(i)));
         }

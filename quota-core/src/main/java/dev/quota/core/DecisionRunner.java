@@ -82,7 +82,7 @@ final class DecisionRunner {
      * Decides with the buckets {@code planner} lays out for a share of the limits
      * ({@link LocalShare#WHOLE} on the shared store, this instance's share on the in-JVM fallback).
      */
-    QuotaDecision run(Function<LocalShare, List<Slot>> planner) {
+    QuotaDecision run(Function<LocalShare, List<Draw>> planner) {
         QuotaDecision decision = decide(planner);
         QuotaDecision.Fallback fallenBack = decision.fallback();
         if (fallenBack != null) {
@@ -98,8 +98,8 @@ final class DecisionRunner {
         return counts;
     }
 
-    private QuotaDecision decide(Function<LocalShare, List<Slot>> planner) {
-        List<Slot> slots = planner.apply(LocalShare.WHOLE);
+    private QuotaDecision decide(Function<LocalShare, List<Draw>> planner) {
+        List<Draw> slots = planner.apply(LocalShare.WHOLE);
         QuotaDecision decision;
         try {
             decision = execute(store, slots);
@@ -144,8 +144,8 @@ final class DecisionRunner {
      * 10 over 16 instances leaves ranks 10 to 15 none) refuses with 503, as {@code closed} would: the
      * instances that hold the limit's tokens answer for it.
      */
-    private QuotaDecision local(List<Slot> slots, QuotaDecision.Fallback fallenBack) {
-        for (Slot slot : slots) {
+    private QuotaDecision local(List<Draw> slots, QuotaDecision.Fallback fallenBack) {
+        for (Draw slot : slots) {
             if (slot.noShare() && slot.mode() == Mode.ENFORCE) {
                 return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter,
                         Receipt.NONE, new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.LOCAL,
@@ -176,17 +176,17 @@ final class DecisionRunner {
         }
     }
 
-    private QuotaDecision execute(QuotaStore target, List<Slot> slots) {
+    private QuotaDecision execute(QuotaStore target, List<Draw> slots) {
         Instant now = clock.instant();
         int n = slots.size();
         boolean shadow = false;
-        for (Slot slot : slots) {
+        for (Draw slot : slots) {
             shadow |= slot.mode() == Mode.SHADOW;
         }
         // with shadow limits, a refusal by one of them must not charge anything: see below
         List<Take> takes = new ArrayList<>(n);
-        for (Slot slot : slots) {
-            takes.add(slot.take(!shadow && slot.role() == Slot.Role.PLAN));
+        for (Draw slot : slots) {
+            takes.add(slot.take(!shadow && slot.role() == Draw.Role.PLAN));
         }
         ConsumeResult[] results = call(() -> target.tryConsume(takes)).toArray(new ConsumeResult[0]);
         int refusing = firstLacking(slots, results, Mode.ENFORCE);
@@ -197,7 +197,7 @@ final class DecisionRunner {
             if (shadow) {
                 chargePlan(target, slots, results);
             }
-            Slot violated = slots.get(refusing);
+            Draw violated = slots.get(refusing);
             if (violated.exceedsCapacity()) {
                 return decision(QuotaDecision.Outcome.EXCEEDS_LIMIT, slots, results, refusing, Duration.ZERO, now,
                         target);
@@ -213,7 +213,7 @@ final class DecisionRunner {
         for (int i = 0; i < n; i++) {
             if (slots.get(i).mode() == Mode.ENFORCE) {
                 enforced.add(i);
-                enforcedTakes.add(slots.get(i).take(slots.get(i).role() == Slot.Role.PLAN));
+                enforcedTakes.add(slots.get(i).take(slots.get(i).role() == Draw.Role.PLAN));
             }
         }
         if (!enforcedTakes.isEmpty()) {
@@ -223,7 +223,7 @@ final class DecisionRunner {
             }
             refusing = firstLacking(slots, results, Mode.ENFORCE);
             if (refusing >= 0) { // an enforced bucket ran dry in between
-                Slot violated = slots.get(refusing);
+                Draw violated = slots.get(refusing);
                 return decision(QuotaDecision.Outcome.REJECTED, slots, results, refusing,
                         violated.retryAfter(results[refusing], now), now, target);
             }
@@ -236,11 +236,11 @@ final class DecisionRunner {
      * With shadow limits present, a refusal took nothing; an enforced refusal by a rule, shared or
      * amount limit still charges the plan's enforced buckets one token, in a second call.
      */
-    private void chargePlan(QuotaStore target, List<Slot> slots, ConsumeResult[] results) {
+    private void chargePlan(QuotaStore target, List<Draw> slots, ConsumeResult[] results) {
         List<Integer> plan = new ArrayList<>(2);
         for (int i = 0; i < slots.size(); i++) {
-            Slot slot = slots.get(i);
-            if (slot.role() == Slot.Role.PLAN && slot.mode() == Mode.ENFORCE) {
+            Draw slot = slots.get(i);
+            if (slot.role() == Draw.Role.PLAN && slot.mode() == Mode.ENFORCE) {
                 if (!results[i].sufficient()) {
                     return; // the plan itself refused: nothing to charge
                 }
@@ -252,7 +252,7 @@ final class DecisionRunner {
         }
         List<Take> takes = new ArrayList<>(plan.size());
         for (int i : plan) {
-            Slot slot = slots.get(i);
+            Draw slot = slots.get(i);
             takes.add(new Take(slot.key(), slot.spec(), 1, 0)); // a refused request costs one token
         }
         List<ConsumeResult> charged = call(() -> target.tryConsume(takes));
@@ -261,7 +261,7 @@ final class DecisionRunner {
         }
     }
 
-    private static int firstLacking(List<Slot> slots, ConsumeResult[] results, Mode mode) {
+    private static int firstLacking(List<Draw> slots, ConsumeResult[] results, Mode mode) {
         for (int i = 0; i < results.length; i++) {
             if (slots.get(i).mode() == mode && !results[i].sufficient()) {
                 return i;
@@ -270,13 +270,13 @@ final class DecisionRunner {
         return -1;
     }
 
-    private static QuotaDecision decision(QuotaDecision.Outcome outcome, List<Slot> slots, ConsumeResult[] results,
+    private static QuotaDecision decision(QuotaDecision.Outcome outcome, List<Draw> slots, ConsumeResult[] results,
                                           int violatedSlot, Duration retryAfter, Instant now, QuotaStore target) {
         List<LimitStatus> statuses = new ArrayList<>(slots.size() + 2);
         List<Take> refundable = new ArrayList<>(slots.size());
         LimitStatus violated = null;
         for (int i = 0; i < slots.size(); i++) {
-            Slot slot = slots.get(i);
+            Draw slot = slots.get(i);
             int before = statuses.size();
             slot.statuses(results[i], now, statuses);
             if (i == violatedSlot) {
@@ -297,9 +297,9 @@ final class DecisionRunner {
     }
 
     /** CLOSED beats LOCAL beats OPEN: the most careful policy among the buckets involved. */
-    private static FailurePolicy strictest(List<Slot> slots) {
+    private static FailurePolicy strictest(List<Draw> slots) {
         FailurePolicy result = FailurePolicy.OPEN;
-        for (Slot slot : slots) {
+        for (Draw slot : slots) {
             if (slot.onFailure() == FailurePolicy.CLOSED) {
                 return FailurePolicy.CLOSED;
             }

@@ -134,7 +134,7 @@ final class FailedKeyGuard {
      * follows its failure policy when the next unknown key is counted).
      */
     QuotaDecision sharedBlock(QuotaConfig config, String group) {
-        Slot slot = layout.failedKeys(config, group, LocalShare.WHOLE);
+        Draw slot = layout.failedKeys(config, group, LocalShare.WHOLE);
         if (slot.mode() == Mode.SHADOW || unblockedAt.getIfPresent(group) != null) {
             return NOT_BLOCKED;
         }
@@ -150,8 +150,8 @@ final class FailedKeyGuard {
             if (remaining < 1) {
                 Limit limit = slot.declared().get(i);
                 Duration retry = slot.window() != null ? slot.window().remaining(clock.instant())
-                        : Slot.refillTime(limit, 1 - remaining);
-                Duration reset = slot.window() != null ? retry : Slot.refillTime(limit, limit.capacity() - remaining);
+                        : Draw.refillTime(limit, 1 - remaining);
+                Duration reset = slot.window() != null ? retry : Draw.refillTime(limit, limit.capacity() - remaining);
                 LimitStatus status = new LimitStatus(slot.policies().get(i), limit, 0, reset, retry, true);
                 QuotaDecision rejection = new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(status), status,
                         retry);

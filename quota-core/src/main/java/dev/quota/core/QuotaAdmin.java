@@ -93,7 +93,7 @@ public final class QuotaAdmin {
      */
     public void reset(Customer customer) {
         QuotaConfig cfg = config.get();
-        for (Slot slot : layout.customerBuckets(cfg, customer, QuotaService.planOf(cfg, customer))) {
+        for (Draw slot : layout.customerBuckets(cfg, customer, QuotaService.planOf(cfg, customer))) {
             DecisionRunner.call(() -> {
                 store.reset(slot.key());
                 return null;
@@ -101,10 +101,10 @@ public final class QuotaAdmin {
         }
     }
 
-    private List<LimitStatus> peek(List<Slot> slots) {
+    private List<LimitStatus> peek(List<Draw> slots) {
         Instant now = layout.clock().instant();
         List<LimitStatus> out = new ArrayList<>();
-        for (Slot slot : slots) {
+        for (Draw slot : slots) {
             ConsumeResult result = DecisionRunner.call(() -> store.peek(slot.key(), slot.spec()));
             slot.statuses(result, now, out);
         }

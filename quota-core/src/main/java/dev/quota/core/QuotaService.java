@@ -269,7 +269,7 @@ public final class QuotaService implements AutoCloseable {
             Plan plan = planOf(cfg, customer);
             Rule r = ruleOf(cfg, rule);
             AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
-            List<Slot> slots = layout.afterPlan(cfg, customer, plan, r, amount, limits, LocalShare.WHOLE);
+            List<Draw> slots = layout.afterPlan(cfg, customer, plan, r, amount, limits, LocalShare.WHOLE);
             // nothing more to take (a rule without limits of its own, no amount): the first step was all
             decision = slots.isEmpty() ? beforeBody : BodyDecision.merge(beforeBody,
                     runner.run(share -> layout.afterPlan(cfg, customer, plan, r, amount, limits, share)));

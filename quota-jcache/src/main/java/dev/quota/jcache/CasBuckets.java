@@ -1,18 +1,18 @@
 package dev.quota.jcache;
 
-import dev.quota.core.QuotaStoreException;
-import dev.quota.core.internal.BucketMath;
 import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.RefillTimes;
+import dev.quota.core.spi.RetryBudget;
 import dev.quota.core.spi.Take;
+import dev.quota.core.spi.UnreadableBuckets;
 import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.List;
 import javax.cache.Cache;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Buckets changed by compare-and-swap: read the bucket's bytes, compute the change in this JVM with
@@ -28,7 +28,6 @@ import org.slf4j.LoggerFactory;
  */
 final class CasBuckets implements Buckets {
 
-    private static final Logger log = LoggerFactory.getLogger(JCacheStore.class);
 
     private final Cache<String, byte[]> cache;
     private final EntryWriter writer;
@@ -86,18 +85,9 @@ final class CasBuckets implements Buckets {
     /** The bucket as stored; bytes that are not a bucket state are removed (with a warning) and count as none. */
     private Stored read(String key) {
         byte[] bytes = cache.get(key);
-        if (bytes == null) {
-            return Stored.NONE;
-        }
-        try {
-            return new Stored(bytes, BucketMath.deserialize(bytes));
-        } catch (RuntimeException e) {
-            // a customer must not be refused service for ever by an unreadable entry: it starts full
-            log.warn("cache '{}' holds {} bytes at {} that are not a bucket state ({}); removing them, the bucket"
-                    + " starts full", cache.getName(), bytes.length, key, e.toString());
-            cache.remove(key, bytes);
-            return Stored.NONE;
-        }
+        RemoteBucketState state = UnreadableBuckets.read("cache '" + cache.getName() + "'", key, bytes,
+                unreadable -> cache.remove(key, unreadable));
+        return state == null ? Stored.NONE : new Stored(bytes, state);
     }
 
     private boolean write(String key, byte @Nullable [] expected, RemoteBucketState after, long nanosToFull,
@@ -115,10 +105,7 @@ final class CasBuckets implements Buckets {
 
     /** Counts a lost race; past the budget, fails the call (a 503 for its decision). */
     private void lostRace(String key, int races) {
-        if (races > maxLostRaces) {
-            throw new QuotaStoreException("bucket " + key + " in cache '" + cache.getName() + "': lost " + races
-                    + " compare-and-swap races, past the retry budget of " + maxLostRaces + " lost races");
-        }
+        RetryBudget.check(races, maxLostRaces, "bucket " + key + " in cache '" + cache.getName() + "'");
     }
 
     /** What a key holds: its bytes (null: no entry) and the state they encode. */

@@ -1,14 +1,14 @@
 package dev.quota.jcache;
 
 import dev.quota.core.QuotaStoreException;
-import dev.quota.core.internal.BucketMath;
 import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.PerBucketStore;
 import dev.quota.core.spi.Take;
+import dev.quota.core.spi.UnreadableBuckets;
 import io.github.bucket4j.TimeMeter;
-import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +22,6 @@ import javax.cache.configuration.MutableConfiguration;
 import javax.cache.expiry.EternalExpiryPolicy;
 import javax.cache.expiry.ExpiryPolicy;
 import javax.cache.expiry.ModifiedExpiryPolicy;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Buckets in a JCache (JSR-107) cache of {@code String} keys and {@code byte[]} values, shared by every
@@ -177,7 +176,9 @@ public final class JCacheStore extends PerBucketStore {
     /** Reads the entry (one {@code get}) and computes in this JVM, in both modes: a peek writes nothing. */
     @Override
     public ConsumeResult peek(BucketKey key, BucketSpec spec) {
-        return call(key, () -> BucketMath.peek(state(cache.get(key.value())), spec, time.currentTimeNanos()));
+        return call(key, () -> BucketMath.peek(UnreadableBuckets.read("cache '" + cache.getName() + "'", key.value(),
+                cache.get(key.value()), unreadable -> cache.remove(key.value(), unreadable)), spec,
+                time.currentTimeNanos()));
     }
 
     @Override
@@ -208,17 +209,6 @@ public final class JCacheStore extends PerBucketStore {
     /** Releases nothing: the cache, its manager and the grid belong to the application or server. */
     @Override
     public void close() {
-    }
-
-    private static @Nullable RemoteBucketState state(byte @Nullable [] bytes) {
-        if (bytes == null) {
-            return null;
-        }
-        try {
-            return BucketMath.deserialize(bytes);
-        } catch (RuntimeException e) {
-            return null; // not a bucket: the next change replaces it, the bucket counts as full until then
-        }
     }
 
     private <T> T call(BucketKey key, Supplier<T> operation) {

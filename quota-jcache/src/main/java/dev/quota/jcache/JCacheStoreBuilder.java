@@ -2,6 +2,7 @@ package dev.quota.jcache;
 
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.internal.Bandwidths;
+import dev.quota.core.spi.RetryBudget;
 import io.github.bucket4j.TimeMeter;
 import java.time.Clock;
 import java.time.Duration;
@@ -26,7 +27,7 @@ public final class JCacheStoreBuilder {
     private boolean perEntryExpiry = true;
 
     /** The default {@link #retryBudget}: 1,000 lost races. */
-    public static final int DEFAULT_RETRY_BUDGET = 1_000;
+    public static final int DEFAULT_RETRY_BUDGET = RetryBudget.DEFAULT_LOST_RACES;
 
     JCacheStoreBuilder(Cache<String, byte[]> cache) {
         this.cache = Objects.requireNonNull(cache, "cache");
@@ -56,10 +57,7 @@ public final class JCacheStoreBuilder {
      * @throws IllegalArgumentException if below 1
      */
     public JCacheStoreBuilder retryBudget(int lostRaces) {
-        if (lostRaces < 1) {
-            throw new IllegalArgumentException("retryBudget must be >= 1 lost races but was " + lostRaces);
-        }
-        this.retryBudget = lostRaces;
+        this.retryBudget = RetryBudget.require(lostRaces);
         return this;
     }
 

@@ -2,11 +2,12 @@ package dev.quota.jcache;
 
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.internal.Bandwidths;
-import dev.quota.core.internal.BucketMath;
 import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
+import dev.quota.core.spi.UnreadableBuckets;
 import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.TokensInheritanceStrategy;
@@ -34,11 +35,13 @@ import javax.cache.Cache;
  */
 final class ProcessorBuckets implements Buckets {
 
+    private final Cache<String, byte[]> cache;
     private final JCacheProxyManager<String> proxy;
     private final CacheLifetime lifetime;
     private final TimeMeter time;
 
     ProcessorBuckets(Cache<String, byte[]> cache, CacheLifetime lifetime, TimeMeter time) {
+        this.cache = cache;
         this.proxy = Bucket4jJCache.entryProcessorBasedBuilder(cache).clientClock(time).build();
         this.lifetime = lifetime;
         this.time = time;
@@ -85,11 +88,31 @@ final class ProcessorBuckets implements Buckets {
     private <T> T execute(BucketKey key, BucketSpec spec, RemoteCommand<T> command, long now) {
         RemoteCommand<T> versioned = new CreateInitialStateWithVersionOrReplaceConfigurationAndExecuteCommand<>(
                 Bandwidths.configuration(spec), command, spec.version(), TokensInheritanceStrategy.ADDITIVE);
-        CommandResult<T> result = proxy.execute(key.value(), new Request<>(versioned, BucketMath.WIRE_VERSION, now, null));
+        Request<T> request = new Request<>(versioned, BucketMath.WIRE_VERSION, now, null);
+        CommandResult<T> result;
+        try {
+            result = proxy.execute(key.value(), request);
+        } catch (RuntimeException e) {
+            if (!removedUnreadable(key)) {
+                throw e;
+            }
+            result = proxy.execute(key.value(), request); // the bucket starts full
+        }
         if (result.isError()) {
             throw new QuotaStoreException("bucket " + key + ": Bucket4j's entry processor answered error type "
                     + result.getResultTypeId());
         }
         return result.getData();
+    }
+
+    /**
+     * After the processor failed: whether the entry held bytes that are not a bucket state, which
+     * the store-wide policy ({@link UnreadableBuckets}) has then removed (the processor cannot read
+     * them either, and would fail every request of the customer until the entry expired).
+     */
+    private boolean removedUnreadable(BucketKey key) {
+        byte[] bytes = cache.get(key.value());
+        return bytes != null && UnreadableBuckets.read("cache '" + cache.getName() + "'", key.value(), bytes,
+                unreadable -> cache.remove(key.value(), unreadable)) == null;
     }
 }

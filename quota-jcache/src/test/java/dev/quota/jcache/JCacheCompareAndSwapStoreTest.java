@@ -8,7 +8,6 @@ import dev.quota.core.QuotaStoreException;
 import dev.quota.core.Refill;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import javax.cache.Cache;
@@ -50,17 +49,5 @@ class JCacheCompareAndSwapStoreTest extends JCacheStoreContract {
                         + " past the retry budget of 20 lost races");
 
         assertThat(racing.peek(key, spec).remaining()).containsExactly(4);
-    }
-
-    @Test
-    void bytesThatAreNoBucket_areRemoved_andTheBucketStartsFull() {
-        Cache<String, byte[]> cache = grid.cache(1, "contract-" + mode());
-        BucketKey key = freshKey();
-        BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
-        cache.put(key.value(), "not a bucket".getBytes(StandardCharsets.UTF_8));
-
-        assertThat(store.peek(key, spec).remaining()).containsExactly(5);
-        assertThat(store.tryConsume(key, spec, 2).remaining()).containsExactly(3);
-        assertThat(store.peek(key, spec).remaining()).containsExactly(3);
     }
 }

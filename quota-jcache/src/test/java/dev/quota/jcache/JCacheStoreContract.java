@@ -11,8 +11,10 @@ import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.spi.Take;
 import dev.quota.core.store.QuotaStoreContract;
 import dev.quota.testkit.MutableClock;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import javax.cache.Cache;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -86,5 +88,21 @@ abstract class JCacheStoreContract extends QuotaStoreContract {
     @Test
     void ping_answersWhileTheGridDoes() {
         ((JCacheStore) store).ping();
+    }
+
+    /** One policy for unreadable bytes in every mode: removed, the bucket starts full (entry processors included). */
+    @Test
+    void bytesThatAreNoBucket_areRemoved_andTheBucketStartsFull() {
+        Cache<String, byte[]> cache = grid.cache(1, "contract-" + mode());
+        JCacheStore onMember = JCacheStore.builder(cache).mode(mode()).clock(MutableClock.at("2026-11-29T10:00:00Z"))
+                .build();
+        BucketKey key = new BucketKey("unreadable:" + java.util.UUID.randomUUID());
+        BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
+        cache.put(key.value(), "not a bucket".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(onMember.peek(key, spec).remaining()).containsExactly(5);
+        cache.put(key.value(), "not a bucket".getBytes(StandardCharsets.UTF_8));
+        assertThat(onMember.tryConsume(key, spec, 2).remaining()).containsExactly(3);
+        assertThat(onMember.peek(key, spec).remaining()).containsExactly(3);
     }
 }

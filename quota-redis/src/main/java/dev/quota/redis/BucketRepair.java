@@ -6,8 +6,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns a bucket key that holds something other than a bucket state (a list, a hash, bytes that
- * do not deserialize) back into no key, so the bucket starts full instead of failing every
+ * Turns a bucket key that holds something other than a bucket state (a list, a hash, or bytes that
+ * do not deserialize: {@link dev.quota.core.spi.UnreadableBuckets}, the policy of every store) back into no key, so the bucket starts full instead of failing every
  * request of that customer until the key expires (which a key without TTL never does).
  *
  * <p>A key of the wrong type is deleted; a string is deleted only if it still holds the same
@@ -41,11 +41,6 @@ final class BucketRepair {
     private BucketRepair() {
     }
 
-    /** Bytes read at {@code key} are not a bucket state: they count as no key until deleted. */
-    static void unreadable(String key, byte[] bytes, RuntimeException cause) {
-        log.debug("bucket key {} holds {} bytes that are not a bucket state: {}", key, bytes.length, cause.toString());
-    }
-
     /**
      * Whether {@link #DELETE_IF_UNCHANGED}'s {@code answer} means it deleted {@code key} (logged at
      * WARN): unreadable bytes, or another type than a string (after {@code failure}).
@@ -56,8 +51,7 @@ final class BucketRepair {
             return false;
         }
         if (answer == DELETED_UNREADABLE) {
-            log.warn("bucket key {} held {} bytes that are not a bucket state; deleted it, the bucket starts full",
-                    key, unreadable == null ? 0 : unreadable.length);
+            log.debug("deleted the unreadable bytes at bucket key {}", key); // warned of when read (UnreadableBuckets)
         } else {
             String type = TYPES.get((int) Math.min(answer - 10, TYPES.size() - 1));
             log.warn("bucket key {} held a Redis {} instead of a bucket state ({}); deleted it, the bucket starts"

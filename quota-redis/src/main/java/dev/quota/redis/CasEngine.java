@@ -1,11 +1,11 @@
 package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
-import dev.quota.core.internal.BucketMath;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
+import dev.quota.core.spi.UnreadableBuckets;
 import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
@@ -106,16 +106,7 @@ final class CasEngine {
             }
             return null;
         }
-        if (bytes == null) {
-            return null;
-        }
-        try {
-            return BucketMath.deserialize(bytes);
-        } catch (RuntimeException e) {
-            BucketRepair.unreadable(key, bytes, e);
-            deleted(key, bytes, null);
-            return null;
-        }
+        return UnreadableBuckets.read("redis", key, bytes, unreadable -> deleted(key, unreadable, null));
     }
 
     private boolean deleted(String key, byte @Nullable [] unreadable, @Nullable QuotaStoreException failure) {

@@ -1,6 +1,6 @@
 package dev.quota.redis;
 
-import dev.quota.core.internal.BucketMath;
+import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.Take;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.ArrayList;

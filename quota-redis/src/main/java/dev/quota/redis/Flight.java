@@ -30,8 +30,17 @@ abstract class Flight {
         this.jobs = jobs;
     }
 
-    /** Sends the commands; the reply completes {@link #reply}. */
-    abstract void send(RedisLink link);
+    /** Sends the commands; answers the future their reply completes. */
+    abstract CompletableFuture<?> send(RedisLink link);
+
+    /** The reply of a flight sent. */
+    final CompletableFuture<?> reply() {
+        CompletableFuture<?> sent = reply;
+        if (sent == null) {
+            throw new IllegalStateException("flight not sent");
+        }
+        return sent;
+    }
 
     /** The reply came (the combiner, holding the flag): answers, holds or fails the jobs. */
     abstract void settle(Pipeline pipeline);

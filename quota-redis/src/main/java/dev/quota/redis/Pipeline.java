@@ -1,7 +1,8 @@
 package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
-import dev.quota.core.internal.BucketMath;
+import dev.quota.core.spi.RetryBudget;
+import dev.quota.core.spi.UnreadableBuckets;
 import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
@@ -13,6 +14,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
@@ -99,8 +101,8 @@ final class Pipeline implements Combiner.Work {
     public void step(Combiner combiner) {
         long wall = wallNanos.getAsLong();
         for (Flight flight : flights) {
-            if (wall - flight.sentWallNanos > timeoutNanos && flight.reply != null && !flight.reply.isDone()) {
-                flight.reply.completeExceptionally(new TimeoutException()); // Redis's own timeout did not fire
+            if (wall - flight.sentWallNanos > timeoutNanos && !flight.reply().isDone()) {
+                flight.reply().completeExceptionally(new TimeoutException()); // Redis's own timeout did not fire
             }
         }
         Flight arrived;
@@ -144,9 +146,10 @@ final class Pipeline implements Combiner.Work {
 
     /** Puts {@code job} in the round, among the jobs that read first, or fails it past its retry budget. */
     private void sort(CasJob job, List<CasJob> ready, List<CasJob> toRead, Set<String> reads, long now) {
-        if (job.rounds > maxLostRaces) {
-            job.fail(new QuotaStoreException("redis compare-and-swap lost " + job.rounds + " races, past the"
-                    + " retry budget of " + maxLostRaces + " lost races: keys written elsewhere all the time"));
+        try {
+            RetryBudget.check(job.rounds, maxLostRaces, "redis keys " + job.keys());
+        } catch (QuotaStoreException e) {
+            job.fail(e);
             return;
         }
         if (!job.read) {
@@ -211,19 +214,21 @@ final class Pipeline implements Combiner.Work {
      * it, and an {@link Error} is thrown on after them.
      */
     void send(Flight flight) {
+        CompletableFuture<?> reply;
         try {
-            flight.send(link);
+            reply = flight.send(link);
         } catch (Throwable t) {
             CasJob.failAll(flight.jobs, t);
             rethrowError(t);
             return;
         }
+        flight.reply = reply;
         flight.sentWallNanos = wallNanos.getAsLong();
         for (String key : flight.keys) {
             flying.merge(key, 1, Integer::sum);
         }
         flights.add(flight);
-        flight.reply.whenComplete((answer, failure) -> {
+        reply.whenComplete((answer, failure) -> {
             arrivals.add(flight);
             wake(flight);
         });
@@ -268,15 +273,8 @@ final class Pipeline implements Combiner.Work {
      * own (jobs on the key wait for it), waking a waiter of {@code waiting}.
      */
     void remember(String key, byte @Nullable [] bytes, long confirmedNanos, List<CasJob> waiting) {
-        RemoteBucketState state = null;
-        if (bytes != null) {
-            try {
-                state = BucketMath.deserialize(bytes);
-            } catch (RuntimeException e) {
-                BucketRepair.unreadable(key, bytes, e);
-                send(RepairFlight.unreadable(key, bytes, waiting));
-            }
-        }
+        RemoteBucketState state = UnreadableBuckets.read("redis", key, bytes,
+                unreadable -> send(RepairFlight.unreadable(key, unreadable, waiting)));
         known.put(key, KeyStates.knownState(state == null ? null : bytes, state, confirmedNanos,
                 state == null ? 0 : expiry.calculateTimeToLiveMillis(state, confirmedNanos)), confirmedNanos);
     }

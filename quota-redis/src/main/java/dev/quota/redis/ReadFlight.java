@@ -21,18 +21,18 @@ final class ReadFlight extends Flight {
     }
 
     @Override
-    void send(RedisLink link) {
+    CompletableFuture<?> send(RedisLink link) {
         for (String key : keys) {
             reads.add(link.get(key));
         }
-        reply = CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new));
+        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new));
     }
 
     @Override
     void settle(Pipeline pipeline) {
         List<byte[]> values = new ArrayList<>(keys.size());
         try {
-            Flight.outcome(reply, keys.get(0), pipeline.timeoutNanos());
+            Flight.outcome(reply(), keys.get(0), pipeline.timeoutNanos());
             for (int i = 0; i < keys.size(); i++) {
                 values.add(Flight.outcome(reads.get(i), keys.get(i), pipeline.timeoutNanos()));
             }

@@ -2,12 +2,12 @@ package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.internal.Bandwidths;
-import dev.quota.core.internal.BucketMath;
-import dev.quota.core.internal.SplitConsume;
 import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.spi.SplitConsume;
 import dev.quota.core.spi.Take;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import java.util.ArrayList;

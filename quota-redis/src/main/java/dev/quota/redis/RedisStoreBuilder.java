@@ -1,6 +1,7 @@
 package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
+import dev.quota.core.spi.RetryBudget;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -34,7 +35,7 @@ public final class RedisStoreBuilder {
     /** The default {@link #timeout}: 2 s. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     /** The default {@link #retryBudget}: 1,000 lost races. */
-    public static final int DEFAULT_RETRY_BUDGET = 1_000;
+    public static final int DEFAULT_RETRY_BUDGET = RetryBudget.DEFAULT_LOST_RACES;
 
     /** How often {@link #build()} pings while it waits for Redis to answer. */
     private static final Duration CONNECT_POLL = Duration.ofMillis(50);
@@ -183,10 +184,7 @@ public final class RedisStoreBuilder {
      * @throws IllegalArgumentException if below 1
      */
     public RedisStoreBuilder retryBudget(int lostRaces) {
-        if (lostRaces < 1) {
-            throw new IllegalArgumentException("retryBudget must be >= 1 lost races but was " + lostRaces);
-        }
-        this.retryBudget = lostRaces;
+        this.retryBudget = RetryBudget.require(lostRaces);
         return this;
     }
 

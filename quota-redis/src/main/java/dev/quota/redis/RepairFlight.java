@@ -39,11 +39,11 @@ final class RepairFlight extends Flight {
     }
 
     @Override
-    void send(RedisLink link) {
+    CompletableFuture<?> send(RedisLink link) {
         for (String key : keys) {
             deletions.add(link.deleteUnreadable(key, unreadable));
         }
-        reply = CompletableFuture.allOf(deletions.toArray(CompletableFuture[]::new));
+        return CompletableFuture.allOf(deletions.toArray(CompletableFuture[]::new));
     }
 
     @Override

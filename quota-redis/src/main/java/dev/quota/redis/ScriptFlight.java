@@ -1,7 +1,7 @@
 package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
-import dev.quota.core.internal.BucketMath;
+import dev.quota.core.spi.BucketMath;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +33,7 @@ final class ScriptFlight extends Flight {
     }
 
     @Override
-    void send(RedisLink link) {
+    CompletableFuture<?> send(RedisLink link) {
         int n = cells.size();
         List<Object> scriptKeys = new ArrayList<>(n);
         byte[][] expected = new byte[n][];
@@ -50,7 +50,7 @@ final class ScriptFlight extends Flight {
                 ttls[i] = Math.max(0, strategy.calculateTimeToLiveMillis(cell.state, now));
             }
         }
-        reply = link.compareAndSwap(scriptKeys, CasScript.arguments(n, expected, written, ttls));
+        return link.compareAndSwap(scriptKeys, CasScript.arguments(n, expected, written, ttls));
     }
 
     /** Whether the script writes a key (else it only checks what keys hold). */
@@ -74,7 +74,7 @@ final class ScriptFlight extends Flight {
     void settle(Pipeline pipeline) {
         List<Object> answer;
         try {
-            answer = Flight.outcome((CompletableFuture<List<Object>>) reply, keys.get(0), pipeline.timeoutNanos());
+            answer = Flight.outcome((CompletableFuture<List<Object>>) reply(), keys.get(0), pipeline.timeoutNanos());
         } catch (QuotaStoreException e) {
             keys.forEach(pipeline.known()::remove); // the next decision on them reads them afresh
             if (BucketRepair.isWrongType(e)) {

@@ -1,5 +1,6 @@
 package dev.quota.core.config;
 
+import dev.quota.core.internal.Suggestions;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -193,37 +194,6 @@ final class ConfigMap {
 
     /** The allowed key within Levenshtein distance 2 of {@code key}, closest first, or null. */
     static @Nullable String closest(String key, String... allowed) {
-        String best = null;
-        int bestDistance = 3;
-        for (String candidate : allowed) {
-            int distance = levenshtein(key.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
-            if (distance < bestDistance) {
-                best = candidate;
-                bestDistance = distance;
-            }
-        }
-        return best;
-    }
-
-    static int levenshtein(String a, String b) {
-        if (Math.abs(a.length() - b.length()) > 2) {
-            return Math.abs(a.length() - b.length());
-        }
-        int[] previous = new int[b.length() + 1];
-        int[] current = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            previous[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            current[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int substitute = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-                current[j] = Math.min(substitute, Math.min(previous[j], current[j - 1]) + 1);
-            }
-            int[] swap = previous;
-            previous = current;
-            current = swap;
-        }
-        return previous[b.length()];
+        return Suggestions.closest(key, Arrays.asList(allowed));
     }
 }

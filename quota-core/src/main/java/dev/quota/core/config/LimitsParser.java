@@ -2,6 +2,7 @@ package dev.quota.core.config;
 
 import dev.quota.core.Limit;
 import dev.quota.core.Refill;
+import dev.quota.core.internal.Durations;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -11,8 +12,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /** Reads a list of limits ({@code plans.free.limits}, {@code rules.x.shared}, ...). */
@@ -20,8 +19,6 @@ final class LimitsParser {
 
     static final String NAME_RULE = "[a-z0-9][a-z0-9_-]{0,62}";
     private static final String[] KEYS = {"name", "capacity", "refill", "tokens", "period", "window", "zone"};
-    private static final Pattern PERIOD = Pattern.compile("(\\d{1,18})([A-Za-z]*)");
-    private static final String UNITS = "ms, s, m, h, d";
 
     private LimitsParser() {
     }
@@ -141,29 +138,15 @@ final class LimitsParser {
      * number and a unit, greater than zero. Null (with an error) if it is anything else.
      */
     static @Nullable Duration period(@Nullable Object value, String path, ConfigProblems problems) {
-        Matcher matcher = value instanceof String text ? PERIOD.matcher(text.trim()) : null;
-        if (matcher == null || !matcher.matches()) {
-            problems.error(path, "must be a number and a unit like 15m (units " + UNITS + ") but was "
+        if (!(value instanceof String text)) {
+            problems.error(path, "must be a number and a unit like 15m (units " + Durations.UNITS + ") but was "
                     + ConfigProblems.describe(value));
             return null;
         }
-        long amount = Long.parseLong(matcher.group(1));
-        String unit = matcher.group(2);
-        ChronoUnit chronoUnit = periodUnit(unit);
-        if (chronoUnit == null) {
-            problems.error(path, unit.isEmpty()
-                    ? "missing unit in " + ConfigProblems.quote(matcher.group()) + " (use " + UNITS + ")"
-                    : "unknown unit " + ConfigProblems.quote(unit) + " (use " + UNITS + ")");
-            return null;
-        }
-        if (amount == 0) {
-            problems.error(path, "must be > 0 but was " + ConfigProblems.quote(matcher.group()));
-            return null;
-        }
         try {
-            return Duration.of(amount, chronoUnit);
-        } catch (ArithmeticException e) {
-            problems.error(path, "is too long: " + ConfigProblems.quote(matcher.group()));
+            return Durations.parse(text, ConfigProblems::quote);
+        } catch (IllegalArgumentException e) {
+            problems.error(path, e.getMessage());
             return null;
         }
     }
@@ -176,17 +159,6 @@ final class LimitsParser {
             return null;
         }
         return name;
-    }
-
-    private static @Nullable ChronoUnit periodUnit(String unit) {
-        return switch (unit) {
-            case "ms" -> ChronoUnit.MILLIS;
-            case "s" -> ChronoUnit.SECONDS;
-            case "m" -> ChronoUnit.MINUTES;
-            case "h" -> ChronoUnit.HOURS;
-            case "d" -> ChronoUnit.DAYS;
-            default -> null;
-        };
     }
 
     private static ChronoUnit windowUnit(String window) {

@@ -1,7 +1,7 @@
 /**
- * Implementation shared by this library's own modules: Bucket4j's commands on stored states, the
- * split consume, calendar windows, hashing and log throttling. Public only so that the store
- * modules ({@code quota-redis}, {@code quota-jcache}) and {@code quota-jaxrs} can use it; nothing
+ * Implementation shared by this library's own modules: calendar windows, hashing and log
+ * throttling. Public only so that the store modules ({@code quota-redis}, {@code quota-jcache})
+ * and {@code quota-jaxrs} can use it; nothing
  * here is API, and any of it may change in any release. No public type outside an
  * {@code internal} package names a type from one (a test checks this).
  */

@@ -1,7 +1,5 @@
 package dev.quota.core.spi;
 
-import dev.quota.core.internal.BucketMath;
-import dev.quota.core.internal.SplitConsume;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,6 +1,12 @@
 /**
  * The storage extension point: {@link dev.quota.core.spi.QuotaStore} and the values it trades in.
  * A new backend implements the store and passes the contract test suite that every store runs.
+ * What a store needs of bucket arithmetic and shared policy is here too, stable like the rest of
+ * the SPI: Bucket4j's commands on stored states ({@link dev.quota.core.spi.BucketMath}), the split
+ * consume ({@link dev.quota.core.spi.SplitConsume}), refill times
+ * ({@link dev.quota.core.spi.RefillTimes}), the compare-and-swap retry budget
+ * ({@link dev.quota.core.spi.RetryBudget}) and unreadable stored bytes
+ * ({@link dev.quota.core.spi.UnreadableBuckets}).
  */
 @NullMarked
 package dev.quota.core.spi;

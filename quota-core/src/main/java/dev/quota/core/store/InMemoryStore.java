@@ -4,8 +4,8 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import dev.quota.core.internal.Bandwidths;
-import dev.quota.core.internal.BucketMath;
 import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.QuotaStore;
@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class InMemoryStore implements QuotaStore {
 
-    private final Cache<String, Slot> buckets;
+    private final Cache<String, HeldBucket> buckets;
     private final TimeMeter time;
     private final long marginNanos;
 
@@ -42,20 +42,20 @@ public final class InMemoryStore implements QuotaStore {
         this.buckets = Caffeine.newBuilder()
                 .maximumSize(builder.maxBuckets)
                 .ticker(time::currentTimeNanos)
-                .expireAfter(new Expiry<String, Slot>() {
+                .expireAfter(new Expiry<String, HeldBucket>() {
                     @Override
-                    public long expireAfterCreate(String key, Slot slot, long now) {
-                        return Math.max(0, slot.expiresAt - now);
+                    public long expireAfterCreate(String key, HeldBucket bucket, long now) {
+                        return Math.max(0, bucket.expiresAt - now);
                     }
 
                     @Override
-                    public long expireAfterUpdate(String key, Slot slot, long now, long current) {
-                        return Math.max(0, slot.expiresAt - now);
+                    public long expireAfterUpdate(String key, HeldBucket bucket, long now, long current) {
+                        return Math.max(0, bucket.expiresAt - now);
                     }
 
                     @Override
-                    public long expireAfterRead(String key, Slot slot, long now, long current) {
-                        return Math.max(0, slot.expiresAt - now);
+                    public long expireAfterRead(String key, HeldBucket bucket, long now, long current) {
+                        return Math.max(0, bucket.expiresAt - now);
                     }
                 })
                 .executor(Runnable::run)
@@ -71,52 +71,52 @@ public final class InMemoryStore implements QuotaStore {
     public List<ConsumeResult> tryConsume(List<Take> takes) {
         BucketMath.requireDistinctKeys(takes);
         int n = takes.size();
-        Slot[] slots = new Slot[n];
+        HeldBucket[] held = new HeldBucket[n];
         for (int i = 0; i < n; i++) {
-            slots[i] = slot(takes.get(i).key());
+            held[i] = bucket(takes.get(i).key());
         }
         Integer[] order = lockOrder(takes);
         for (Integer i : order) {
-            slots[i].lock.lock();
+            held[i].lock.lock();
         }
         try {
             long now = time.currentTimeNanos();
             RemoteBucketState[] before = new RemoteBucketState[n];
             for (int i = 0; i < n; i++) {
-                before[i] = slots[i].state;
+                before[i] = held[i].state;
             }
             BucketMath.Outcome outcome = BucketMath.decide(takes, before, now);
             for (int i = 0; i < n; i++) {
                 RemoteBucketState written = outcome.writes()[i];
                 if (written != null) {
-                    store(takes.get(i).key(), slots[i], written, outcome.results().get(i).nanosToFull(), now);
+                    store(takes.get(i).key(), held[i], written, outcome.results().get(i).nanosToFull(), now);
                 }
             }
             return outcome.results();
         } finally {
             for (int i = order.length - 1; i >= 0; i--) {
-                slots[order[i]].lock.unlock();
+                held[order[i]].lock.unlock();
             }
         }
     }
 
     @Override
     public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
-        Slot slot = slot(key);
-        slot.lock.lock();
+        HeldBucket bucket = bucket(key);
+        bucket.lock.lock();
         try {
             long now = time.currentTimeNanos();
-            RemoteBucketState after = BucketMath.addTokens(slot.state, spec, tokens, now);
-            store(key, slot, after, after.calculateFullRefillingTime(now), now);
+            RemoteBucketState after = BucketMath.addTokens(bucket.state, spec, tokens, now);
+            store(key, bucket, after, after.calculateFullRefillingTime(now), now);
         } finally {
-            slot.lock.unlock();
+            bucket.lock.unlock();
         }
     }
 
     @Override
     public ConsumeResult peek(BucketKey key, BucketSpec spec) {
-        Slot slot = buckets.getIfPresent(key.value());
-        return BucketMath.peek(slot == null ? null : slot.state, spec, time.currentTimeNanos());
+        HeldBucket bucket = buckets.getIfPresent(key.value());
+        return BucketMath.peek(bucket == null ? null : bucket.state, spec, time.currentTimeNanos());
     }
 
     @Override
@@ -140,16 +140,16 @@ public final class InMemoryStore implements QuotaStore {
         buckets.invalidateAll();
     }
 
-    private Slot slot(BucketKey key) {
-        return buckets.get(key.value(), k -> new Slot(time.currentTimeNanos() + marginNanos));
+    private HeldBucket bucket(BucketKey key) {
+        return buckets.get(key.value(), k -> new HeldBucket(time.currentTimeNanos() + marginNanos));
     }
 
-    private void store(BucketKey key, Slot slot, RemoteBucketState state, long nanosToFull, long now) {
-        slot.state = state;
-        slot.expiresAt = saturatedAdd(now, saturatedAdd(nanosToFull, marginNanos));
+    private void store(BucketKey key, HeldBucket bucket, RemoteBucketState state, long nanosToFull, long now) {
+        bucket.state = state;
+        bucket.expiresAt = saturatedAdd(now, saturatedAdd(nanosToFull, marginNanos));
         // tell the cache the new expiry now: a bucket must not be dropped before it is full again
         buckets.policy().expireVariably().ifPresent(
-                policy -> policy.setExpiresAfter(key.value(), Duration.ofNanos(Math.max(0, slot.expiresAt - now))));
+                policy -> policy.setExpiresAfter(key.value(), Duration.ofNanos(Math.max(0, bucket.expiresAt - now))));
     }
 
     private static Integer[] lockOrder(List<Take> takes) {
@@ -169,12 +169,12 @@ public final class InMemoryStore implements QuotaStore {
     }
 
     /** One bucket: its state, replaced (never mutated) under the lock, and when it may be dropped. */
-    private static final class Slot {
+    private static final class HeldBucket {
         final ReentrantLock lock = new ReentrantLock();
         volatile @Nullable RemoteBucketState state;
         volatile long expiresAt;
 
-        Slot(long expiresAt) {
+        HeldBucket(long expiresAt) {
             this.expiresAt = expiresAt;
         }
     }

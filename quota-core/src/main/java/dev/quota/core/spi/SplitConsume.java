@@ -1,7 +1,5 @@
-package dev.quota.core.internal;
+package dev.quota.core.spi;
 
-import dev.quota.core.spi.ConsumeResult;
-import dev.quota.core.spi.Take;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;

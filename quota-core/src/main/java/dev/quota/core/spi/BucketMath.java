@@ -1,9 +1,7 @@
-package dev.quota.core.internal;
+package dev.quota.core.spi;
 
 import dev.quota.core.Limit;
-import dev.quota.core.spi.BucketSpec;
-import dev.quota.core.spi.ConsumeResult;
-import dev.quota.core.spi.Take;
+import dev.quota.core.internal.Bandwidths;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.ConsumptionProbe;

@@ -4,6 +4,7 @@ import dev.quota.core.internal.CalendarWindow;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.RefillTimes;
 import dev.quota.core.spi.Take;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,8 +12,9 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One bucket a decision touches, as {@link BucketLayout} lays it out: where it is stored, what it
- * enforces, how many tokens the request takes from it, its role, and how to report its limits.
+ * One draw of a decision: a bucket it takes tokens from, as {@link BucketLayout} lays it out:
+ * where it is stored, what it enforces, how many tokens the request takes from it, its role, and
+ * how to report its limits. ("Slot" is left to Redis Cluster's hash slots.)
  *
  * @param key       storage key
  * @param spec      the limits as the store sees them (a calendar window resolved to an interval)
@@ -27,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * @param noShare   on the in-JVM fallback: a limit of this bucket leaves this instance no token (see
  *                  {@link LocalShare}), so a decision over it is refused with 503
  */
-record Slot(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> policies,
+record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> policies,
             @Nullable CalendarWindow window, long tokens, Role role, FailurePolicy onFailure, Mode mode,
             boolean noShare) {
 
@@ -111,14 +113,7 @@ record Slot(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
         if (missing > limit.capacity()) {
             return Duration.ofSeconds(Long.MAX_VALUE / 2);
         }
-        if (limit.refill() instanceof Refill.Greedy greedy) {
-            long nanos = greedy.period().toNanos();
-            double exact = (double) missing * nanos / greedy.tokens();
-            return Duration.ofNanos((long) Math.ceil(exact));
-        }
-        Refill.Interval interval = (Refill.Interval) limit.refill();
-        long periods = (missing + interval.tokens() - 1) / interval.tokens();
-        return interval.period().multipliedBy(periods);
+        return Duration.ofNanos(RefillTimes.nanosFor(limit, missing));
     }
 
     private static Duration min(Duration a, Duration b) {
