@@ -3,7 +3,6 @@ package dev.quota.consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.testkit.RawHttp;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
@@ -161,33 +160,7 @@ class ConsumerBuildsTest {
     @MethodSource("projects")
     void requestsTheRuntimeRefuses_405And415_costAToken_andAreLimited(String name) throws InterruptedException {
         try (ConsumerProject.Running service = start(built(name))) {
-            countsWhatTheRuntimeRefuses(service);
+            ReadmeChecks.runtimeRefusals(service.port(), "", service::output);
         }
-    }
-
-    /**
-     * 405 (DELETE on the transfers path) and 415 (a text/plain transfer) cost an anonymous caller a
-     * token each, 10 at once per address, then 429 naming the anonymous burst.
-     */
-    static void countsWhatTheRuntimeRefuses(ConsumerProject.Running service) {
-        int port = service.port();
-        for (int i = 0; i < 10; i++) {
-            RawHttp.Answer refused = RawHttp.send("127.0.0.51", port, "DELETE", "/api/v1/transfers", null);
-            assertThat(refused.status()).as("anonymous DELETE %d; %s", i + 1, service.output()).isEqualTo(405);
-        }
-        RawHttp.Answer deletes = RawHttp.send("127.0.0.51", port, "DELETE", "/api/v1/transfers", null);
-        assertThat(deletes.status()).as("the 11th DELETE; %s", service.output()).isEqualTo(429);
-        assertThat(deletes.body()).contains("\"limit\":\"anonymous-burst\"");
-
-        byte[] text = "6000.00 EUR".getBytes(StandardCharsets.UTF_8);
-        for (int i = 0; i < 10; i++) {
-            RawHttp.Answer refused = RawHttp.send("127.0.0.52", port, "POST", "/api/v1/transfers", text,
-                    "Content-Type", "text/plain");
-            assertThat(refused.status()).as("text/plain transfer %d; %s", i + 1, service.output()).isEqualTo(415);
-        }
-        RawHttp.Answer texts = RawHttp.send("127.0.0.52", port, "POST", "/api/v1/transfers", text,
-                "Content-Type", "text/plain");
-        assertThat(texts.status()).as("the 11th text/plain transfer; %s", service.output()).isEqualTo(429);
-        assertThat(texts.body()).contains("\"limit\":\"anonymous-burst\"");
     }
 }

@@ -87,6 +87,15 @@ class QuarkusAndHelidonBuildsTest {
 
     @Order(3)
     @ParameterizedTest(name = "{0}")
+    @MethodSource("enforced")
+    void requestsTheRuntimeRefuses_405And415_costAToken_andAreLimited(String name) throws InterruptedException {
+        try (ConsumerProject.Running service = start(built(name))) {
+            ReadmeChecks.runtimeRefusals(service.port(), "", service::output);
+        }
+    }
+
+    @Order(4)
+    @ParameterizedTest(name = "{0}")
     @MethodSource("refused")
     void anApplicationListingItsClassesWithoutQuotaProviders_isRefused503_neverServedUnlimited(String name)
             throws InterruptedException {
@@ -105,7 +114,7 @@ class QuarkusAndHelidonBuildsTest {
         }
     }
 
-    @Order(4)
+    @Order(5)
     @org.junit.jupiter.api.Test
     void helidon_addsQuotaProvidersToAnApplicationListingItsClasses_soItIsEnforced() throws InterruptedException {
         try (ConsumerProject.Running service = start(built(HELIDON + UNLISTED))) {

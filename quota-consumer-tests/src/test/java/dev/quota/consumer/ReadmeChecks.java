@@ -3,6 +3,7 @@ package dev.quota.consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.testkit.RawHttp;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -99,6 +100,32 @@ final class ReadmeChecks {
         RawHttp.Answer otherCurrency = transfer(port, api, "USD", 600_000);
         assertThat(otherCurrency.status()).as("USD has a limit of its own; %s", output.get()).isIn(200, 201);
         return List.of(overRemaining.statusLine(), overWhole.statusLine());
+    }
+
+    /**
+     * Requests the runtime refuses on a resource path are counted like any other (README, "What a
+     * refused request costs"): 405 (DELETE on the transfers path) and 415 (a text/plain transfer)
+     * cost an anonymous caller a token each, 10 at once per address, then 429 naming the anonymous burst.
+     */
+    static void runtimeRefusals(int port, String api, Supplier<String> output) {
+        for (int i = 0; i < 10; i++) {
+            RawHttp.Answer refused = RawHttp.send("127.0.0.51", port, "DELETE", api + "/api/v1/transfers", null);
+            assertThat(refused.status()).as("anonymous DELETE %d; %s", i + 1, output.get()).isEqualTo(405);
+        }
+        RawHttp.Answer deletes = RawHttp.send("127.0.0.51", port, "DELETE", api + "/api/v1/transfers", null);
+        assertThat(deletes.status()).as("the 11th DELETE; %s", output.get()).isEqualTo(429);
+        assertThat(deletes.body()).contains("\"limit\":\"anonymous-burst\"");
+
+        byte[] text = "6000.00 EUR".getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < 10; i++) {
+            RawHttp.Answer refused = RawHttp.send("127.0.0.52", port, "POST", api + "/api/v1/transfers", text,
+                    "Content-Type", "text/plain");
+            assertThat(refused.status()).as("text/plain transfer %d; %s", i + 1, output.get()).isEqualTo(415);
+        }
+        RawHttp.Answer texts = RawHttp.send("127.0.0.52", port, "POST", api + "/api/v1/transfers", text,
+                "Content-Type", "text/plain");
+        assertThat(texts.status()).as("the 11th text/plain transfer; %s", output.get()).isEqualTo(429);
+        assertThat(texts.body()).contains("\"limit\":\"anonymous-burst\"");
     }
 
     /** The README's transfer, {@code {"currency":"EUR","amountMinor":600000}}, by customer acme. */

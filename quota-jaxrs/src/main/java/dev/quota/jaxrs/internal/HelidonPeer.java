@@ -2,11 +2,13 @@ package dev.quota.jaxrs.internal;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.PreMatching;
 
 /**
  * Helidon MP (Jersey on Helidon's web server): the peer is the request property {@value #PROPERTY},
  * which Helidon sets on every request to the remote host's address.
  */
+@PreMatching
 public final class HelidonPeer implements ContainerRequestFilter {
 
     static final String PROPERTY = "io.helidon.jaxrs.remote-host";

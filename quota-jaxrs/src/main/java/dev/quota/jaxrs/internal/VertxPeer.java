@@ -2,6 +2,7 @@ package dev.quota.jaxrs.internal;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.PreMatching;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -9,6 +10,7 @@ import org.jspecify.annotations.Nullable;
  * {@code io.vertx.core.http.HttpServerRequest}, which the request's {@code ServerRequestContext}
  * unwraps to. Called through reflection, so this module needs no Quarkus or Vert.x jar.
  */
+@PreMatching
 public final class VertxPeer implements ContainerRequestFilter {
 
     static final String HTTP_SERVER_REQUEST = QuarkusRest.HTTP_SERVER_REQUEST;
