@@ -30,6 +30,10 @@ class UnenforcedGuard {
 
     private static final Logger log = LoggerFactory.getLogger(UnenforcedGuard.class);
 
+    /** The problem body of a refused request, here and in {@link ListedApplications}. */
+    static final String PROBLEM = "{\"type\":\"urn:quota:problem:quota-not-enforced\",\"title\":\"Service Unavailable\","
+            + "\"status\":503,\"detail\":\"The quota of this request cannot be enforced.\"}";
+
     /** The methods already logged, so that a flood of refused requests does not flood the log. */
     private static final Set<Method> logged = ConcurrentHashMap.newKeySet();
 
@@ -53,9 +57,7 @@ class UnenforcedGuard {
                     method.getDeclaringClass().getName(), method.getName());
         }
         throw new WebApplicationException(Response.status(503).type("application/problem+json")
-                .entity("{\"type\":\"urn:quota:problem:quota-not-enforced\",\"title\":\"Service Unavailable\","
-                        + "\"status\":503,\"detail\":\"The quota of this request cannot be enforced.\"}")
-                .build());
+                .entity(PROBLEM).build());
     }
 
     private boolean seen() {
