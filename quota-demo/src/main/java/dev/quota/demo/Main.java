@@ -168,8 +168,8 @@ public final class Main {
                 : "config reload = off: the bundled classpath config has no file to watch (use --config FILE)"));
         out.println(PREFIX + "store = " + app.storeDescription()
                 + (app.ownsRedis() ? " (private server started by the demo)" : ""));
-        out.println(PREFIX + "store outage = a circuit breaker opens after 5 failed calls; each limit's onStoreFailure"
-                + " answers at once until Redis answers a ping again (checked every 250 ms)");
+        out.println(PREFIX + "store outage = a circuit breaker opens after 5 failed calls (each refused 503); once Redis"
+                + " then fails a ping, each limit's onStoreFailure answers until Redis answers again (checked every 250 ms)");
         List<URI> uris = app.baseUris();
         for (int i = 0; i < uris.size(); i++) {
             out.println(PREFIX + "instance " + (i + 1) + " of " + uris.size() + " at " + uris.get(i) + "api/v1");
