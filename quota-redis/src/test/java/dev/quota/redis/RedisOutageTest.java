@@ -233,7 +233,8 @@ class RedisOutageTest {
                 DecisionLoad.percentileMicros(stalled, 99), DecisionLoad.percentileMicros(stalled, 100));
         assertThat(load.errors()).isEmpty();
         assertThat(transitions).as("the breaker never opened").isEmpty();
-        assertThat(load.samples()).extracting(Sample::outcome).containsOnly(Outcome.ALLOWED, Outcome.REJECTED);
+        assertThat(load.samples()).isNotEmpty().extracting(Sample::outcome)
+                .isSubsetOf(Outcome.ALLOWED, Outcome.REJECTED);
         assertThat(allowedPerCustomer(load.samples())).allSatisfy((customer, allowed) ->
                 assertThat(allowed).isLessThanOrEqualTo(CAPACITY));
     }
