@@ -2,14 +2,12 @@ package dev.quota.jcache;
 
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.spi.BucketKey;
-import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.PerBucketStore;
 import dev.quota.core.spi.Take;
-import dev.quota.core.spi.UnreadableBuckets;
-import io.github.bucket4j.TimeMeter;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
@@ -35,21 +33,25 @@ import javax.cache.expiry.ModifiedExpiryPolicy;
  *
  * <p>Two {@link Mode modes}:
  * <ul>
- *   <li>{@link Mode#COMPARE_AND_SWAP} (the default): reads the bucket's bytes, computes in this JVM,
- *       writes with {@code replace(key, old, new)} or {@code putIfAbsent}; a lost race computes again,
- *       up to the {@link JCacheStoreBuilder#retryBudget retry budget} of lost races. Only byte arrays travel between
- *       members, so it works on Payara whatever the application is called on each member and whatever
- *       thread calls. Needs a provider that compares values in serialized form (Hazelcast does;
- *       {@code build()} checks it). Two round trips per change, more under contention.
- *   <li>{@link Mode#ENTRY_PROCESSOR}: Bucket4j's JCache integration; one {@code invoke} per change,
- *       run where the entry lives. Needs a provider whose entry processors run atomically where the
- *       data is (Bucket4j names Hazelcast, Apache Ignite and Oracle Coherence), and Bucket4j's classes
- *       deserializable on every member.
+ *   <li>{@link Mode#COMPARE_AND_SWAP} (the default): all of a customer's buckets are one entry (every
+ *       bucket key with the same {@code {...}} part: {@code quota:{c.<c>}}); a decision reads the entry,
+ *       computes every bucket in this JVM, and writes it back with {@code replace(key, old, new)} or
+ *       {@code putIfAbsent}: one read and one write, atomic over the customer's buckets. A lost race
+ *       computes again, up to the {@link JCacheStoreBuilder#retryBudget retry budget} of lost races.
+ *       Only byte arrays travel between members, so it works on Payara whatever the application is
+ *       called on each member and whatever thread calls. Needs a provider that compares values in
+ *       serialized form (Hazelcast does; {@code build()} checks it).
+ *   <li>{@link Mode#ENTRY_PROCESSOR}: Bucket4j's JCache integration, one entry per bucket; one
+ *       {@code invoke} per bucket, run where the entry lives. Needs a provider whose entry processors
+ *       run atomically where the data is (Bucket4j names Hazelcast, Apache Ignite and Oracle
+ *       Coherence), and Bucket4j's classes deserializable on every member.
  * </ul>
+ * The two modes store buckets differently: every instance sharing a cache uses the same mode.
  *
- * <p>A decision over several buckets takes them one at a time and gives back what a refusal must
- * not keep ({@link PerBucketStore}): JCache has no atomic change of several keys. It never admits
- * what an atomic store would refuse; a concurrent request may meanwhile find a bucket short.
+ * <p>A decision over buckets in several entries (a customer's, and a limit every customer shares;
+ * or any decision with entry processors) takes one entry at a time and gives back what a refusal
+ * must not keep ({@link PerBucketStore}): JCache has no atomic change of several keys. It never
+ * admits what an atomic store would refuse; a concurrent request may meanwhile find a bucket short.
  *
  * <p>Idle customers: with compare-and-swap on Hazelcast, each entry expires when its bucket would be
  * full again plus {@link JCacheStoreBuilder#expiryMargin the margin}. Otherwise the cache's own expiry
@@ -78,14 +80,12 @@ public final class JCacheStore extends PerBucketStore {
     private final Cache<String, byte[]> cache;
     private final Mode mode;
     private final Buckets buckets;
-    private final TimeMeter time;
     private final String description;
 
-    JCacheStore(Cache<String, byte[]> cache, Mode mode, Buckets buckets, TimeMeter time, String description) {
+    JCacheStore(Cache<String, byte[]> cache, Mode mode, Buckets buckets, String description) {
         this.cache = cache;
         this.mode = mode;
         this.buckets = buckets;
-        this.time = time;
         this.description = description;
     }
 
@@ -162,7 +162,18 @@ public final class JCacheStore extends PerBucketStore {
 
     @Override
     protected ConsumeResult consumeOne(Take take) {
-        return call(take.key(), () -> buckets.consume(take));
+        return call(take.key(), () -> buckets.consume(List.of(take)).get(0));
+    }
+
+    /** In compare-and-swap mode, one group per entry: all of a customer's buckets in one step. */
+    @Override
+    protected List<int[]> groups(List<Take> takes) {
+        return buckets.groups(takes);
+    }
+
+    @Override
+    protected List<ConsumeResult> consumeGroup(List<Take> group) {
+        return call(group.get(0).key(), () -> buckets.consume(group));
     }
 
     @Override
@@ -176,14 +187,15 @@ public final class JCacheStore extends PerBucketStore {
     /** Reads the entry (one {@code get}) and computes in this JVM, in both modes: a peek writes nothing. */
     @Override
     public ConsumeResult peek(BucketKey key, BucketSpec spec) {
-        return call(key, () -> BucketMath.peek(UnreadableBuckets.read("cache '" + cache.getName() + "'", key.value(),
-                cache.get(key.value()), unreadable -> cache.remove(key.value(), unreadable)), spec,
-                time.currentTimeNanos()));
+        return call(key, () -> buckets.peek(key, spec));
     }
 
     @Override
     public void reset(BucketKey key) {
-        call(key, () -> cache.remove(key.value()));
+        call(key, () -> {
+            buckets.reset(key);
+            return null;
+        });
     }
 
     /** The mode this store changes buckets in. */

@@ -105,7 +105,7 @@ public final class JCacheStoreBuilder {
         if (mode == JCacheStore.Mode.ENTRY_PROCESSOR) {
             CacheLifetime lifetime = CacheLifetime.of(cache, false);
             lifetime.warnIfEternal();
-            return new JCacheStore(cache, mode, new ProcessorBuckets(cache, lifetime, time), time,
+            return new JCacheStore(cache, mode, new ProcessorBuckets(cache, lifetime, time),
                     "jcache '" + cache.getName() + "' (" + provider + "), entry processors, entries "
                             + lifetime.describe());
         }
@@ -118,7 +118,7 @@ public final class JCacheStoreBuilder {
         String expiry = writer.perEntryExpiry() ? "each entry expires " + expiryMargin.toSeconds()
                 + " s after its bucket is full again" : "entries " + lifetime.describe();
         return new JCacheStore(cache, mode, new CasBuckets(cache, writer, lifetime, time, retryBudget,
-                expiryMargin.toNanos()), time,
+                expiryMargin.toNanos()),
                 "jcache '" + cache.getName() + "' (" + provider + "), compare-and-swap, " + expiry);
     }
 

@@ -6,6 +6,7 @@ import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.SplitConsume;
 import dev.quota.core.spi.Take;
 import dev.quota.core.spi.UnreadableBuckets;
 import io.github.bucket4j.ConsumptionProbe;
@@ -21,6 +22,7 @@ import io.github.bucket4j.distributed.remote.commands.TryConsumeAndReturnRemaini
 import io.github.bucket4j.distributed.remote.commands.VerboseCommand;
 import io.github.bucket4j.grid.jcache.Bucket4jJCache;
 import io.github.bucket4j.grid.jcache.JCacheProxyManager;
+import java.util.List;
 import javax.cache.Cache;
 
 /**
@@ -47,8 +49,18 @@ final class ProcessorBuckets implements Buckets {
         this.time = time;
     }
 
+    /** One group per take: each bucket is its own entry, changed by its own processor call. */
     @Override
-    public ConsumeResult consume(Take take) {
+    public List<int[]> groups(List<Take> takes) {
+        return SplitConsume.oneGroupPerTake(takes.size());
+    }
+
+    @Override
+    public List<ConsumeResult> consume(List<Take> group) {
+        return List.of(consume(group.get(0)));
+    }
+
+    private ConsumeResult consume(Take take) {
         long now = time.currentTimeNanos();
         ConsumeResult result = tryConsume(take, take.tokens(), now);
         if (result.consumed() || !take.chargedOnRefusal()) {
@@ -83,6 +95,19 @@ final class ProcessorBuckets implements Buckets {
     @Override
     public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
         execute(key, spec, new AddTokensCommand(tokens), time.currentTimeNanos());
+    }
+
+    /** Reads the entry (one {@code get}) and computes in this JVM: a peek writes nothing. */
+    @Override
+    public ConsumeResult peek(BucketKey key, BucketSpec spec) {
+        return BucketMath.peek(UnreadableBuckets.read("cache '" + cache.getName() + "'", key.value(),
+                cache.get(key.value()), unreadable -> cache.remove(key.value(), unreadable)), spec,
+                time.currentTimeNanos());
+    }
+
+    @Override
+    public void reset(BucketKey key) {
+        cache.remove(key.value());
     }
 
     private <T> T execute(BucketKey key, BucketSpec spec, RemoteCommand<T> command, long now) {
