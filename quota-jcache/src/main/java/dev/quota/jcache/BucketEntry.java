@@ -1,6 +1,7 @@
 package dev.quota.jcache;
 
 import dev.quota.core.spi.BucketMath;
+import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
@@ -126,6 +127,39 @@ final class BucketEntry {
             changed.put(field, new Field(null, state));
         }
         return new BucketEntry(changed);
+    }
+
+    /**
+     * A decision over {@code group} (takes of this entry's buckets) at {@code nowNanos}, as
+     * {@link BucketMath#decide} computes it: the answer per take, and this entry with the taken
+     * tokens (or this entry itself when nothing is taken).
+     */
+    Decision decide(List<Take> group, long nowNanos) {
+        int n = group.size();
+        String[] names = new String[n];
+        RemoteBucketState[] before = new RemoteBucketState[n];
+        for (int i = 0; i < n; i++) {
+            names[i] = field(group.get(i).key().value());
+            before[i] = get(names[i]);
+        }
+        BucketMath.Outcome outcome = BucketMath.decide(group, before, nowNanos);
+        BucketEntry after = this;
+        for (int i = 0; i < n; i++) {
+            RemoteBucketState written = outcome.writes()[i];
+            if (written != null) {
+                after = after.with(names[i], written);
+            }
+        }
+        return new Decision(outcome.results(), after);
+    }
+
+    /**
+     * What a decision does to an entry.
+     *
+     * @param results one per take, in order
+     * @param after   the entry after it; the same instance when nothing is taken
+     */
+    record Decision(List<ConsumeResult> results, BucketEntry after) {
     }
 
     /** This entry without the buckets that are full at {@code nowNanos}. */

@@ -6,16 +6,10 @@ import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
 import java.util.List;
 
-/** How a {@link JCacheStore} keeps buckets in its cache and changes them atomically: one implementation per mode. */
+/** How a {@link JCacheStore} changes the buckets of one entry ({@link BucketEntry}) atomically: one implementation per mode. */
 interface Buckets {
 
-    /**
-     * The groups of takes (indexes) changed together in one atomic step, as
-     * {@link dev.quota.core.spi.PerBucketStore#groups} says.
-     */
-    List<int[]> groups(List<Take> takes);
-
-    /** Consumes one group of {@link #groups} atomically, as {@link dev.quota.core.spi.QuotaStore#tryConsume} says. */
+    /** Consumes the takes of one entry ({@link BucketEntry#groups}) atomically, as {@link dev.quota.core.spi.QuotaStore#tryConsume} says. */
     List<ConsumeResult> consume(List<Take> group);
 
     /** Gives tokens back to every limit of the bucket, never above capacity. */

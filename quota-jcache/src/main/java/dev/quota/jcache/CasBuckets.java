@@ -51,40 +51,16 @@ final class CasBuckets implements Buckets {
         this.label = "cache '" + cache.getName() + "'";
     }
 
-    /** One group per entry: the takes of one customer together, a shared limit on its own. */
-    @Override
-    public List<int[]> groups(List<Take> takes) {
-        return BucketEntry.groups(takes);
-    }
-
     @Override
     public List<ConsumeResult> consume(List<Take> group) {
         String key = BucketEntry.entryKey(group.get(0).key().value());
-        int n = group.size();
-        String[] fields = new String[n];
-        for (int i = 0; i < n; i++) {
-            fields[i] = BucketEntry.field(group.get(i).key().value());
-        }
         int races = 0;
         while (true) {
             Stored stored = read(key);
             long now = time.currentTimeNanos();
-            RemoteBucketState[] before = new RemoteBucketState[n];
-            for (int i = 0; i < n; i++) {
-                before[i] = stored.entry.get(fields[i]);
-            }
-            BucketMath.Outcome outcome = BucketMath.decide(group, before, now);
-            BucketEntry after = stored.entry;
-            boolean changed = false;
-            for (int i = 0; i < n; i++) {
-                RemoteBucketState written = outcome.writes()[i];
-                if (written != null) {
-                    after = after.with(fields[i], written);
-                    changed = true;
-                }
-            }
-            if (!changed || write(key, stored, after, now)) {
-                return outcome.results(); // refused with nothing charged writes nothing
+            BucketEntry.Decision decision = stored.entry.decide(group, now);
+            if (decision.after() == stored.entry || write(key, stored, decision.after(), now)) {
+                return decision.results(); // refused with nothing charged writes nothing
             }
             lostRace(key, ++races);
         }

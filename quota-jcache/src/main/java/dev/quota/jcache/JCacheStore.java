@@ -41,19 +41,19 @@ import javax.cache.expiry.ModifiedExpiryPolicy;
  *       Only byte arrays travel between members, so it works on Payara whatever the application is
  *       called on each member and whatever thread calls. Needs a provider that compares values in
  *       serialized form (Hazelcast does; {@code build()} checks it).
- *   <li>{@link Mode#ENTRY_PROCESSOR}: Bucket4j's JCache integration, one entry per bucket; one
- *       {@code invoke} per bucket, run where the entry lives. Needs a provider whose entry processors
- *       run atomically where the data is (Bucket4j names Hazelcast, Apache Ignite and Oracle
- *       Coherence), and Bucket4j's classes deserializable on every member.
+ *   <li>{@link Mode#ENTRY_PROCESSOR}: the same entries, each decision one {@code invoke} of this
+ *       module's entry processor, run where the entry lives. Needs a provider whose entry processors
+ *       run atomically where the data is (Hazelcast, Apache Ignite, Oracle Coherence), and this
+ *       module's classes deserializable on every member.
  * </ul>
- * The two modes store buckets differently: every instance sharing a cache uses the same mode.
+ * Every instance sharing a cache uses the same mode.
  *
- * <p>A decision over buckets in several entries (a customer's, and a limit every customer shares;
- * or any decision with entry processors) takes one entry at a time and gives back what a refusal
- * must not keep ({@link PerBucketStore}): JCache has no atomic change of several keys. It never
- * admits what an atomic store would refuse; a concurrent request may meanwhile find a bucket short.
+ * <p>A decision over buckets in several entries (a customer's, and a limit every customer shares)
+ * takes one entry at a time and gives back what a refusal must not keep ({@link PerBucketStore}):
+ * JCache has no atomic change of several keys. It never admits what an atomic store would refuse;
+ * a concurrent request may meanwhile find a bucket short.
  *
- * <p>Idle customers: with compare-and-swap on Hazelcast, each entry expires when its bucket would be
+ * <p>Idle customers: with compare-and-swap on Hazelcast, each entry expires when its buckets would be
  * full again plus {@link JCacheStoreBuilder#expiryMargin the margin}. Otherwise the cache's own expiry
  * policy decides; it must keep an entry, after each write, at least as long as the longest time a
  * bucket needs to refill fully (e.g. {@link #cache(CacheManager, String, Duration)}); the store warns
@@ -71,7 +71,7 @@ public final class JCacheStore extends PerBucketStore {
     public enum Mode {
         /** Read, compute in this JVM, conditional write of byte arrays: nothing but bytes between members. */
         COMPARE_AND_SWAP,
-        /** Bucket4j's entry processor, run on the member that owns the entry. */
+        /** An entry processor of this module, run on the member that owns the entry: one grid call per change. */
         ENTRY_PROCESSOR
     }
 
@@ -165,10 +165,10 @@ public final class JCacheStore extends PerBucketStore {
         return call(take.key(), () -> buckets.consume(List.of(take)).get(0));
     }
 
-    /** In compare-and-swap mode, one group per entry: all of a customer's buckets in one step. */
+    /** One group per entry: all of a customer's buckets in one step, a shared limit in another. */
     @Override
     protected List<int[]> groups(List<Take> takes) {
-        return buckets.groups(takes);
+        return BucketEntry.groups(takes);
     }
 
     @Override

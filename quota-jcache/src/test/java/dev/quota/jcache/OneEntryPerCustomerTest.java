@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * In compare-and-swap mode, all of a customer's buckets are one grid entry: a decision over them is
- * one read and one write, counted on a real grid, whatever the number of the customer's buckets.
+ * All of a customer's buckets are one grid entry: a decision over them is one read and one write in
+ * compare-and-swap mode, one invoke with entry processors, counted on a real grid, whatever the
+ * number of the customer's buckets.
  */
 class OneEntryPerCustomerTest {
 
@@ -73,6 +74,29 @@ class OneEntryPerCustomerTest {
             List<String> keys = new ArrayList<>();
             cache.forEach(entry -> keys.add(entry.getKey()));
             assertThat(keys).singleElement().asString().matches("quota:\\{c\\.[A-Za-z0-9_-]{22}}");
+        }
+    }
+
+    @Test
+    void withEntryProcessors_aDecisionOverTheCustomersPlanCalendarDayAndRule_isOneInvoke() {
+        CountingCache counting = CountingCache.of(JCacheStore.cache(grid.cacheManager(1),
+                "one-invoke-" + UUID.randomUUID(), Duration.ofDays(2)));
+        JCacheStore store = JCacheStore.builder(counting.cache()).mode(JCacheStore.Mode.ENTRY_PROCESSOR).clock(clock)
+                .build();
+        try (QuotaService service = QuotaService.builder().store(store).config(config()).clock(clock).build()) {
+            Customer carol = Customer.of("carol", "free");
+            counting.reset();
+
+            List<QuotaDecision.Outcome> outcomes = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                outcomes.add(service.decide(carol, "export").outcome());
+            }
+
+            assertThat(outcomes).containsExactly(QuotaDecision.Outcome.ALLOWED, QuotaDecision.Outcome.ALLOWED,
+                    QuotaDecision.Outcome.ALLOWED, QuotaDecision.Outcome.REJECTED);
+            assertThat(counting.calls()).containsExactlyInAnyOrderEntriesOf(Map.of("invoke", 4));
+            assertThat(service.admin().standing(carol)).extracting(dev.quota.core.LimitStatus::remaining)
+                    .contains(6L, 96L, 0L);
         }
     }
 
