@@ -9,13 +9,11 @@ import dev.quota.core.spi.UnreadableBuckets;
 import io.github.bucket4j.TimeMeter;
 import java.util.List;
 import javax.cache.Cache;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Buckets changed by an entry processor ({@link EntryChange}): each change of an entry, a decision
  * over all of a customer's buckets included, is one {@code Cache.invoke}, run where the entry lives,
- * atomically, in one round trip. The processor answers the entry as it found it, and this JVM
- * computes the answers from it with the same clock reading, exactly as the processor did.
+ * atomically, in one round trip, with this JVM's clock reading; it answers each take's result.
  *
  * <p>The member that owns the entry must be able to deserialize the processor (this module on its
  * class path, and for Payara the same application name on every member and a calling thread with a
@@ -39,13 +37,15 @@ final class ProcessorBuckets implements Buckets {
     @Override
     public List<ConsumeResult> consume(List<Take> group) {
         String key = BucketEntry.entryKey(group.get(0).key().value());
-        long now = time.currentTimeNanos();
-        BucketEntry before = entry(cache.invoke(key, EntryChange.consume(group, now)));
-        BucketEntry.Decision decision = before.decide(group, now);
-        if (decision.after() != before) {
-            lifetime.check(key, decision.after().withoutFull(now).nanosToFull(now));
+        byte[] answered = cache.invoke(key, EntryChange.consume(group, time.currentTimeNanos()));
+        if (answered == null) {
+            throw new IllegalStateException("the entry processor of " + key + " answered nothing");
         }
-        return decision.results();
+        EntryChange.Answer answer = EntryChange.Answer.decode(answered);
+        if (answer.written()) {
+            lifetime.check(key, answer.nanosToFull());
+        }
+        return answer.results();
     }
 
     @Override
@@ -69,8 +69,4 @@ final class ProcessorBuckets implements Buckets {
         cache.invoke(BucketEntry.entryKey(bucket.value()), EntryChange.reset(bucket));
     }
 
-    /** The entry the processor found: null for none (or bytes it could not read, which it replaced). */
-    private static BucketEntry entry(byte @Nullable [] before) {
-        return before == null ? BucketEntry.EMPTY : BucketEntry.decode(before);
-    }
 }
