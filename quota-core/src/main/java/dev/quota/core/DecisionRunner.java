@@ -3,6 +3,7 @@ package dev.quota.core;
 import dev.quota.core.internal.LogThrottle;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.spi.StoreFailures;
 import dev.quota.core.spi.Take;
 import java.time.Clock;
 import java.time.Duration;
@@ -254,15 +255,7 @@ final class DecisionRunner {
 
     /** Any runtime failure of a store becomes a {@link QuotaStoreException}, so the failure policy applies. */
     static <T> T call(Supplier<T> call) {
-        try {
-            return call.get();
-        } catch (QuotaStoreException e) {
-            throw e;
-        } catch (IllegalArgumentException e) {
-            throw e; // a bug in the caller, not an outage
-        } catch (RuntimeException e) {
-            throw new QuotaStoreException("store failed: " + e, e);
-        }
+        return StoreFailures.call("store failed", call);
     }
 
     /**
