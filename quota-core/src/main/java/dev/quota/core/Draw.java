@@ -5,7 +5,6 @@ import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.RefillTimes;
-import dev.quota.core.spi.Take;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -45,14 +44,6 @@ record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
         AMOUNT,
         /** Failed API-key lookups of one address. */
         GUARD
-    }
-
-    /**
-     * The store's view of this bucket for a consume; {@code chargedOnRefusal}: one token is taken
-     * even when another bucket refuses (the plan's charge for a request that was made).
-     */
-    Take take(boolean chargedOnRefusal) {
-        return new Take(key, spec, tokens, chargedOnRefusal ? 1 : 0);
     }
 
     /** Whether a refund gives this bucket's tokens back. */
