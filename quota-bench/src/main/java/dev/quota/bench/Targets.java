@@ -20,6 +20,7 @@ final class Targets {
         t.oneLimit(runs);
         t.http(http);
         t.transfer(runs, checks);
+        t.memory(runs);
         long over = runs.stream().filter(r -> !r.exactness().exact()).count()
                 + checks.stream().filter(c -> !c.exactness().exact()).count();
         t.target(over == 0, "exactness: " + (over == 0 ? "no limiter admitted beyond any limit in any run"
@@ -119,6 +120,46 @@ final class Targets {
             long over = checks.stream().filter(c -> !c.exactness().exact()).count();
             target(over == 0, f("transfer decision: %s of %d tight-bucket checks admitted beyond the limit",
                     over == 0 ? "none" : Long.toString(over), checks.size()));
+        }
+    }
+
+    /**
+     * The tail and the heap: paced p99 of this module within 2x the Lua floor's for the same
+     * buckets (5b); at most 150 bytes kept per remembered key and 1 KB allocated per one-limit
+     * decision (1 and 5, where every customer was primed).
+     */
+    private void memory(List<RunResult> runs) {
+        List<RunResult> paced = scenario(runs, "5b.");
+        for (Kind[] pair : new Kind[][] {{Kind.QUOTA_TRANSFER, Kind.LUA_TRANSFER}, {Kind.QUOTA, Kind.LUA}}) {
+            RunResult ours = find(paced, pair[0]);
+            RunResult floor = find(paced, pair[1]);
+            if (ours != null && floor != null) {
+                double ratio = (double) ours.p99() / floor.p99();
+                target(ratio <= 2.0, f("paced p99: %s %.0f µs, %.2fx the %s's %.0f µs (target <= 2x)", ours.limiter(),
+                        ours.p99() / 1e3, ratio, floor.limiter(), floor.p99() / 1e3));
+            }
+        }
+        for (String prefix : List.of("1.", "5.")) {
+            List<RunResult> rows = scenario(runs, prefix);
+            RunResult single = find(rows, Kind.QUOTA);
+            RunResult transfer = find(rows, Kind.QUOTA_TRANSFER);
+            for (RunResult r : new RunResult[] {single, transfer}) {
+                if (r != null && r.retained() != null) {
+                    double perKey = r.retained().perKey();
+                    target(perKey <= 150, f("memory, %s%s: %.0f bytes kept per remembered key, %.0f per customer"
+                            + " (target <= 150 per key)", prefix, r == transfer ? " transfer decision" : " one limit",
+                            perKey, r.retained().perCustomer()));
+                }
+            }
+            if (single != null) {
+                RunResult lua = find(rows, Kind.LUA);
+                // what the module adds to the Redis client's own allocation, which the floor pays too
+                double bytes = lua == null ? single.allocatedPerDecision()
+                        : single.allocatedPerDecision() - lua.allocatedPerDecision();
+                target(bytes <= 1024, f("memory, %s one limit: %.0f bytes allocated per decision%s (target <= 1 KB)",
+                        prefix, bytes, lua == null ? "" : f(" over the Lua floor's %.0f (%.0f in all)",
+                                lua.allocatedPerDecision(), single.allocatedPerDecision())));
+            }
         }
     }
 
