@@ -207,8 +207,8 @@ final class Comparison {
         long admitted;
         long rejected;
         long errors;
-        final Histogram latency = new Histogram(3);
-        final Histogram watchedLatency = new Histogram(3);
+        final Histogram latency = Latencies.histogram();
+        final Histogram watchedLatency = Latencies.histogram();
         final Map<String, Long> stats = new TreeMap<>();
         final Map<String, Long> sent = new TreeMap<>();
         long roundTrips;

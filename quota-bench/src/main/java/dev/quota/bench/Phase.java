@@ -30,9 +30,9 @@ final class Phase {
         long errors;
         /** Bytes the load threads allocated while deciding (their own requests and whatever they combined). */
         long callerAllocatedBytes;
-        final Histogram latency = new Histogram(3);
+        final Histogram latency = Latencies.histogram();
         /** Latency of the watched customer's requests only; the others are in {@link #latency}. */
-        final Histogram watchedLatency = new Histogram(3);
+        final Histogram watchedLatency = Latencies.histogram();
 
         long decisions() {
             return admitted + rejected + errors;
@@ -145,7 +145,7 @@ final class Phase {
                 long admitted = 0;
                 long rejected = 0;
                 long errors = 0;
-                Histogram all = new Histogram(3);
+                Histogram all = Latencies.histogram();
                 ready.countDown();
                 await(go);
                 for (int customer = caller; customer < customers; customer += callers) {
@@ -163,7 +163,7 @@ final class Phase {
                         errors++;
                     }
                 }
-                measured.add(admitted, rejected, errors, all, new Histogram(3), 0);
+                measured.add(admitted, rejected, errors, all, Latencies.histogram(), 0);
             }, "bench-sweep-" + i));
         }
         return run(threads, ready, go, new long[1], 0, measured);
@@ -199,8 +199,8 @@ final class Phase {
 
     /** One caller's counts and latencies, merged into the phase's {@link Measured} at the end. */
     private static final class CallerTotals {
-        private final Histogram all = new Histogram(3);
-        private final Histogram mine = new Histogram(3);
+        private final Histogram all = Latencies.histogram();
+        private final Histogram mine = Latencies.histogram();
         private final @Nullable Tally tally;
         private final int watched;
         private long admitted;

@@ -41,7 +41,7 @@ import org.jspecify.annotations.Nullable;
 final class KeyStates {
 
     /** Keys kept parsed: the ones used last. */
-    static final int HOT_KEYS = 4096;
+    static final int HOT_KEYS = 1024;
     /** Expired entries looked at, from the least recently used end, per entry added. */
     private static final int SWEEP = 2;
     /** A remembered state is forgotten this long before Redis expires its key. */

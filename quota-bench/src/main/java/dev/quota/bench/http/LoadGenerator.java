@@ -1,5 +1,6 @@
 package dev.quota.bench.http;
 
+import dev.quota.bench.Latencies;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
@@ -106,7 +107,7 @@ public final class LoadGenerator {
         long rejected;
         long errors;
         long elapsedNanos;
-        final Histogram latency = new Histogram(3);
+        final Histogram latency = Latencies.histogram();
 
         synchronized void add(long okCount, long rejectedCount, long errorCount, Histogram h) {
             requests += okCount + rejectedCount + errorCount;
@@ -131,7 +132,7 @@ public final class LoadGenerator {
             int connection = c;
             threads.add(new Thread(() -> {
                 SplittableRandom random = new SplittableRandom(connection * 31L + 7);
-                Histogram h = new Histogram(3);
+                Histogram h = Latencies.histogram();
                 long ok = 0;
                 long rejected = 0;
                 long errors = 0;

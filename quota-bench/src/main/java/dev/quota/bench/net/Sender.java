@@ -1,5 +1,6 @@
 package dev.quota.bench.net;
 
+import dev.quota.bench.Latencies;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -37,7 +38,7 @@ final class Sender {
 
     private final ConcurrentLinkedQueue<Chunk> queue = new ConcurrentLinkedQueue<>();
     private final List<Link.Direction> backlogged = new ArrayList<>();
-    private final Histogram lateness = new Histogram(3);
+    private final Histogram lateness = Latencies.histogram();
     private final Thread thread;
     private volatile boolean idle;
     private volatile boolean running = true;
@@ -76,7 +77,7 @@ final class Sender {
 
     /** How late chunks were written after their due time, so far. */
     Histogram lateness() {
-        Histogram copy = new Histogram(3);
+        Histogram copy = Latencies.histogram();
         synchronized (lateness) {
             copy.add(lateness);
         }
