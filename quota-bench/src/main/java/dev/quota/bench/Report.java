@@ -23,7 +23,7 @@ final class Report {
 
     static String render(Settings settings, String redisVersion, String sizing, List<String> networks,
                          List<RunResult> runs, List<HttpScenario.Row> http, List<TransferScenario.Check> checks,
-                         double elapsedSeconds) {
+                         List<AllocationScenario.Row> allocation, double elapsedSeconds) {
         Report r = new Report();
         r.machine(settings, redisVersion, sizing, networks, elapsedSeconds);
         if (settings.rtts().size() > 1) {
@@ -44,10 +44,13 @@ final class Report {
             r.http(httpAt, rtt);
             TransferTables.append(r.out, Targets.scenario(at, "5."), Targets.scenario(at, "5b."), checksAt, rtt,
                     settings.callers());
+            List<AllocationScenario.Row> allocationAt = allocation.stream().filter(x -> x.rtt().equals(rtt)).toList();
             r.memory(at, rtt);
+            r.allocation(allocationAt, rtt);
             r.line("### Targets, Redis " + Network.label(rtt));
             r.line("");
             Targets.of(at, httpAt, checksAt).forEach(r::line);
+            Targets.allocation(allocationAt).forEach(r::line);
             r.line("");
         }
         return r.out.toString();
@@ -223,6 +226,21 @@ final class Report {
                     r.limiter(), kept == null ? "" : f("%.0f", kept.perKey()),
                     kept == null ? "" : f("%.0f", kept.perCustomer()), r.allocatedPerDecision(),
                     r.callerAllocatedPerDecision(), r.p99() / 1e3));
+        }
+        line("");
+    }
+
+    private void allocation(List<AllocationScenario.Row> rows, Duration rtt) {
+        if (rows.isEmpty()) {
+            return;
+        }
+        line(f("### 6. allocation per decision, one caller (%,d customers in turn, each key existing), Redis %s",
+                AllocationScenario.CUSTOMERS, Network.label(rtt)));
+        line("");
+        line("| limiter | calling thread bytes/decision | other threads bytes/decision | errors |");
+        line("|---|---:|---:|---:|");
+        for (AllocationScenario.Row row : rows) {
+            line(f("| %s | %.0f | %.0f | %d |", row.limiter(), row.callerBytes(), row.otherBytes(), row.errors()));
         }
         line("");
     }

@@ -125,8 +125,8 @@ final class Targets {
 
     /**
      * The tail and the heap: paced p99 of this module within 2x the Lua floor's for the same
-     * buckets (5b); at most 150 bytes kept per remembered key and 1 KB allocated per one-limit
-     * decision (1 and 5, where every customer was primed).
+     * buckets (5b); at most 150 bytes kept per remembered key (1 and 5, where every customer was
+     * primed).
      */
     private void memory(List<RunResult> runs) {
         List<RunResult> paced = scenario(runs, "5b.");
@@ -151,16 +151,31 @@ final class Targets {
                             perKey, r.retained().perCustomer()));
                 }
             }
-            if (single != null) {
-                RunResult lua = find(rows, Kind.LUA);
-                // what the module adds to the Redis client's own allocation, which the floor pays too
-                double bytes = lua == null ? single.allocatedPerDecision()
-                        : single.allocatedPerDecision() - lua.allocatedPerDecision();
-                target(bytes <= 1024, f("memory, %s one limit: %.0f bytes allocated per decision%s (target <= 1 KB)",
-                        prefix, bytes, lua == null ? "" : f(" over the Lua floor's %.0f (%.0f in all)",
-                                lua.allocatedPerDecision(), single.allocatedPerDecision())));
+        }
+    }
+
+    /**
+     * One bullet per transfer and one-limit pair of scenario 6: what this module's decision
+     * allocates beyond the Lua floor's one script (target <= 1 KB for one limit).
+     */
+    static List<String> allocation(List<AllocationScenario.Row> rows) {
+        Targets t = new Targets();
+        String[][] pairs = {{Kind.QUOTA.label(), Kind.LUA.label()}, {Kind.QUOTA_TRANSFER.label(), Kind.LUA_TRANSFER.label()}};
+        for (String[] pair : pairs) {
+            AllocationScenario.Row ours = rows.stream().filter(r -> r.limiter().equals(pair[0])).findFirst().orElse(null);
+            AllocationScenario.Row floor = rows.stream().filter(r -> r.limiter().equals(pair[1])).findFirst().orElse(null);
+            if (ours != null && floor != null) {
+                double added = ours.callerBytes() + ours.otherBytes() - floor.callerBytes() - floor.otherBytes();
+                String text = f("allocation, one caller: %s allocates %.0f bytes per decision, %.0f more than %s",
+                        ours.limiter(), ours.callerBytes() + ours.otherBytes(), added, floor.limiter());
+                if (pair[0].equals(Kind.QUOTA.label())) {
+                    t.target(added <= 1024, text + " (target <= 1 KB more)");
+                } else {
+                    t.lines.add("- " + text);
+                }
             }
         }
+        return t.lines;
     }
 
     private void target(boolean met, String text) {
