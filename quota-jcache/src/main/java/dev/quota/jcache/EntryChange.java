@@ -162,7 +162,7 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
         }
     }
 
-    /** Takes as bytes: per take, its key, tokens, refusal tokens and spec. */
+    /** Takes as bytes: per take, its key, tokens, refusal tokens, whether it is a shadow take, and its spec. */
     private static byte[] encode(List<Take> takes) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(96 * takes.size());
         try (DataOutputStream out = new DataOutputStream(bytes)) {
@@ -171,6 +171,7 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
                 out.writeUTF(take.key().value());
                 out.writeLong(take.tokens());
                 out.writeLong(take.refusalTokens());
+                out.writeBoolean(take.shadow());
                 byte[] spec = encode(take.spec());
                 out.writeShort(spec.length);
                 out.write(spec);
@@ -220,9 +221,10 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
                 BucketKey key = new BucketKey(in.readUTF());
                 long tokens = in.readLong();
                 long refusalTokens = in.readLong();
+                boolean shadow = in.readBoolean();
                 byte[] spec = new byte[in.readUnsignedShort()];
                 in.readFully(spec);
-                takes.add(new Take(key, spec(spec), tokens, refusalTokens));
+                takes.add(new Take(key, spec(spec), tokens, refusalTokens, shadow));
             }
             return takes;
         } catch (IOException e) {

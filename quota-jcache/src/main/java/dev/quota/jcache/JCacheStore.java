@@ -5,6 +5,7 @@ import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.PerBucketStore;
+import dev.quota.core.spi.StoreFailures;
 import dev.quota.core.spi.Take;
 import java.time.Duration;
 import java.util.List;
@@ -224,13 +225,7 @@ public final class JCacheStore extends PerBucketStore {
     }
 
     private <T> T call(BucketKey key, Supplier<T> operation) {
-        try {
-            return operation.get();
-        } catch (QuotaStoreException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new QuotaStoreException("cache '" + cache.getName() + "' failed on " + key + ": " + e, e);
-        }
+        return StoreFailures.call("cache '" + cache.getName() + "' failed on " + key, operation);
     }
 
     private static Cache<String, byte[]> open(CacheManager manager, String name,
