@@ -82,12 +82,15 @@ public final class JCacheStore extends PerBucketStore {
     private final Mode mode;
     private final Buckets buckets;
     private final String description;
+    /** {@code cache 'name' failed on }, the start of a failure's message. */
+    private final String failedOn;
 
     JCacheStore(Cache<String, byte[]> cache, Mode mode, Buckets buckets, String description) {
         this.cache = cache;
         this.mode = mode;
         this.buckets = buckets;
         this.description = description;
+        this.failedOn = "cache '" + cache.getName() + "' failed on ";
     }
 
     /** A builder for a store over {@code cache}, with the defaults described on {@link JCacheStoreBuilder}. */
@@ -225,7 +228,7 @@ public final class JCacheStore extends PerBucketStore {
     }
 
     private <T> T call(BucketKey key, Supplier<T> operation) {
-        return StoreFailures.call("cache '" + cache.getName() + "' failed on " + key, operation);
+        return StoreFailures.call(failedOn + key, operation);
     }
 
     private static Cache<String, byte[]> open(CacheManager manager, String name,
