@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * clock reading), tokens given back, or a bucket deleted. A decision answers each take's result
  * ({@link Answer}); the other changes answer nothing.
  *
- * <p>Travels as a Java-serialized object holding only a byte array and numbers; the member that
+ * <p>Travels as a Java-serialized object holding only bytes, a key and numbers; the member that
  * runs it needs this module and quota-core on its class path (for Payara: the application,
  * deployed under the same name on every member, called from a thread with a Jakarta EE context).
  */
