@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code DELETE /admin/customers/{id}/buckets}: empties nothing, refills everything: the
  *       customer's plan and rule buckets are deleted, answered 204 and logged to {@code dev.quota.audit};
  *   <li>{@code GET /admin/config}: the active config's version, plans, rules and limits; customers
- *       and keys only counted, never listed.
+ *       and keys only counted, never listed;
+ *   <li>{@code GET /admin/top-customers}: the customers this instance refused most often and those
+ *       that spent the most plan tokens over the last minutes ({@link dev.quota.core.TopCustomers}),
+ *       of this instance only: ask each instance.
  * </ul>
  * Every call needs {@code Authorization: Bearer <token>}, compared in constant time; a missing or
  * wrong token is answered 401. The token must be strong ({@link AdminTokens}: 32 characters or
@@ -131,6 +134,7 @@ public final class QuotaAdminResource {
         return switch (method.getName()) {
             case "customer" -> "standing";
             case "reset" -> "reset-buckets";
+            case "topCustomers" -> "top-customers";
             default -> method.getName();
         };
     }
@@ -232,6 +236,26 @@ public final class QuotaAdminResource {
             return on.guard().unchecked("config");
         }
         return json(Response.ok(), AdminDocuments.config(on.service().config(), on.service().admin().store()));
+    }
+
+    /**
+     * Who is being limited, as this instance counted it: at most 10 customers by refusals and 10 by
+     * plan tokens spent, over the current minute and the 5 before it. In memory; asks nothing of
+     * the store, so it answers during a store outage too.
+     *
+     * @param security the runtime's, once the admin filter let the call through
+     */
+    @GET
+    @Path("top-customers")
+    public Response topCustomers(@Context SecurityContext security) {
+        On on = this.on;
+        if (on == null) {
+            return off();
+        }
+        if (on.guard().admitted(security) == null) {
+            return on.guard().unchecked("top-customers");
+        }
+        return json(Response.ok(), AdminDocuments.topCustomers(on.service().admin().topCustomers()));
     }
 
     private static Response unknownCustomer(QuotaConfig config) {
