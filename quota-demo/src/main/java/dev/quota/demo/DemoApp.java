@@ -8,6 +8,7 @@ import dev.quota.redis.RedisStore;
 import dev.quota.core.resilience.CircuitBreakerStore;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.micrometer.MicrometerQuotaListener;
+import dev.quota.micrometer.TopCustomerGauges;
 import dev.quota.testkit.RedisServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -147,6 +148,7 @@ public final class DemoApp implements AutoCloseable {
                     .liveInstances(instances::liveInstances, instances::rank)
                     .listener(new MicrometerQuotaListener(metrics))
                     .build();
+            TopCustomerGauges.register(metrics, service.admin());
             Path file = settings.configFile();
             if (file != null) {
                 companions.add(ConfigReloader.watch(file, service));
