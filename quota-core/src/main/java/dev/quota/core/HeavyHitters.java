@@ -4,12 +4,15 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Weighted counts per customer over a sliding window, in bounded memory: the window is cut into
@@ -37,7 +40,6 @@ final class HeavyHitters {
 
     private final Clock clock;
     private final long slotMillis;
-    private final int counters;
     /** Slot number n lives at {@code ring[n % ring.length]}; the window's slots are the last {@code ring.length}. */
     private final Slot[] ring;
 
@@ -56,11 +58,10 @@ final class HeavyHitters {
         }
         this.clock = clock;
         this.slotMillis = slot.toMillis();
-        this.counters = counters;
         // the current, partly filled slot and the whole slots of the window before it
         this.ring = new Slot[(int) (window.toMillis() / slotMillis) + 1];
         for (int i = 0; i < ring.length; i++) {
-            ring[i] = new Slot();
+            ring[i] = new Slot(counters);
         }
     }
 
@@ -71,7 +72,7 @@ final class HeavyHitters {
         if (slot.number != number) {
             slot.restart(number);
         }
-        slot.add(new Key(who.id(), who.kind()), weight, counters);
+        slot.add(new Key(who.id(), who.kind()), weight);
     }
 
     /** Where the window starts now: the start of its oldest slot. */
@@ -85,7 +86,7 @@ final class HeavyHitters {
         List<Slot> live = live();
         Set<Key> candidates = new LinkedHashSet<>();
         for (Slot slot : live) {
-            candidates.addAll(slot.counts.keySet());
+            candidates.addAll(slot.index.keySet());
         }
         List<TopCustomers.Entry> entries = new ArrayList<>(candidates.size());
         for (Key key : candidates) {
@@ -115,11 +116,11 @@ final class HeavyHitters {
         long count = 0;
         long overcount = 0;
         for (Slot slot : live) {
-            Counter counter = slot.counts.get(key);
-            if (counter != null) {
-                count += counter.count;
-                overcount += counter.overcount;
-            } else if (slot.counts.size() >= counters) {
+            Integer at = slot.index.get(key);
+            if (at != null) {
+                count += slot.counts[at];
+                overcount += slot.overcounts[at];
+            } else if (slot.full()) {
                 // the customer may have been counted here and evicted: at most the slot's smallest count
                 long floor = slot.smallest();
                 count += floor;
@@ -132,54 +133,108 @@ final class HeavyHitters {
     private record Key(String id, Customer.Kind kind) {
     }
 
-    private static final class Counter {
-        long count;
-        long overcount;
-
-        Counter(long count, long overcount) {
-            this.count = count;
-            this.overcount = overcount;
-        }
-    }
-
-    /** One slot's summary. Slot number {@link Long#MIN_VALUE}: never used. */
+    /**
+     * One slot's summary: the counters as a binary min-heap on count, so the counter to evict is at
+     * the root and a count that grows sinks in O(log counters) steps; {@code index} finds a
+     * customer's place in the heap. Slot number {@link Long#MIN_VALUE}: never used.
+     */
     private static final class Slot {
         long number = Long.MIN_VALUE;
-        final Map<Key, Counter> counts = new HashMap<>();
+        final Map<Key, Integer> index = new HashMap<>();
+        final @Nullable Key[] keys;
+        final long[] counts;
+        final long[] overcounts;
+        int size;
+
+        Slot(int counters) {
+            keys = new Key[counters];
+            counts = new long[counters];
+            overcounts = new long[counters];
+        }
 
         void restart(long newNumber) {
             number = newNumber;
-            counts.clear();
+            index.clear();
+            Arrays.fill(keys, 0, size, null);
+            size = 0;
         }
 
-        void add(Key key, long weight, int counters) {
-            Counter counter = counts.get(key);
-            if (counter != null) {
-                counter.count += weight;
-            } else if (counts.size() < counters) {
-                counts.put(key, new Counter(weight, 0));
-            } else {
-                // a linear scan: counters is small (100), and a full summary is the flood case only
-                Key smallest = key;
-                long least = Long.MAX_VALUE;
-                for (Map.Entry<Key, Counter> entry : counts.entrySet()) {
-                    if (entry.getValue().count < least) {
-                        smallest = entry.getKey();
-                        least = entry.getValue().count;
-                    }
-                }
-                counts.remove(smallest);
-                counts.put(key, new Counter(least + weight, least));
-            }
+        boolean full() {
+            return size == keys.length;
         }
 
-        /** The smallest count held; called on a full summary only. */
+        /** The smallest count held: the root's. */
         long smallest() {
-            long least = Long.MAX_VALUE;
-            for (Counter counter : counts.values()) {
-                least = Math.min(least, counter.count);
+            return counts[0];
+        }
+
+        void add(Key key, long weight) {
+            Integer at = index.get(key);
+            if (at != null) {
+                counts[at] += weight;
+                siftDown(at);
+            } else if (size < keys.length) {
+                int i = size++;
+                keys[i] = key;
+                counts[i] = weight;
+                overcounts[i] = 0;
+                index.put(key, i);
+                siftUp(i);
+            } else {
+                // Space-Saving: the smallest counter goes to the newcomer, its count kept as overcount
+                index.remove(keys[0]);
+                long least = counts[0];
+                keys[0] = key;
+                counts[0] = least + weight;
+                overcounts[0] = least;
+                index.put(key, 0);
+                siftDown(0);
             }
-            return least;
+        }
+
+        private void siftUp(int i) {
+            while (i > 0) {
+                int parent = (i - 1) / 2;
+                if (counts[i] >= counts[parent]) {
+                    return;
+                }
+                swap(i, parent);
+                i = parent;
+            }
+        }
+
+        private void siftDown(int i) {
+            while (true) {
+                int least = i;
+                int left = 2 * i + 1;
+                int right = left + 1;
+                if (left < size && counts[left] < counts[least]) {
+                    least = left;
+                }
+                if (right < size && counts[right] < counts[least]) {
+                    least = right;
+                }
+                if (least == i) {
+                    return;
+                }
+                swap(i, least);
+                i = least;
+            }
+        }
+
+        private void swap(int a, int b) {
+            Key keyA = Objects.requireNonNull(keys[a]);
+            Key keyB = Objects.requireNonNull(keys[b]);
+            keys[a] = keyB;
+            keys[b] = keyA;
+            long count = counts[a];
+            counts[a] = counts[b];
+            counts[b] = count;
+            long over = overcounts[a];
+            overcounts[a] = overcounts[b];
+            overcounts[b] = over;
+            index.put(keyB, a);
+            index.put(keyA, b);
         }
     }
 }

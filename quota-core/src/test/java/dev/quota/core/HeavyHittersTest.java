@@ -69,6 +69,31 @@ class HeavyHittersTest {
     }
 
     @Test
+    void everyCount_boundsTheTrueCount_fromAboveAndWithinItsOvercount_overARandomSkewedStream() {
+        HeavyHitters ten = new HeavyHitters(clock, Duration.ofMinutes(5), Duration.ofMinutes(1), 10);
+        java.util.Random random = new java.util.Random(42);
+        java.util.Map<String, Long> truth = new java.util.HashMap<>();
+        for (int i = 0; i < 20_000; i++) {
+            // skewed: customer n with weight about 1/n, 200 customers, weights 1 to 3
+            String id = "c" + (int) Math.floor(Math.pow(200, random.nextDouble()));
+            long weight = 1 + random.nextInt(3);
+            ten.add(c(id), weight);
+            truth.merge(id, weight, Long::sum);
+            if (i % 4_000 == 3_999) {
+                clock.advance(Duration.ofMinutes(1)); // five slots, all in the window
+            }
+        }
+
+        for (var e : truth.entrySet()) {
+            TopCustomers.Entry estimate = ten.of(c(e.getKey()));
+            assertThat(estimate.count()).as(e.getKey()).isGreaterThanOrEqualTo(e.getValue());
+            assertThat(estimate.atLeast()).as(e.getKey()).isLessThanOrEqualTo(e.getValue());
+        }
+        // the heaviest customer, c1 (about 13% of the weight, more than 1 in 10), is ranked first
+        assertThat(ten.top(1).get(0).customer()).isEqualTo("c1");
+    }
+
+    @Test
     void kinds_areCountedApart() {
         sketch.add(Customer.of("ip:203.0.113.7", "free"), 1);
         sketch.add(new Customer("ip:203.0.113.7", "anonymous", 1, Customer.Kind.ADDRESS), 1);
