@@ -16,6 +16,7 @@ import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -228,14 +229,8 @@ public final class QuotaAdminResource {
     @GET
     @Path("config")
     public Response config(@Context SecurityContext security) {
-        On on = this.on;
-        if (on == null) {
-            return off();
-        }
-        if (on.guard().admitted(security) == null) {
-            return on.guard().unchecked("config");
-        }
-        return json(Response.ok(), AdminDocuments.config(on.service().config(), on.service().admin().store()));
+        return document(security, "config",
+                service -> AdminDocuments.config(service.config(), service.admin().store()));
     }
 
     /**
@@ -248,14 +243,22 @@ public final class QuotaAdminResource {
     @GET
     @Path("top-customers")
     public Response topCustomers(@Context SecurityContext security) {
+        return document(security, "top-customers", service -> AdminDocuments.topCustomers(service.admin().topCustomers()));
+    }
+
+    /**
+     * The answer to a call about no customer that needs no store: 404 when the admin API is off,
+     * the guard's answer for a call the admin filter did not let through, else the document, 200.
+     */
+    private Response document(@Nullable SecurityContext security, String action, Function<QuotaService, String> body) {
         On on = this.on;
         if (on == null) {
             return off();
         }
         if (on.guard().admitted(security) == null) {
-            return on.guard().unchecked("top-customers");
+            return on.guard().unchecked(action);
         }
-        return json(Response.ok(), AdminDocuments.topCustomers(on.service().admin().topCustomers()));
+        return json(Response.ok(), body.apply(on.service()));
     }
 
     private static Response unknownCustomer(QuotaConfig config) {
