@@ -2,6 +2,7 @@ package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.spi.RetryBudget;
+import dev.quota.core.spi.StoreFailures;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -313,7 +314,7 @@ public final class RedisStoreBuilder {
         try {
             created = Redisson.create(config);
         } catch (RuntimeException e) {
-            throw new QuotaStoreException("cannot connect to " + description + ": " + e.getMessage(), e);
+            throw StoreFailures.wrap("cannot connect to " + description, e);
         }
         try {
             RedisStore store = new RedisStore(this, created, true, description);
