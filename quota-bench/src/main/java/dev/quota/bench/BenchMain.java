@@ -108,6 +108,10 @@ public final class BenchMain {
             log.println("2. one hot customer, 2 instances" + at);
             runs.addAll(scenarios.hotCustomer(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
         }
+        if (settings.scenarios().contains("hot8")) {
+            log.println("2b. one hot customer, " + Scenarios.MANY_INSTANCES + " instances" + at);
+            runs.addAll(scenarios.hotCustomerManyInstances(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
+        }
         if (settings.scenarios().contains("flood")) {
             log.println("3. abusive flood" + at);
             runs.addAll(scenarios.flood(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));

@@ -8,6 +8,7 @@ import dev.quota.redis.InstanceRegistry;
 import dev.quota.redis.RedisStore;
 import dev.quota.core.resilience.CircuitBreakerStore;
 import dev.quota.micrometer.MicrometerQuotaListener;
+import dev.quota.micrometer.TopCustomerGauges;
 import dev.quota.testkit.RedisServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -151,6 +152,7 @@ public final class DemoApp implements AutoCloseable {
             stack.watch(file, Duration.ofMillis(500));
         }
         QuotaStack built = stack.build();
+        TopCustomerGauges.register(metrics, built.service().admin());
         try {
             return ApiServer.start(new ApiServer.Parts(built, metrics, settings.adminToken(), settings.clock(),
                     redis.describe()), settings.host(), port, managementPort);
