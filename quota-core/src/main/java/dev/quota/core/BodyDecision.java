@@ -23,7 +23,7 @@ final class BodyDecision {
      * The decision of both steps: every limit of both, in plan, rule, shared, amount order; the
      * second step's outcome, unless it admitted and the first reported something else (a shadow
      * rejection, an unenforced plan); the second step's receipt (the plan's tokens are never
-     * refunded, so it covers both).
+     * refunded, so it covers both), with the plan tokens the first step took.
      */
     static QuotaDecision merge(QuotaDecision beforeBody, QuotaDecision afterBody) {
         List<LimitStatus> limits = new ArrayList<>(beforeBody.limits().size() + afterBody.limits().size());
@@ -31,6 +31,6 @@ final class BodyDecision {
         limits.addAll(afterBody.limits());
         QuotaDecision outcomeOf = afterBody.outcome() == QuotaDecision.Outcome.ALLOWED ? beforeBody : afterBody;
         return new QuotaDecision(outcomeOf.outcome(), limits, outcomeOf.violated(), outcomeOf.retryAfter(),
-                afterBody.receipt());
+                Receipt.both(beforeBody.receipt(), afterBody.receipt()));
     }
 }

@@ -1,6 +1,7 @@
 package dev.quota.core;
 
 import dev.quota.core.spi.ChargeRule;
+import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +20,9 @@ import java.util.List;
  *   <tr><td>any, in shadow mode</td><td>n when every draw has its tokens, else 0</td><td>0</td>
  *       <td>never refuses: the decision is a shadow rejection</td></tr>
  * </table>
+ *
+ * <p>What the plan was charged, from what the store answered, is {@link #planTokens}: the figure
+ * a decision's {@link Receipt} carries, and what {@link TopCustomers} counts as spending.
  */
 final class DecisionCharge {
 
@@ -35,6 +39,25 @@ final class DecisionCharge {
             takes.add(of(draw));
         }
         return takes;
+    }
+
+    /**
+     * The tokens the consume of {@code takes} (made of {@code draws}) took from the plan, given what
+     * the store answered for each: a plan take's tokens when the consume was admitted, its refusal
+     * tokens when it was refused, nothing when its bucket gave nothing (the plan itself refused, or
+     * a plan in shadow mode lacked them). A plan's buckets (its calendar day beside its burst) are
+     * each charged the same tokens: they count once.
+     */
+    static long planTokens(List<Draw> draws, List<Take> takes, List<ConsumeResult> results) {
+        boolean admitted = ChargeRule.admitted(takes, i -> results.get(i).sufficient());
+        long charged = 0;
+        for (int i = 0; i < draws.size(); i++) {
+            if (draws.get(i).role() == Draw.Role.PLAN && results.get(i).consumed()) {
+                Take take = takes.get(i);
+                charged = Math.max(charged, admitted ? take.tokens() : take.refusalTokens());
+            }
+        }
+        return charged;
     }
 
     /** The take of one draw. */

@@ -179,29 +179,31 @@ final class DecisionRunner {
 
     /**
      * One store call: the takes {@link DecisionCharge} makes of the draws, then the outcome from what
-     * each bucket answered. An enforced bucket that lacked its tokens refuses; failing that, a shadow
+     * each bucket answered, and the receipt with what the plan was charged. An enforced bucket that lacked its tokens refuses; failing that, a shadow
      * one that lacked them makes a shadow rejection.
      */
     private QuotaDecision execute(QuotaStore target, List<Draw> slots) {
         Instant now = clock.instant();
         List<Take> takes = DecisionCharge.of(slots);
-        ConsumeResult[] results = call(() -> target.tryConsume(takes)).toArray(new ConsumeResult[0]);
+        List<ConsumeResult> answered = call(() -> target.tryConsume(takes));
+        long planTokens = DecisionCharge.planTokens(slots, takes, answered);
+        ConsumeResult[] results = answered.toArray(new ConsumeResult[0]);
         int refusing = firstLacking(slots, results, Mode.ENFORCE);
         if (refusing >= 0) {
             Draw violated = slots.get(refusing);
             if (violated.exceedsCapacity()) {
                 return decision(QuotaDecision.Outcome.EXCEEDS_LIMIT, slots, results, refusing, Duration.ZERO, now,
-                        target);
+                        target, planTokens);
             }
             return decision(QuotaDecision.Outcome.REJECTED, slots, results, refusing,
-                    violated.retryAfter(results[refusing], now), now, target);
+                    violated.retryAfter(results[refusing], now), now, target, planTokens);
         }
         int shadowViolated = firstLacking(slots, results, Mode.SHADOW);
         if (shadowViolated >= 0) {
             return decision(QuotaDecision.Outcome.SHADOW_REJECTED, slots, results, shadowViolated,
-                    slots.get(shadowViolated).retryAfter(results[shadowViolated], now), now, target);
+                    slots.get(shadowViolated).retryAfter(results[shadowViolated], now), now, target, planTokens);
         }
-        return decision(QuotaDecision.Outcome.ALLOWED, slots, results, -1, Duration.ZERO, now, target);
+        return decision(QuotaDecision.Outcome.ALLOWED, slots, results, -1, Duration.ZERO, now, target, planTokens);
     }
 
     private static int firstLacking(List<Draw> slots, ConsumeResult[] results, Mode mode) {
@@ -214,7 +216,8 @@ final class DecisionRunner {
     }
 
     private static QuotaDecision decision(QuotaDecision.Outcome outcome, List<Draw> slots, ConsumeResult[] results,
-                                          int violatedSlot, Duration retryAfter, Instant now, QuotaStore target) {
+                                          int violatedSlot, Duration retryAfter, Instant now, QuotaStore target,
+                                          long planTokens) {
         List<LimitStatus> statuses = new ArrayList<>(slots.size() + 2);
         List<Take> refundable = new ArrayList<>(slots.size());
         LimitStatus violated = null;
@@ -235,7 +238,8 @@ final class DecisionRunner {
                 refundable.add(Take.of(slot.key(), slot.spec(), slot.tokens()));
             }
         }
-        Receipt receipt = refundable.isEmpty() ? Receipt.NONE : new Receipt(target, refundable);
+        Receipt receipt = refundable.isEmpty() && planTokens == 0 ? Receipt.NONE
+                : new Receipt(target, refundable, planTokens);
         return new QuotaDecision(outcome, statuses, violated, retryAfter, receipt);
     }
 

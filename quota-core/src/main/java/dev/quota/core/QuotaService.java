@@ -59,7 +59,7 @@ public final class QuotaService implements AutoCloseable {
         this.fallback = builder.fallback != null ? builder.fallback
                 : InMemoryStore.builder().clock(clock).build();
         this.layout = new BucketLayout(builder.keyPrefix, clock);
-        TopCustomersListener top = new TopCustomersListener(clock, config::get);
+        TopCustomersListener top = new TopCustomersListener(clock);
         List<QuotaListener> listeners = new ArrayList<>();
         listeners.add(top);
         listeners.addAll(builder.listeners);

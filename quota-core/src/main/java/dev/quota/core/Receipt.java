@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What a decision took: from which store, which buckets (keys and specs as they were when charged)
- * and how many tokens each. {@link QuotaService#refund(QuotaDecision)} gives back exactly that, to
+ * and how many tokens each, and how many its plan was charged. {@link QuotaService#refund(QuotaDecision)} gives back exactly that, to
  * exactly those buckets, once; a hot reload, a calendar day that ended in between, or a decision
  * the in-JVM fallback made while Redis was down do not move the tokens anywhere else.
  *
@@ -16,16 +16,31 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class Receipt {
 
     /** The receipt of a decision that took nothing. */
-    public static final Receipt NONE = new Receipt(null, List.of());
+    public static final Receipt NONE = new Receipt(null, List.of(), 0);
 
     private final QuotaStore store;
     /** The takes a refund gives back: everything taken except the plan's request tokens. */
     private final List<Take> refundable;
+    /** The tokens the decision took from its plan, as {@link DecisionCharge#planTokens} counts them. */
+    private final long planTokens;
     private final AtomicBoolean spent = new AtomicBoolean();
 
-    Receipt(QuotaStore store, List<Take> refundable) {
+    Receipt(QuotaStore store, List<Take> refundable, long planTokens) {
         this.store = store;
         this.refundable = List.copyOf(refundable);
+        this.planTokens = planTokens;
+    }
+
+    /**
+     * The receipt of a decision taken in two steps: what {@code later} may refund, and the plan
+     * tokens of both.
+     */
+    static Receipt both(Receipt earlier, Receipt later) {
+        if (earlier.planTokens == 0) {
+            return later;
+        }
+        QuotaStore from = later.refundable.isEmpty() ? earlier.store : later.store;
+        return new Receipt(from, later.refundable, earlier.planTokens + later.planTokens);
     }
 
     /** Whether a refund would give anything back. */
@@ -39,6 +54,11 @@ public final class Receipt {
 
     List<Take> refundableTakes() {
         return refundable;
+    }
+
+    /** The tokens the decision took from its plan: its request tokens, admitted or refused. */
+    long planTokens() {
+        return planTokens;
     }
 
     /** True once: the caller that wins may give the tokens back. */

@@ -2,7 +2,6 @@ package dev.quota.core;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,13 +15,11 @@ final class TopCustomersListener implements QuotaListener {
     private static final Duration WINDOW = Duration.ofMinutes(TopCustomers.WINDOW_MINUTES);
 
     private final Clock clock;
-    private final Supplier<QuotaConfig> config;
     private final HeavyHitters refusals;
     private final HeavyHitters spending;
 
-    TopCustomersListener(Clock clock, Supplier<QuotaConfig> config) {
+    TopCustomersListener(Clock clock) {
         this.clock = clock;
-        this.config = config;
         this.refusals = new HeavyHitters(clock, WINDOW, SLOT, TopCustomers.COUNTERS);
         this.spending = new HeavyHitters(clock, WINDOW, SLOT, TopCustomers.COUNTERS);
     }
@@ -32,32 +29,15 @@ final class TopCustomersListener implements QuotaListener {
         switch (decision.outcome()) {
             case REJECTED, EXCEEDS_LIMIT -> refusals.add(customer, 1);
             case ALLOWED, SHADOW_REJECTED -> {
-                if (isRequest(decision)) {
-                    spending.add(customer, cost(limits));
+                long planTokens = decision.receipt().planTokens(); // as DecisionCharge counted them
+                if (planTokens > 0) {
+                    spending.add(customer, planTokens);
                 }
             }
             case UNENFORCED, UNAVAILABLE, BYPASSED -> {
                 // counted nowhere (the store was down), not the customer's doing (503), or not limited
             }
         }
-    }
-
-    /** A request decision has plan limits; an amount decision on its own has amount limits only. */
-    private static boolean isRequest(QuotaDecision decision) {
-        for (LimitStatus status : decision.limits()) {
-            if (status.requests() && !status.shared()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** The plan tokens the request took: its rule's cost, 1 without a rule. */
-    private long cost(@Nullable String limits) {
-        if (limits == null) {
-            return 1;
-        }
-        return config.get().rule(limits).map(Rule::cost).orElse(1L);
     }
 
     /** The rankings now. */

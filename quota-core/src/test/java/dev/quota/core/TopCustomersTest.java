@@ -66,6 +66,44 @@ class TopCustomersTest {
     }
 
     @Test
+    void shadowRejection_ofAnEmptyPlan_spendsNothing_regressionForCountingTheRulesCost() {
+        QuotaService shadow = QuotaService.builder()
+                .store(InMemoryStore.builder().clock(clock).build())
+                .config(Configs.operated(config(List.of(plan("free", greedy("burst", 20, 1, Duration.ofHours(1)))),
+                        List.of(export), List.of()), true, Mode.SHADOW, AllowList.NONE))
+                .clock(clock)
+                .build();
+
+        shadow.decide(alice, "export");                     // 10 tokens
+        shadow.decide(alice, "export");                     // 10 more: empty
+        QuotaDecision observed = shadow.decide(alice, "export"); // shadow-rejected: the plan gives nothing
+
+        assertThat(observed.outcome()).isEqualTo(QuotaDecision.Outcome.SHADOW_REJECTED);
+        assertThat(shadow.admin().topCustomers().bySpending())
+                .containsExactly(new TopCustomers.Entry("alice", Customer.Kind.ACCOUNT, 20, 0));
+    }
+
+    @Test
+    void decisionInTwoSteps_spendsThePlanTokensTakenBeforeTheBody_once() {
+        Rule upload = new Rule("upload", List.of(), 4, List.of(greedy("hourly", 5, 5, Duration.ofHours(1))),
+                List.of(), null);
+        QuotaService twoSteps = QuotaService.builder()
+                .store(InMemoryStore.builder().clock(clock).build())
+                .config(config(List.of(plan("free", greedy("burst", 20, 1, Duration.ofHours(1)))), List.of(upload),
+                        List.of()))
+                .clock(clock)
+                .build();
+
+        QuotaDecision arrived = twoSteps.decideBeforeBody(Caller.of(alice), "upload"); // 4 plan tokens
+        QuotaDecision read = twoSteps.decideAfterBody(Caller.of(alice), "upload", null, arrived); // 1 rule token
+
+        assertThat(read.outcome()).isEqualTo(QuotaDecision.Outcome.ALLOWED);
+        assertThat(read.receipt().refundable()).isTrue();
+        assertThat(twoSteps.admin().topCustomers().bySpending())
+                .containsExactly(new TopCustomers.Entry("alice", Customer.Kind.ACCOUNT, 4, 0));
+    }
+
+    @Test
     void refusalsOlderThanTheWindow_areForgotten() {
         service.decide(alice, "export");
         service.decide(alice, "export");
