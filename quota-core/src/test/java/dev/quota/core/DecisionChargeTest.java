@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * What one decision takes from a plan bucket (10 requests an hour, 1 a request), a rule bucket (5 an
  * hour, 1 a request) and an amount bucket (1,000 a day, 300 a request), by mode and by what each
  * bucket holds: every row in one store call, on a store that changes all buckets at once and on
- * one that changes them one by one.
+ * one that changes them one by one; the decision's receipt says what the plan gave.
  */
 class DecisionChargeTest {
 
@@ -90,6 +90,8 @@ class DecisionChargeTest {
                 assertThat(holds[i] - store.peek(draw.key(), draw.spec()).remaining()[0])
                         .as(named.getName() + ": taken from " + draw.role()).isEqualTo(takes[i]);
             }
+            assertThat(decision.receipt().planTokens()).as(named.getName() + ": plan charge on the receipt")
+                    .isEqualTo(takes[0]);
         }
     }
 
