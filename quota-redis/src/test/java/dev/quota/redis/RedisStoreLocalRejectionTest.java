@@ -103,6 +103,19 @@ class RedisStoreLocalRejectionTest {
     }
 
     @Test
+    void floodAtTwentyTimesTheLimit_costsRedisWhatItsAdmittedRequestsCost() {
+        BucketKey remembered = freshKey();
+        BucketKey asked = freshKey();
+        try (RedisStore everyTime = newStore(Duration.ZERO)) {
+            assertThat(flood(store, remembered)).isEqualTo(100);
+            assertThat(calls()).containsOnly(entry("evalsha", 100L), entry("get", 100L), entry("set", 100L));
+
+            assertThat(flood(everyTime, asked)).isEqualTo(100);
+            assertThat(calls()).containsOnly(entry("evalsha", 2_000L), entry("get", 2_000L), entry("set", 100L));
+        }
+    }
+
+    @Test
     void tryConsume_rejectedFromMemory_reportsTheWaitThatIsLeft() {
         BucketKey key = freshKey();
         store.tryConsume(key, SLOW, 5);
@@ -298,6 +311,22 @@ class RedisStoreLocalRejectionTest {
 
     private static void resetStats() {
         admin.command("CONFIG", "RESETSTAT");
+    }
+
+    /**
+     * Empties a bucket of 10 a second, resets the command stats, then sends it 200 requests a
+     * second for 10 seconds; answers how many were admitted.
+     */
+    private int flood(RedisStore target, BucketKey key) {
+        BucketSpec tenPerSecond = spec(10, 10, Duration.ofSeconds(1), 1);
+        target.tryConsume(key, tenPerSecond, 10);
+        resetStats();
+        int admitted = 0;
+        for (int i = 0; i < 2_000; i++) {
+            clock.advance(Duration.ofMillis(5));
+            admitted += target.tryConsume(key, tenPerSecond, 1).consumed() ? 1 : 0;
+        }
+        return admitted;
     }
 
     private static void refuseHundredTimes(RedisStore target, BucketKey key) {
