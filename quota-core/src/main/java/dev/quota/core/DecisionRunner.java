@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
@@ -86,7 +87,7 @@ final class DecisionRunner {
         QuotaDecision decision = decide(planner);
         QuotaDecision.Fallback fallenBack = decision.fallback();
         if (fallenBack != null) {
-            fallbacks.get(fallenBack.kind()).increment();
+            Objects.requireNonNull(fallbacks.get(fallenBack.kind()), "every kind has a counter").increment();
         }
         return decision;
     }

@@ -3,7 +3,9 @@ package dev.quota.core;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.spi.Take;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a decision took: from which store, which buckets (keys and specs as they were when charged)
@@ -16,16 +18,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class Receipt {
 
     /** The receipt of a decision that took nothing. */
-    public static final Receipt NONE = new Receipt(null, List.of());
+    public static final Receipt NONE = new Receipt();
 
-    private final QuotaStore store;
+    /** Null only for {@link #NONE}, which has nothing to refund and so is never asked for its store. */
+    private final @Nullable QuotaStore store;
     /** The takes a refund gives back: everything taken except the plan's request tokens. */
     private final List<Take> refundable;
     private final AtomicBoolean spent = new AtomicBoolean();
 
     Receipt(QuotaStore store, List<Take> refundable) {
-        this.store = store;
+        this.store = Objects.requireNonNull(store, "store");
         this.refundable = List.copyOf(refundable);
+    }
+
+    private Receipt() {
+        this.store = null;
+        this.refundable = List.of();
     }
 
     /** Whether a refund would give anything back. */
@@ -33,8 +41,9 @@ public final class Receipt {
         return !refundable.isEmpty() && !spent.get();
     }
 
+    /** The store the takes came from; only a receipt with something to refund has one. */
     QuotaStore store() {
-        return store;
+        return Objects.requireNonNull(store, "a receipt that took nothing has no store");
     }
 
     List<Take> refundableTakes() {

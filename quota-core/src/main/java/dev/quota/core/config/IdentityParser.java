@@ -81,7 +81,8 @@ final class IdentityParser {
         }
         String planPath = ConfigProblems.key("identity", "anonymousPlan");
         boolean saysAnonymous = section != null && (section.has("missingKey") || section.has("anonymousPlan"));
-        if (!saysAnonymous && plansRead && !planNames.contains(anonymousPlan)) {
+        // without an anonymousPlan key, the plan is still the default one, never null
+        if (!saysAnonymous && anonymousPlan != null && plansRead && !planNames.contains(anonymousPlan)) {
             // Nothing asks for anonymous callers and there is no plan for them: they need a key.
             missingKey = "reject";
             String similar = ConfigMap.closest(anonymousPlan, planNames.toArray(String[]::new));
