@@ -187,7 +187,7 @@ final class DecisionRunner {
         // with shadow limits, a refusal by one of them must not charge anything: see below
         List<Take> takes = new ArrayList<>(n);
         for (Draw slot : slots) {
-            takes.add(slot.take(!shadow && slot.role() == Draw.Role.PLAN));
+            takes.add(slot.take(!shadow && slot.role() == LimitStatus.Role.PLAN));
         }
         ConsumeResult[] results = call(() -> target.tryConsume(takes)).toArray(new ConsumeResult[0]);
         int refusing = firstLacking(slots, results, Mode.ENFORCE);
@@ -214,7 +214,7 @@ final class DecisionRunner {
         for (int i = 0; i < n; i++) {
             if (slots.get(i).mode() == Mode.ENFORCE) {
                 enforced.add(i);
-                enforcedTakes.add(slots.get(i).take(slots.get(i).role() == Draw.Role.PLAN));
+                enforcedTakes.add(slots.get(i).take(slots.get(i).role() == LimitStatus.Role.PLAN));
             }
         }
         if (!enforcedTakes.isEmpty()) {
@@ -241,7 +241,7 @@ final class DecisionRunner {
         List<Integer> plan = new ArrayList<>(2);
         for (int i = 0; i < slots.size(); i++) {
             Draw slot = slots.get(i);
-            if (slot.role() == Draw.Role.PLAN && slot.mode() == Mode.ENFORCE) {
+            if (slot.role() == LimitStatus.Role.PLAN && slot.mode() == Mode.ENFORCE) {
                 if (!results[i].sufficient()) {
                     return; // the plan itself refused: nothing to charge
                 }

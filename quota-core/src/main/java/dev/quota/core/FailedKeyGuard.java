@@ -125,8 +125,7 @@ final class FailedKeyGuard {
             return NOT_BLOCKED;
         }
         LimitStatus violated = block.violated();
-        LimitStatus now = new LimitStatus(violated.policy(), violated.limit(), violated.remaining(),
-                min(violated.resetAfter(), left), left, true);
+        LimitStatus now = violated.withResetAfter(min(violated.resetAfter(), left)).withRetryAfter(left);
         return new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(now), now, left);
     }
 
@@ -155,7 +154,8 @@ final class FailedKeyGuard {
                 Duration retry = slot.window() != null ? slot.window().remaining(clock.instant())
                         : Draw.refillTime(limit, 1 - remaining);
                 Duration reset = slot.window() != null ? retry : Draw.refillTime(limit, limit.capacity() - remaining);
-                LimitStatus status = new LimitStatus(slot.policies().get(i), limit, 0, reset, retry, true);
+                LimitStatus status = LimitStatus.of(slot.policies().get(i), limit, LimitStatus.Role.FAILED_KEYS, 0,
+                        reset, retry);
                 QuotaDecision rejection = new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(status), status,
                         retry);
                 block(group, rejection);

@@ -10,7 +10,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quota.core.AmountLimits;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
-import dev.quota.core.Identity;
 import dev.quota.core.Limit;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
@@ -25,7 +24,6 @@ import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -66,11 +64,10 @@ class MultiInstanceTest {
     private static QuotaConfig config(String prefix, long capacity, List<Rule> rules, List<AmountLimits> amounts) {
         Plan plan = new Plan("free", List.of(new Limit("burst", capacity, Refill.greedy(1, Duration.ofHours(1)))),
                 FailurePolicy.CLOSED);
-        var ruleMap = new java.util.HashMap<String, Rule>();
-        rules.forEach(r -> ruleMap.put(r.name(), r));
-        var amountMap = new java.util.HashMap<String, AmountLimits>();
-        amounts.forEach(a -> amountMap.put(a.name(), a));
-        return new QuotaConfig(1, Identity.DEFAULT, Map.of("free", plan), ruleMap, amountMap, Map.of(), Map.of(), List.of());
+        QuotaConfig.Builder config = QuotaConfig.builder().version(1).plan(plan);
+        rules.forEach(config::rule);
+        amounts.forEach(config::amounts);
+        return config.build();
     }
 
     private static <T> List<T> runConcurrently(int tasks, java.util.function.IntFunction<Callable<T>> task) throws Exception {

@@ -101,10 +101,14 @@ final class IdentityParser {
             return null;
         }
         try {
-            return new Identity(header, Identity.MissingKey.valueOf(missingKey.toUpperCase(Locale.ROOT)),
-                    anonymousPlan, trustedProxies, ipv6Prefix.intValue(), userHeader, failedKeys,
-                    whileBlocked.equals("no-keys") ? Identity.WhileBlocked.NO_KEYS : Identity.WhileBlocked.KNOWN_KEYS,
-                    principalPlan);
+            return Identity.builder().header(header)
+                    .missingKey(Identity.MissingKey.valueOf(missingKey.toUpperCase(Locale.ROOT)))
+                    .anonymousPlan(anonymousPlan).trustedProxies(trustedProxies).ipv6Prefix(ipv6Prefix.intValue())
+                    .userHeader(userHeader).failedKeys(failedKeys)
+                    .whileBlocked(whileBlocked.equals("no-keys") ? Identity.WhileBlocked.NO_KEYS
+                            : Identity.WhileBlocked.KNOWN_KEYS)
+                    .principalPlan(principalPlan)
+                    .build();
         } catch (IllegalArgumentException e) {
             problems.error("identity", String.valueOf(e.getMessage()));
             return null;

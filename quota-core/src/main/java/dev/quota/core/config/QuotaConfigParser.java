@@ -74,8 +74,15 @@ final class QuotaConfigParser {
             problems.warn("enabled", "false: nothing is limited, every request is let through");
         }
         try {
-            return new QuotaConfig(version == null ? 0 : version, identity, plans, rules, amounts, customers, apiKeys,
-                    problems.warnings(), enabled, mode, allow);
+            QuotaConfig.Builder config = QuotaConfig.builder().version(version == null ? 0 : version)
+                    .identity(identity).enabled(enabled).mode(mode).allow(allow);
+            plans.values().forEach(config::plan);
+            rules.values().forEach(config::rule);
+            amounts.values().forEach(config::amounts);
+            customers.values().forEach(config::customer);
+            apiKeys.forEach(config::apiKey);
+            problems.warnings().forEach(config::warning);
+            return config.build();
         } catch (IllegalArgumentException e) {
             problems.error("", String.valueOf(e.getMessage()));
             return null;
