@@ -141,6 +141,10 @@ final class HazelcastGrid implements BeforeAllCallback, AfterAllCallback, Extens
         int expected = (int) members.stream().filter(m -> m.getLifecycleService().isRunning()).count();
         Await.until(Duration.ofSeconds(120), () -> member.getCluster().getMembers().size() == expected,
                 () -> "member " + index + " to see " + expected + " members");
+        // joined is not settled: partitions migrate to the new member afterwards, and a test that asks
+        // who owns a key (or kills an owner) must see the table the grid will keep
+        Await.until(Duration.ofSeconds(120), () -> member.getPartitionService().isClusterSafe(),
+                () -> "partitions to settle after member " + index + " joined");
         return index;
     }
 
