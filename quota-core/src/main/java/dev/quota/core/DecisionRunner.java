@@ -289,7 +289,7 @@ final class DecisionRunner {
                     }
                 }
             }
-            if (results[i].consumed() && slot.refundable()) {
+            if (results[i].tokensTaken() && slot.refundable()) {
                 refundable.add(slot.take(false));
             }
         }

@@ -68,7 +68,7 @@ record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
         for (int i = 0; i < declared.size(); i++) {
             Limit limit = declared.get(i);
             long remaining = result.remaining()[i];
-            boolean short_ = !result.consumed() && remaining < tokens;
+            boolean short_ = !result.tokensTaken() && remaining < tokens;
             Duration reset;
             Duration retry;
             if (window != null) {

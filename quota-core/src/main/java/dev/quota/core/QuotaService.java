@@ -351,12 +351,13 @@ public final class QuotaService implements AutoCloseable {
         return limits;
     }
 
-    private void report(Customer customer, @Nullable String rule, QuotaDecision decision, long startNanos) {
-        listener.onDecision(customer, rule, decision, Duration.ofNanos(System.nanoTime() - startNanos));
+    /** Tells the listeners and the rejection log; {@code limits}: the rule's or amount limits' name, or null. */
+    private void report(Customer customer, @Nullable String limits, QuotaDecision decision, long startNanos) {
+        listener.onDecision(customer, limits, decision, Duration.ofNanos(System.nanoTime() - startNanos));
         if (decision.outcome() == QuotaDecision.Outcome.REJECTED
                 || decision.outcome() == QuotaDecision.Outcome.SHADOW_REJECTED
                 || decision.outcome() == QuotaDecision.Outcome.EXCEEDS_LIMIT) {
-            rejectionLog.rejected(customer, rule, decision);
+            rejectionLog.rejected(customer, limits, decision);
         }
     }
 }

@@ -33,15 +33,15 @@ import javax.cache.expiry.ModifiedExpiryPolicy;
  * QuotaStore store = JCacheStore.builder(cache).build();           // compare-and-swap
  * }</pre>
  *
- * <p>Two {@link Mode modes}:
+ * <p>Two ways to update a bucket ({@link Update}):
  * <ul>
- *   <li>{@link Mode#COMPARE_AND_SWAP} (the default): reads the bucket's bytes, computes in this JVM,
+ *   <li>{@link Update#COMPARE_AND_SWAP} (the default): reads the bucket's bytes, computes in this JVM,
  *       writes with {@code replace(key, old, new)} or {@code putIfAbsent}; a lost race computes again,
  *       up to the {@link JCacheStoreBuilder#retryBudget retry budget} of lost races. Only byte arrays travel between
  *       members, so it works on Payara whatever the application is called on each member and whatever
  *       thread calls. Needs a provider that compares values in serialized form (Hazelcast does;
  *       {@code build()} checks it). Two round trips per change, more under contention.
- *   <li>{@link Mode#ENTRY_PROCESSOR}: Bucket4j's JCache integration; one {@code invoke} per change,
+ *   <li>{@link Update#ENTRY_PROCESSOR}: Bucket4j's JCache integration; one {@code invoke} per change,
  *       run where the entry lives. Needs a provider whose entry processors run atomically where the
  *       data is (Bucket4j names Hazelcast, Apache Ignite and Oracle Coherence), and Bucket4j's classes
  *       deserializable on every member.
@@ -66,7 +66,7 @@ import javax.cache.expiry.ModifiedExpiryPolicy;
 public final class JCacheStore extends PerBucketStore {
 
     /** How buckets are changed; see {@link JCacheStore}. */
-    public enum Mode {
+    public enum Update {
         /** Read, compute in this JVM, conditional write of byte arrays: nothing but bytes between members. */
         COMPARE_AND_SWAP,
         /** Bucket4j's entry processor, run on the member that owns the entry. */
@@ -76,14 +76,14 @@ public final class JCacheStore extends PerBucketStore {
     private static final String PING_KEY = "quota:ping";
 
     private final Cache<String, byte[]> cache;
-    private final Mode mode;
+    private final Update update;
     private final Buckets buckets;
     private final TimeMeter time;
     private final String description;
 
-    JCacheStore(Cache<String, byte[]> cache, Mode mode, Buckets buckets, TimeMeter time, String description) {
+    JCacheStore(Cache<String, byte[]> cache, Update update, Buckets buckets, TimeMeter time, String description) {
         this.cache = cache;
-        this.mode = mode;
+        this.update = update;
         this.buckets = buckets;
         this.time = time;
         this.description = description;
@@ -173,7 +173,7 @@ public final class JCacheStore extends PerBucketStore {
         });
     }
 
-    /** Reads the entry (one {@code get}) and computes in this JVM, in both modes: a peek writes nothing. */
+    /** Reads the entry (one {@code get}) and computes in this JVM, whichever the update: a peek writes nothing. */
     @Override
     public ConsumeResult peek(BucketKey key, BucketSpec spec) {
         return call(key, () -> BucketMath.peek(UnreadableBuckets.read("cache '" + cache.getName() + "'", key.value(),
@@ -186,9 +186,9 @@ public final class JCacheStore extends PerBucketStore {
         call(key, () -> cache.remove(key.value()));
     }
 
-    /** The mode this store changes buckets in. */
-    public Mode mode() {
-        return mode;
+    /** How this store updates a bucket. */
+    public Update update() {
+        return update;
     }
 
     /**

@@ -51,7 +51,7 @@ final class ProcessorBuckets implements Buckets {
     public ConsumeResult consume(Take take) {
         long now = time.currentTimeNanos();
         ConsumeResult result = tryConsume(take, take.tokens(), now);
-        if (result.consumed() || !take.chargedOnRefusal()) {
+        if (result.tokensTaken() || !take.chargedOnRefusal()) {
             return result;
         }
         // a second processor call, only for a charged take whose bucket lacks its tokens

@@ -42,15 +42,15 @@ class GridOutageTest {
     private static final int LIVE_INSTANCES = 2;
 
     @ParameterizedTest
-    @EnumSource(JCacheStore.Mode.class)
-    void gridWithoutQuorum_breakerOpens_policiesAnswer_andTheGridTakesOverWhenAMemberJoins(JCacheStore.Mode mode) {
+    @EnumSource(JCacheStore.Update.class)
+    void gridWithoutQuorum_breakerOpens_policiesAnswer_andTheGridTakesOverWhenAMemberJoins(JCacheStore.Update mode) {
         HazelcastGrid grid = HazelcastGrid.members(2);
         grid.start();
         List<State> transitions = new CopyOnWriteArrayList<>();
         QuotaService service = null;
         try {
             MutableClock bucketTime = MutableClock.at("2026-11-29T10:00:00Z");
-            JCacheStore store = JCacheStore.builder(grid.cache(0, "protected-" + mode)).mode(mode).clock(bucketTime)
+            JCacheStore store = JCacheStore.builder(grid.cache(0, "protected-" + mode)).update(mode).clock(bucketTime)
                     .build();
             CircuitBreakerStore breaker = CircuitBreakerStore.builder(store).healthCheck(store::ping)
                     .listener((from, to) -> transitions.add(to)).build();

@@ -55,17 +55,17 @@ class MultiMemberTest {
         instances.forEach(QuotaService::close);
     }
 
-    private void startInstances(JCacheStore.Mode mode, QuotaConfig config) {
+    private void startInstances(JCacheStore.Update mode, QuotaConfig config) {
         for (int member = 0; member < 2; member++) {
             // the defaults: contention is never an outage (the retry budget counts lost races)
-            JCacheStore store = JCacheStore.builder(grid.cache(member, "multi-" + mode)).mode(mode).clock(clock).build();
+            JCacheStore store = JCacheStore.builder(grid.cache(member, "multi-" + mode)).update(mode).clock(clock).build();
             instances.add(QuotaService.builder().store(store).config(config).clock(clock).build());
         }
     }
 
     @ParameterizedTest
-    @EnumSource(JCacheStore.Mode.class)
-    void twoMembers_300ConcurrentDecisionsForOneCustomer_admitExactlyCapacity(JCacheStore.Mode mode) throws Exception {
+    @EnumSource(JCacheStore.Update.class)
+    void twoMembers_300ConcurrentDecisionsForOneCustomer_admitExactlyCapacity(JCacheStore.Update mode) throws Exception {
         startInstances(mode, config(50, List.of(), List.of()));
         Customer customer = Customer.of("fleet-" + System.nanoTime(), "free");
 
@@ -81,9 +81,9 @@ class MultiMemberTest {
     }
 
     @ParameterizedTest
-    @EnumSource(JCacheStore.Mode.class)
+    @EnumSource(JCacheStore.Update.class)
     void concurrentTransfers_admittedCountsAndAmountsMatchLimits_andRefusedOnesKeepOnlyThePlanCharge(
-            JCacheStore.Mode mode) throws Exception {
+            JCacheStore.Update mode) throws Exception {
         Rule transfers = new Rule("transfers", List.of(RouteMatch.parse("POST /api/v1/transfers")), 1,
                 List.of(new Limit("per-minute", 40, Refill.greedy(40, Duration.ofMinutes(1)))), List.of(),
                 FailurePolicy.CLOSED);

@@ -41,7 +41,7 @@ public abstract class PerBucketStore implements QuotaStore {
                     // the store failed half-way: what was taken goes back before the failure policy answers
                     for (int i = 0; i < out.size(); i++) {
                         ConsumeResult result = out.get(i).get(0);
-                        if (result.consumed()) {
+                        if (result.tokensTaken()) {
                             Take taken = groups.get(i).get(0);
                             try {
                                 addTokens(taken.key(), taken.spec(),

@@ -65,7 +65,7 @@ public final class SplitConsume {
             all &= admitted[i];
             if (takes.get(i).chargedOnRefusal()) {
                 anyCharged = true;
-                chargeable &= results[i].consumed();
+                chargeable &= results[i].tokensTaken();
             }
         }
         if (all) {
@@ -74,7 +74,7 @@ public final class SplitConsume {
         boolean charge = anyCharged && chargeable;
         for (int i = 0; i < results.length; i++) {
             Take take = takes.get(i);
-            if (!results[i].consumed()) {
+            if (!results[i].tokensTaken()) {
                 continue;
             }
             long taken = admitted[i] ? take.tokens() : take.refusalTokens();
