@@ -52,6 +52,7 @@ public final class BenchMain {
         List<RunResult> runs = new ArrayList<>();
         List<HttpScenario.Row> http = new ArrayList<>();
         List<TransferScenario.Check> checks = new ArrayList<>();
+        List<AllocationScenario.Row> allocation = new ArrayList<>();
         List<String> networks = new ArrayList<>();
         Profiler profiler = new Profiler(settings.profile());
         String redisVersion;
@@ -66,12 +67,12 @@ public final class BenchMain {
                 try (Network network = Network.open(redis, rtt)) {
                     log.println();
                     log.println("Redis round trip " + Network.label(rtt) + ": " + network.describe());
-                    runPass(settings, redis, network, log, runs, http, checks, profiler);
+                    runPass(settings, redis, network, log, runs, http, checks, allocation, profiler);
                     networks.add(network.describe());
                 }
             }
         }
-        String markdown = Report.render(settings, redisVersion, sizing, networks, runs, http, checks,
+        String markdown = Report.render(settings, redisVersion, sizing, networks, runs, http, checks, allocation,
                 (System.nanoTime() - started) / 1e9);
         log.println();
         log.print(markdown);
@@ -88,7 +89,8 @@ public final class BenchMain {
     /** Every scenario asked for, once, with the contenders' clients connecting through {@code network}. */
     private static void runPass(Settings settings, RedisUnderTest redis, Network network, PrintStream log,
                                 List<RunResult> runs, List<HttpScenario.Row> http,
-                                List<TransferScenario.Check> checks, Profiler profiler) {
+                                List<TransferScenario.Check> checks, List<AllocationScenario.Row> allocation,
+                                Profiler profiler) {
         String at = " (Redis " + Network.label(network.rtt()) + ")";
         Comparison comparison = new Comparison(settings, redis, network, log, profiler);
         Scenarios scenarios = new Scenarios(settings, comparison);
@@ -127,6 +129,11 @@ public final class BenchMain {
                 log.println("5. transfer decision, exactness with one bucket tight at a time" + at);
                 checks.addAll(transfer.exactness(chosen(settings, List.of(Kind.QUOTA_TRANSFER, Kind.LUA_TRANSFER))));
             }
+        }
+        if (settings.scenarios().contains("alloc")) {
+            log.println("6. allocation per decision, one caller" + at);
+            allocation.addAll(AllocationScenario.run(chosen(settings,
+                    List.of(Kind.QUOTA, Kind.LUA, Kind.QUOTA_TRANSFER, Kind.LUA_TRANSFER)), settings, redis, network, log));
         }
     }
 

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import org.HdrHistogram.Histogram;
 
 /**
  * Runs one scenario's limiters against the same redis-server, through one {@link Network}, in
@@ -64,10 +65,13 @@ final class Comparison {
                         customers + warmCustomers, settings, network);
                 try {
                     long primingErrors = 0;
+                    long retained = 0;
                     if (persistent) {
+                        long before = MemoryMeter.retainedHeap();
                         // primed right before its slice: a bucket touched once expires about a minute
                         // later (the time it needs to refill, plus the store's 60 s margin)
                         primingErrors = load.run(fixture.contenders, fixture.tally, false).errors;
+                        retained = MemoryMeter.retainedHeap() - before;
                     }
                     String name = title.substring(0, title.indexOf(' ')) + " " + Network.label(network.rtt()) + " "
                             + kind.label() + " " + round;
@@ -76,6 +80,11 @@ final class Comparison {
                     long window = System.nanoTime() - (persistent ? fixture.opened : measureStart);
                     Accumulated acc = results.computeIfAbsent(kind, k -> new Accumulated());
                     acc.add(fixture, watched);
+                    if (persistent) {
+                        acc.retainedBytes += retained;
+                        acc.retainedCustomers += customers;
+                        acc.retainedKeys += (long) customers * workload.keysPerCustomer(kind);
+                    }
                     // the priming's answers count toward exactness, so its failures are reported too
                     acc.errors += primingErrors;
                     acc.exactness = acc.exactness.plus(workload.exactness(kind, fixture.tally, window, 0, customers));
@@ -111,10 +120,15 @@ final class Comparison {
         double redisCpu = redis.cpuSeconds();
         long jvmCpu = network.clientCpuNanos();
         long proxyCpu = network.proxyCpuNanos();
+        long allocated = MemoryMeter.allocatedByLiveThreads(network.proxyThreadIds());
         long measureStart = System.nanoTime();
         try (Profiler.Slice recording = profiler.start(name)) {
             fixture.last = load.run(fixture.contenders, fixture.tally, true);
         }
+        // the load threads counted their own; they are gone by now, so the others' is all that is left
+        fixture.lastAllocated = MemoryMeter.allocatedByLiveThreads(network.proxyThreadIds()) - allocated
+                + fixture.last.callerAllocatedBytes;
+        fixture.lastCallerAllocated = fixture.last.callerAllocatedBytes;
         fixture.lastJvmCpu = network.clientCpuNanos() - jvmCpu;
         fixture.lastProxyCpu = network.proxyCpuNanos() - proxyCpu;
         fixture.lastRedisCpu = (long) ((redis.cpuSeconds() - redisCpu) * 1e9);
@@ -131,6 +145,11 @@ final class Comparison {
                 r.errors() > 0 ? "  errors " + r.errors() : "");
         log.println("      sent " + perDecision(acc.sent, r.decisions()) + "; server "
                 + perDecision(r.serverCommands(), r.decisions()));
+        RunResult.Retained kept = r.retained();
+        log.printf("      allocated %.0f bytes/decision (%.0f on the calling threads)%s%n", r.allocatedPerDecision(),
+                r.callerAllocatedPerDecision(), kept == null ? ""
+                : String.format(Locale.ROOT, "; kept %.0f bytes per key, %.0f per customer", kept.perKey(),
+                kept.perCustomer()));
     }
 
     /** One limiter's instances, contenders and tally under one key namespace. */
@@ -144,6 +163,8 @@ final class Comparison {
         long lastJvmCpu;
         long lastRedisCpu;
         long lastProxyCpu;
+        long lastAllocated;
+        long lastCallerAllocated;
 
         private Fixture(int instanceCount, int customers) {
             this.contenders = new Contender[instanceCount];
@@ -186,8 +207,8 @@ final class Comparison {
         long admitted;
         long rejected;
         long errors;
-        final LatencyHistogram latency = new LatencyHistogram();
-        final LatencyHistogram watchedLatency = new LatencyHistogram();
+        final Histogram latency = Latencies.histogram();
+        final Histogram watchedLatency = Latencies.histogram();
         final Map<String, Long> stats = new TreeMap<>();
         final Map<String, Long> sent = new TreeMap<>();
         long roundTrips;
@@ -195,6 +216,11 @@ final class Comparison {
         long jvmCpu;
         long redisCpu;
         long proxyCpu;
+        long allocated;
+        long callerAllocated;
+        long retainedBytes;
+        long retainedCustomers;
+        long retainedKeys;
         long watchedDecisions;
         long watchedAdmitted;
         long watchedAllowed;
@@ -213,6 +239,8 @@ final class Comparison {
             jvmCpu += fixture.lastJvmCpu;
             proxyCpu += fixture.lastProxyCpu;
             redisCpu += fixture.lastRedisCpu;
+            allocated += fixture.lastAllocated;
+            callerAllocated += fixture.lastCallerAllocated;
             for (Instance in : fixture.instances) {
                 roundTrips += in.counter().commands();
                 watchedTrips += in.counter().watchedCommands();
@@ -227,10 +255,11 @@ final class Comparison {
 
         RunResult result(String title, Duration rtt, Kind kind, int watched) {
             RunResult.Watched w = watched < 0 ? null : new RunResult.Watched(watchedDecisions, watchedAdmitted,
-                    watchedAllowed, watchedTrips, watchedLatency.percentile(0.5), watchedLatency.percentile(0.99));
+                    watchedAllowed, watchedTrips, watchedLatency.getValueAtPercentile(50), watchedLatency.getValueAtPercentile(99));
             return new RunResult(title, rtt, kind.label(), decisions, elapsedNanos, admitted, rejected, errors,
-                    latency.percentile(0.5), latency.percentile(0.99), exactness, stats, roundTrips, w, jvmCpu, redisCpu,
-                    proxyCpu);
+                    latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), exactness, stats, roundTrips, w, jvmCpu, redisCpu,
+                    proxyCpu, allocated, callerAllocated, retainedCustomers == 0 ? null
+                    : new RunResult.Retained(retainedBytes, retainedCustomers, retainedKeys));
         }
     }
 

@@ -6,6 +6,8 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.Set;
+import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,6 +62,11 @@ final class Network implements AutoCloseable {
         return proxyCpu > 0 ? all - proxyCpu : all;
     }
 
+    /** The proxy's threads, left out of what the client allocates; none without a proxy. */
+    Set<Long> proxyThreadIds() {
+        return proxy == null ? Set.of() : proxy.threadIds();
+    }
+
     /** The proxy's CPU nanoseconds so far; 0 without a proxy. */
     long proxyCpuNanos() {
         return proxy == null ? 0 : Math.max(0, proxy.cpuNanos());
@@ -73,12 +80,12 @@ final class Network implements AutoCloseable {
         if (proxy == null) {
             return label(rtt) + ": clients connect to redis-server directly on loopback; " + measured;
         }
-        LatencyHistogram late = proxy.lateness();
+        Histogram late = proxy.lateness();
         return String.format(Locale.ROOT, "%s: clients connect through the delay proxy (%s ms each way, its threads"
                         + " %s); %s; the proxy wrote %,d chunks, p50 %.1f µs / p99 %.1f µs after they were due, using"
                         + " %.1f s of CPU (left out of the client CPU columns)", label(rtt), millis(rtt.dividedBy(2)),
-                proxy.prioritized() ? "at nice -10" : "at normal priority: no CAP_SYS_NICE", measured, late.count(),
-                late.percentile(0.5) / 1e3, late.percentile(0.99) / 1e3, proxyCpuNanos() / 1e9);
+                proxy.prioritized() ? "at nice -10" : "at normal priority: no CAP_SYS_NICE", measured, late.getTotalCount(),
+                late.getValueAtPercentile(50) / 1e3, late.getValueAtPercentile(99) / 1e3, proxyCpuNanos() / 1e9);
     }
 
     /** PING round trips, direct and through this network: the median of each, after a warm-up. */

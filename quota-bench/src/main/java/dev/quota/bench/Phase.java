@@ -7,6 +7,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongToIntFunction;
+import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,16 +28,19 @@ final class Phase {
         long admitted;
         long rejected;
         long errors;
-        final LatencyHistogram latency = new LatencyHistogram();
+        /** Bytes the load threads allocated while deciding (their own requests and whatever they combined). */
+        long callerAllocatedBytes;
+        final Histogram latency = Latencies.histogram();
         /** Latency of the watched customer's requests only; the others are in {@link #latency}. */
-        final LatencyHistogram watchedLatency = new LatencyHistogram();
+        final Histogram watchedLatency = Latencies.histogram();
 
         long decisions() {
             return admitted + rejected + errors;
         }
 
-        synchronized void add(long admittedCount, long rejectedCount, long errorCount, LatencyHistogram all,
-                              LatencyHistogram watched) {
+        synchronized void add(long admittedCount, long rejectedCount, long errorCount, Histogram all,
+                              Histogram watched, long allocatedBytes) {
+            callerAllocatedBytes += allocatedBytes;
             admitted += admittedCount;
             rejected += rejectedCount;
             errors += errorCount;
@@ -67,6 +71,7 @@ final class Phase {
                 CallerTotals totals = new CallerTotals(tally, watched);
                 ready.countDown();
                 await(go);
+                totals.start();
                 long end = window[0];
                 while (true) {
                     long start = System.nanoTime();
@@ -101,6 +106,7 @@ final class Phase {
                 CallerTotals totals = new CallerTotals(tally, watched);
                 ready.countDown();
                 await(go);
+                totals.start();
                 long end = window[0];
                 long begin = end - durationNanos;
                 while (true) {
@@ -139,13 +145,13 @@ final class Phase {
                 long admitted = 0;
                 long rejected = 0;
                 long errors = 0;
-                LatencyHistogram all = new LatencyHistogram();
+                Histogram all = Latencies.histogram();
                 ready.countDown();
                 await(go);
                 for (int customer = caller; customer < customers; customer += callers) {
                     long start = System.nanoTime();
                     Outcome outcome = contender.acquire(customer);
-                    all.record(System.nanoTime() - start);
+                    all.recordValue(System.nanoTime() - start);
                     if (tally != null) {
                         tally.count(customer, outcome);
                     }
@@ -157,7 +163,7 @@ final class Phase {
                         errors++;
                     }
                 }
-                measured.add(admitted, rejected, errors, all, new LatencyHistogram());
+                measured.add(admitted, rejected, errors, all, Latencies.histogram(), 0);
             }, "bench-sweep-" + i));
         }
         return run(threads, ready, go, new long[1], 0, measured);
@@ -193,13 +199,14 @@ final class Phase {
 
     /** One caller's counts and latencies, merged into the phase's {@link Measured} at the end. */
     private static final class CallerTotals {
-        private final LatencyHistogram all = new LatencyHistogram();
-        private final LatencyHistogram mine = new LatencyHistogram();
+        private final Histogram all = Latencies.histogram();
+        private final Histogram mine = Latencies.histogram();
         private final @Nullable Tally tally;
         private final int watched;
         private long admitted;
         private long rejected;
         private long errors;
+        private long allocatedAtStart;
 
         CallerTotals(@Nullable Tally tally, int watched) {
             this.tally = tally;
@@ -207,7 +214,7 @@ final class Phase {
         }
 
         void record(int customer, Outcome outcome, long tookNanos) {
-            (customer == watched ? mine : all).record(tookNanos);
+            (customer == watched ? mine : all).recordValue(tookNanos);
             if (tally != null) {
                 tally.count(customer, outcome);
             }
@@ -224,8 +231,13 @@ final class Phase {
             }
         }
 
+        /** Starts counting this thread's allocation (the measured window begins). */
+        void start() {
+            allocatedAtStart = MemoryMeter.allocatedByThisThread();
+        }
+
         void addTo(Measured measured) {
-            measured.add(admitted, rejected, errors, all, mine);
+            measured.add(admitted, rejected, errors, all, mine, MemoryMeter.allocatedByThisThread() - allocatedAtStart);
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.quota.bench;
 import dev.quota.testkit.RedisServer;
 import dev.quota.testkit.RespClient;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -12,12 +13,18 @@ import java.util.TreeMap;
  */
 final class RedisUnderTest implements AutoCloseable {
 
+    /**
+     * How long the admin connection waits for a reply: FLUSHALL of the 500,000 keys 100,000
+     * customers' transfers leave takes seconds on a loaded machine.
+     */
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(60);
+
     private final RedisServer server;
     private final RespClient admin;
 
     private RedisUnderTest(RedisServer server) {
         this.server = server;
-        this.admin = RespClient.connect(server.host(), server.port());
+        this.admin = RespClient.connect(server.host(), server.port(), ADMIN_TIMEOUT);
     }
 
     static RedisUnderTest start() {

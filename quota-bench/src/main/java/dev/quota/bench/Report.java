@@ -2,6 +2,7 @@ package dev.quota.bench;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +23,7 @@ final class Report {
 
     static String render(Settings settings, String redisVersion, String sizing, List<String> networks,
                          List<RunResult> runs, List<HttpScenario.Row> http, List<TransferScenario.Check> checks,
-                         double elapsedSeconds) {
+                         List<AllocationScenario.Row> allocation, double elapsedSeconds) {
         Report r = new Report();
         r.machine(settings, redisVersion, sizing, networks, elapsedSeconds);
         if (settings.rtts().size() > 1) {
@@ -43,9 +44,13 @@ final class Report {
             r.http(httpAt, rtt);
             TransferTables.append(r.out, Targets.scenario(at, "5."), Targets.scenario(at, "5b."), checksAt, rtt,
                     settings.callers());
+            List<AllocationScenario.Row> allocationAt = allocation.stream().filter(x -> x.rtt().equals(rtt)).toList();
+            r.memory(at, rtt);
+            r.allocation(allocationAt, rtt);
             r.line("### Targets, Redis " + Network.label(rtt));
             r.line("");
             Targets.of(at, httpAt, checksAt).forEach(r::line);
+            Targets.allocation(allocationAt).forEach(r::line);
             r.line("");
         }
         return r.out.toString();
@@ -69,6 +74,8 @@ final class Report {
         for (String network : networks) {
             line("- Redis " + network);
         }
+        line("- heap: " + MemoryMeter.describeHeap() + "; JVM options: "
+                + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
         line(String.format(Locale.ROOT, "- the whole run took %.0f s (%.1f min)", elapsedSeconds, elapsedSeconds / 60));
         line("- client CPU: the bench JVM's process CPU (every thread: load, Redis client, limiter, GC, JIT) minus"
                 + " the delay proxy's threads, per decision");
@@ -190,6 +197,50 @@ final class Report {
                     row.load(), r.throughput(), r.p50() / 1e3, r.p99() / 1e3, r.p999() / 1e3, row.roundTrips(),
                     row.serverCommands(), row.serverCpuMicros(), row.redisCpuMicros(), r.ok(), r.rejected(),
                     r.errors()));
+        }
+        line("");
+    }
+
+    /**
+     * What each limiter keeps and allocates: kept, where every customer was primed (1 and 5);
+     * allocated per decision in every in-process scenario.
+     */
+    private void memory(List<RunResult> rows, Duration rtt) {
+        if (rows.isEmpty()) {
+            return;
+        }
+        line("### Memory, Redis " + Network.label(rtt));
+        line("");
+        line("Kept: heap in use after a full collection once every customer was touched, less in use after one"
+                + " right before (`MemoryMXBean`), per bucket key the decisions touch and per customer. Allocated: by"
+                + " every thread of the bench JVM but the delay proxy's, load threads included"
+                + " (`ThreadMXBean#getThreadAllocatedBytes`), per decision; the Redis client's I/O threads allocate"
+                + " per command, so a limiter that batches decisions into fewer commands allocates less there.");
+        line("");
+        line("| scenario | limiter | kept bytes/key | kept bytes/customer | allocated bytes/decision "
+                + "| of which on the calling threads | p99 µs |");
+        line("|---|---|---:|---:|---:|---:|---:|");
+        for (RunResult r : rows) {
+            RunResult.Retained kept = r.retained();
+            line(f("| %s | %s | %s | %s | %.0f | %.0f | %.0f |", r.scenario().substring(0, r.scenario().indexOf(' ')),
+                    r.limiter(), kept == null ? "" : f("%.0f", kept.perKey()),
+                    kept == null ? "" : f("%.0f", kept.perCustomer()), r.allocatedPerDecision(),
+                    r.callerAllocatedPerDecision(), r.p99() / 1e3));
+        }
+        line("");
+    }
+
+    private void allocation(List<AllocationScenario.Row> rows, Duration rtt) {
+        if (rows.isEmpty()) {
+            return;
+        }
+        line(f("### 6. allocation per decision, one caller (%,d customers in turn, each key existing), Redis %s",
+                AllocationScenario.CUSTOMERS, Network.label(rtt)));
+        line("");
+        line("| limiter | calling thread bytes/decision | other threads bytes/decision | errors |");
+        line("|---|---:|---:|---:|");
+        for (AllocationScenario.Row row : rows) {
+            line(f("| %s | %.0f | %.0f | %d |", row.limiter(), row.callerBytes(), row.otherBytes(), row.errors()));
         }
         line("");
     }

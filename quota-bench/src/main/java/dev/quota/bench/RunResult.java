@@ -26,11 +26,49 @@ import org.jspecify.annotations.Nullable;
  * @param redisCpuNanos   CPU redis-server used in the measured window
  * @param proxyCpuNanos   CPU the delay proxy's threads used in the measured window (0 without one):
  *                        the simulated network's, left out of {@code clientCpuNanos}
+ * @param allocatedBytes  bytes the bench JVM's threads allocated in the measured window (load threads
+ *                        included, the delay proxy's left out)
+ * @param callerAllocatedBytes of those, the load threads' own: the decisions' work on the calling
+ *                        thread (this module computes there), without the Redis client's I/O threads
+ * @param retained        what priming every customer left on the heap, or null where the scenario
+ *                        does not prime
  */
 public record RunResult(String scenario, Duration rtt, String limiter, long decisions, long elapsedNanos, long admitted,
                         long rejected, long errors, long p50, long p99, Tally.Exactness exactness,
                         Map<String, Long> serverCommands, long roundTrips, @Nullable Watched watched,
-                        long clientCpuNanos, long redisCpuNanos, long proxyCpuNanos) {
+                        long clientCpuNanos, long redisCpuNanos, long proxyCpuNanos, long allocatedBytes, long callerAllocatedBytes,
+                        @Nullable Retained retained) {
+
+    /**
+     * Heap the limiter kept after touching every customer once: in use after a full collection
+     * once primed, less in use after one right before, summed over the slices.
+     *
+     * @param bytes     the difference in bytes
+     * @param customers customers primed
+     * @param keys      bucket keys their decisions touch
+     */
+    public record Retained(long bytes, long customers, long keys) {
+
+        /** Bytes kept per bucket key its decisions touch. */
+        public double perKey() {
+            return bytes / (double) keys;
+        }
+
+        /** Bytes kept per customer. */
+        public double perCustomer() {
+            return bytes / (double) customers;
+        }
+    }
+
+    /** Bytes allocated per decision, by every thread of the bench JVM but the delay proxy's. */
+    public double allocatedPerDecision() {
+        return allocatedBytes / (double) decisions;
+    }
+
+    /** Bytes the calling threads allocated per decision. */
+    public double callerAllocatedPerDecision() {
+        return callerAllocatedBytes / (double) decisions;
+    }
 
     /** Client CPU microseconds per decision: what the limiter costs the application, less noisy than time. */
     public double clientCpuMicros() {

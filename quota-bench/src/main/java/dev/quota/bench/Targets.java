@@ -20,6 +20,7 @@ final class Targets {
         t.oneLimit(runs);
         t.http(http);
         t.transfer(runs, checks);
+        t.memory(runs);
         long over = runs.stream().filter(r -> !r.exactness().exact()).count()
                 + checks.stream().filter(c -> !c.exactness().exact()).count();
         t.target(over == 0, "exactness: " + (over == 0 ? "no limiter admitted beyond any limit in any run"
@@ -120,6 +121,61 @@ final class Targets {
             target(over == 0, f("transfer decision: %s of %d tight-bucket checks admitted beyond the limit",
                     over == 0 ? "none" : Long.toString(over), checks.size()));
         }
+    }
+
+    /**
+     * The tail and the heap: paced p99 of this module within 2x the Lua floor's for the same
+     * buckets (5b); at most 150 bytes kept per remembered key (1 and 5, where every customer was
+     * primed).
+     */
+    private void memory(List<RunResult> runs) {
+        List<RunResult> paced = scenario(runs, "5b.");
+        for (Kind[] pair : new Kind[][] {{Kind.QUOTA_TRANSFER, Kind.LUA_TRANSFER}, {Kind.QUOTA, Kind.LUA}}) {
+            RunResult ours = find(paced, pair[0]);
+            RunResult floor = find(paced, pair[1]);
+            if (ours != null && floor != null) {
+                double ratio = (double) ours.p99() / floor.p99();
+                target(ratio <= 2.0, f("paced p99: %s %.0f µs, %.2fx the %s's %.0f µs (target <= 2x)", ours.limiter(),
+                        ours.p99() / 1e3, ratio, floor.limiter(), floor.p99() / 1e3));
+            }
+        }
+        for (String prefix : List.of("1.", "5.")) {
+            List<RunResult> rows = scenario(runs, prefix);
+            RunResult single = find(rows, Kind.QUOTA);
+            RunResult transfer = find(rows, Kind.QUOTA_TRANSFER);
+            for (RunResult r : new RunResult[] {single, transfer}) {
+                if (r != null && r.retained() != null) {
+                    double perKey = r.retained().perKey();
+                    target(perKey <= 150, f("memory, %s%s: %.0f bytes kept per remembered key, %.0f per customer"
+                            + " (target <= 150 per key)", prefix, r == transfer ? " transfer decision" : " one limit",
+                            perKey, r.retained().perCustomer()));
+                }
+            }
+        }
+    }
+
+    /**
+     * One bullet per transfer and one-limit pair of scenario 6: what this module's decision
+     * allocates beyond the Lua floor's one script (target <= 1 KB for one limit).
+     */
+    static List<String> allocation(List<AllocationScenario.Row> rows) {
+        Targets t = new Targets();
+        String[][] pairs = {{Kind.QUOTA.label(), Kind.LUA.label()}, {Kind.QUOTA_TRANSFER.label(), Kind.LUA_TRANSFER.label()}};
+        for (String[] pair : pairs) {
+            AllocationScenario.Row ours = rows.stream().filter(r -> r.limiter().equals(pair[0])).findFirst().orElse(null);
+            AllocationScenario.Row floor = rows.stream().filter(r -> r.limiter().equals(pair[1])).findFirst().orElse(null);
+            if (ours != null && floor != null) {
+                double added = ours.callerBytes() + ours.otherBytes() - floor.callerBytes() - floor.otherBytes();
+                String text = f("allocation, one caller: %s allocates %.0f bytes per decision, %.0f more than %s",
+                        ours.limiter(), ours.callerBytes() + ours.otherBytes(), added, floor.limiter());
+                if (pair[0].equals(Kind.QUOTA.label())) {
+                    t.target(added <= 1024, text + " (target <= 1 KB more)");
+                } else {
+                    t.lines.add("- " + text);
+                }
+            }
+        }
+        return t.lines;
     }
 
     private void target(boolean met, String text) {

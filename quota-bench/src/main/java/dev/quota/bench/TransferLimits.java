@@ -92,6 +92,12 @@ record TransferLimits(long burst, long burstRefill, long hourly, long daily, lon
      * Per customer as {@link Tally#exactness}, against {@link #perCustomerAllowed}; then the
      * customers together against the shared bucket: admitted beyond it counts as one more over.
      */
+    /** The plan's bucket, its Berlin day, the rule's per-customer bucket and the amount's day; the shared one aside. */
+    @Override
+    public int keysPerCustomer(Kind kind) {
+        return 4;
+    }
+
     @Override
     public Tally.Exactness exactness(Kind kind, Tally tally, long windowNanos, int from, int to) {
         return exactness(tally, windowNanos, Instant.now(), from, to);

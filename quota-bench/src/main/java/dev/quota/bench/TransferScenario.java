@@ -63,6 +63,11 @@ final class TransferScenario {
         public Tally.Exactness exactness(Kind kind, Tally tally, long windowNanos, int from, int to) {
             return (kind.transfer() ? transfer : single).exactness(kind, tally, windowNanos, from, to);
         }
+
+        @Override
+        public int keysPerCustomer(Kind kind) {
+            return (kind.transfer() ? transfer : single).keysPerCustomer(kind);
+        }
     }
 
     /**

@@ -17,4 +17,12 @@ interface Workload {
      * {@code windowNanos} (the window ending now).
      */
     Tally.Exactness exactness(Kind kind, Tally tally, long windowNanos, int from, int to);
+
+    /**
+     * The bucket keys one customer's decisions touch (a key every customer shares not counted):
+     * what a store that remembers keys remembers per customer.
+     */
+    default int keysPerCustomer(Kind kind) {
+        return 1;
+    }
 }

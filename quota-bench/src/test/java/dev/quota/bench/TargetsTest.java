@@ -30,6 +30,6 @@ class TargetsTest {
     private static RunResult run(String scenario, Kind kind, long perSecond, long p50Nanos) {
         return new RunResult(scenario, Duration.ZERO, kind.label(), perSecond * 10, 10_000_000_000L, perSecond * 10, 0, 0,
                 p50Nanos, p50Nanos * 2, new Tally.Exactness(perSecond * 10, perSecond * 10, 0, 0), Map.of(),
-                perSecond * 10, null, 1, 1, 0);
+                perSecond * 10, null, 1, 1, 0, 0, 0, null);
     }
 }

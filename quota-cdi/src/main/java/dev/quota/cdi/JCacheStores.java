@@ -1,7 +1,6 @@
 package dev.quota.cdi;
 
 import dev.quota.core.QuotaStoreException;
-import dev.quota.core.resilience.CircuitBreakerStore;
 import dev.quota.jcache.JCacheStore;
 import java.util.List;
 import javax.cache.Cache;
@@ -20,8 +19,8 @@ final class JCacheStores {
     }
 
     /**
-     * A JCache store behind a circuit breaker (an unreachable grid is answered by each limit's
-     * failure policy at once).
+     * A JCache store, pinged by the stack's circuit breaker (an unreachable grid is answered by each
+     * limit's failure policy at once).
      *
      * @throws InvalidSettingsException naming {@code quota.store} when there is no cache manager, or
      *                                  {@code quota.jcache.cache} when the cache cannot hold buckets
@@ -42,9 +41,8 @@ final class JCacheStores {
                     .update(processors ? JCacheStore.Update.ENTRY_PROCESSOR : JCacheStore.Update.COMPARE_AND_SWAP)
                     .retryBudget(settings.jcacheRetryBudget())
                     .build();
-            CircuitBreakerStore breaker = CircuitBreakerStore.builder(store).healthCheck(store::ping).build();
             // the local policy divides limits by the grid's members (on Hazelcast; 1 elsewhere)
-            return new Stores.Built(breaker, JCacheStore.members(cache), JCacheStore.rank(cache), List.of());
+            return new Stores.Built(store, store::ping, JCacheStore.members(cache), JCacheStore.rank(cache), List.of());
         } catch (CacheException | ClassCastException | IllegalStateException | QuotaStoreException e) {
             throw new InvalidSettingsException(List.of(QuotaSettings.JCACHE_CACHE + ": cache '" + name + "' of "
                     + manager.getURI() + " cannot hold buckets: " + e.getMessage()));

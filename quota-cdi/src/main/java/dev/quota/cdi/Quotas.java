@@ -3,15 +3,13 @@ package dev.quota.cdi;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaListener;
 import dev.quota.core.QuotaService;
-import dev.quota.core.QuotaServiceBuilder;
-import dev.quota.core.config.ConfigReloader;
+import dev.quota.core.QuotaStack;
 import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.jaxrs.AdminTokens;
 import dev.quota.jaxrs.CallerResolver;
 import dev.quota.jaxrs.ClientAddress;
 import dev.quota.jaxrs.QuotaAdminResource;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -26,18 +24,18 @@ final class Quotas implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Quotas.class);
 
     private final QuotaSettings settings;
+    private final QuotaStack stack;
     private final QuotaService service;
     private final CallerResolver callerResolver;
     private final String customers;
     private final String summary;
     private final QuotaAdminResource adminResource;
-    /** Closed in order, before the service. */
-    private final List<AutoCloseable> companions;
 
-    private Quotas(QuotaSettings settings, QuotaService service, CallerResolver callerResolver, String customers,
-                   String summary, List<AutoCloseable> companions) {
+    private Quotas(QuotaSettings settings, QuotaStack stack, CallerResolver callerResolver, String customers,
+                   String summary) {
         this.settings = settings;
-        this.service = service;
+        this.stack = stack;
+        this.service = stack.service();
         this.callerResolver = callerResolver;
         this.customers = customers;
         this.summary = summary;
@@ -47,7 +45,6 @@ final class Quotas implements AutoCloseable {
         this.adminResource = QuotaAdminResource.builder(service, token != null ? token.token() : AdminTokens.generate())
                 .clientAddress(ClientAddress.peer())
                 .build();
-        this.companions = List.copyOf(companions);
     }
 
     /**
@@ -63,45 +60,31 @@ final class Quotas implements AutoCloseable {
         CustomerDirectory directory = beans.customers();
         List<QuotaListener> listeners = beans.listeners();
         Stores.Built store = Stores.build(settings, beans);
-        List<AutoCloseable> companions = new ArrayList<>(store.companions());
-        QuotaService service = null;
-        try {
-            QuotaServiceBuilder builder = QuotaService.builder()
-                    .store(store.store())
-                    .config(config)
-                    .keyPrefix(settings.keyPrefix())
-                    .liveInstances(store.liveInstances(), store.rank());
+        QuotaStack.Builder stack = store.stack().service(builder -> {
+            builder.config(config).keyPrefix(settings.keyPrefix());
             if (directory != null) {
                 builder.customers(CustomerDirectory.cached(directory, settings.customersTtl(),
                         settings.customersMaxEntries()));
             }
             listeners.forEach(builder::listener);
-            service = builder.build();
-            if (settings.plansOnDisk() && !settings.reloadInterval().isZero()) {
-                companions.add(0, ConfigReloader.watch(Path.of(settings.plans()), service, settings.reloadInterval(),
-                        result -> { }));
-            }
-        } catch (RuntimeException e) {
-            closeAll(companions);
-            if (service != null) {
-                service.close();
-            } else {
-                store.store().close();
-            }
-            throw e;
+        });
+        if (settings.plansOnDisk() && !settings.reloadInterval().isZero()) {
+            stack.watch(Path.of(settings.plans()), settings.reloadInterval());
         }
+        QuotaStack built = stack.build();
+        QuotaService service = built.service();
         String customers = directory == null ? "the plans file" : "the application's " + directory
                 + " (answers kept " + settings.customersTtl() + ")";
         String summary = String.format("plans %s (version %d, %d plans%s), store %s, customers from %s, callers by %s,"
                 + " admin API %s", settings.plans(), service.config().version(), service.config().plans().size(),
                 settings.plansOnDisk() && !settings.reloadInterval().isZero()
                         ? ", checked for edits every " + settings.reloadInterval().toMillis() + " ms" : "",
-                store.store().describe(), customers, String.join(" then ", settings.caller()),
+                built.store().describe(), customers, String.join(" then ", settings.caller()),
                 settings.adminToken() == null ? "off" : "at /admin (" + settings.adminToken() + ")");
         // "on" is said by QuotaProviders once the Jakarta REST application has taken the filters
         log.info("quota: service built: {}; not enforced until the Jakarta REST application registers"
                 + " QuotaProviders", summary);
-        return new Quotas(settings, service, caller, customers, summary, companions);
+        return new Quotas(settings, built, caller, customers, summary);
     }
 
     QuotaService service() {
@@ -143,8 +126,7 @@ final class Quotas implements AutoCloseable {
     /** Stops watching the plans file and the store's companions, then closes the service and its store. */
     @Override
     public void close() {
-        closeAll(companions);
-        service.close();
+        stack.close();
         log.info("quota: service closed");
     }
 
@@ -153,15 +135,5 @@ final class Quotas implements AutoCloseable {
                 .map(kind -> kind.equals("principal") ? CallerResolver.principal() : CallerResolver.apiKey())
                 .toArray(CallerResolver[]::new);
         return resolvers.length == 1 ? resolvers[0] : CallerResolver.firstOf(resolvers);
-    }
-
-    private static void closeAll(List<AutoCloseable> resources) {
-        for (AutoCloseable resource : resources) {
-            try {
-                resource.close();
-            } catch (Exception e) {
-                log.warn("quota: closing {} failed: {}", resource, e.toString());
-            }
-        }
     }
 }

@@ -1,7 +1,6 @@
 package dev.quota.cdi;
 
 import dev.quota.core.QuotaStoreException;
-import dev.quota.core.resilience.CircuitBreakerStore;
 import dev.quota.redis.InstanceRegistry;
 import dev.quota.redis.RedisStore;
 import java.util.List;
@@ -14,8 +13,8 @@ final class RedisStores {
     }
 
     /**
-     * A Redis store behind a circuit breaker (an outage is answered by each limit's failure policy
-     * at once), with the live instances counted in Redis for the {@code local} policy.
+     * A Redis store, pinged by the stack's circuit breaker (an outage is answered by each limit's
+     * failure policy at once), with the live instances counted in Redis for the {@code local} policy.
      *
      * @throws InvalidSettingsException naming {@code quota.redis.uri} when Redis does not answer
      */
@@ -32,8 +31,7 @@ final class RedisStores {
         try {
             InstanceRegistry instances = InstanceRegistry.builder(redis.client()).keyPrefix(settings.keyPrefix())
                     .build();
-            CircuitBreakerStore store = CircuitBreakerStore.builder(redis).healthCheck(redis::ping).build();
-            return new Stores.Built(store, instances::liveInstances, instances::rank, List.of(instances));
+            return new Stores.Built(redis, redis::ping, instances::liveInstances, instances::rank, List.of(instances));
         } catch (RuntimeException e) {
             redis.close();
             throw e;

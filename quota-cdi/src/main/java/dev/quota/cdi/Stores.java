@@ -1,9 +1,11 @@
 package dev.quota.cdi;
 
+import dev.quota.core.QuotaStack;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.store.InMemoryStore;
 import java.util.List;
 import java.util.function.IntSupplier;
+import org.jspecify.annotations.Nullable;
 
 /** Builds the store {@code quota.store} names; a backend's classes are loaded only when it is chosen. */
 final class Stores {
@@ -12,16 +14,29 @@ final class Stores {
     }
 
     /**
-     * A store and what runs beside it.
+     * A store and what runs beside it, for {@link QuotaStack}.
      *
-     * @param store         the store, closed by the service
+     * @param store         the store, owned by the stack from then on
+     * @param healthCheck   the store's ping, which puts it behind a circuit breaker; null for the in-JVM store
      * @param liveInstances how many instances share the limits, for the {@code local} failure policy
      * @param rank          this instance's place among them (who gets the remainder of a divided limit)
      * @param companions    closed before the service (an instance registry)
      */
-    record Built(QuotaStore store, IntSupplier liveInstances, IntSupplier rank, List<AutoCloseable> companions) {
+    record Built(QuotaStore store, @Nullable Runnable healthCheck, IntSupplier liveInstances, IntSupplier rank,
+                 List<AutoCloseable> companions) {
         Built {
             companions = List.copyOf(companions);
+        }
+
+        /** The stack over this store: breaker (with a health check), instance count and companions. */
+        QuotaStack.Builder stack() {
+            QuotaStack.Builder stack = QuotaStack.builder(store).liveInstances(liveInstances, rank);
+            Runnable ping = healthCheck;
+            if (ping != null) {
+                stack.healthCheck(ping);
+            }
+            companions.forEach(stack::companion);
+            return stack;
         }
     }
 
@@ -32,7 +47,7 @@ final class Stores {
      */
     static Built build(QuotaSettings settings, AppBeans beans) {
         return switch (settings.store()) {
-            case MEMORY -> new Built(InMemoryStore.builder().build(), () -> 1, () -> 0, List.of());
+            case MEMORY -> new Built(InMemoryStore.builder().build(), null, () -> 1, () -> 0, List.of());
             case REDIS -> {
                 requireModule("dev.quota.redis.RedisStore", "redis", "quota-redis");
                 yield RedisStores.build(settings);

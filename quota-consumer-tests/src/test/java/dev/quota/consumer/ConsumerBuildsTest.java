@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * real HTTP what the README promises: 200 with RateLimit headers, 429 problems with
  * {@code Retry-After}, 401 for an unknown key, anonymous callers limited per client address,
  * transfers decided with their amount (429, 422, 400; never a 500), and the admin API: 200 with
- * the token, 401 without, 429 after too many wrong tokens from one address; on every runtime.
+ * the token, 401 without, 429 after too many wrong tokens from one address, and the top customers
+ * of the process; on every runtime.
  *
  * <p>On a container that does not tell the client's address, the service must refuse to start.
  *
@@ -107,6 +108,13 @@ class ConsumerBuildsTest {
             RawHttp.Answer otherAddress = RawHttp.get("127.0.0.1", port, "/admin/config", "Authorization", bearer);
             assertThat(otherAddress.status()).as("another address, with the right token").isEqualTo(200);
             assertThat(otherAddress.body()).startsWith("{\"version\":");
+
+            // who is being limited, from this process's own decisions: the one export, cost 10
+            RawHttp.Answer top = RawHttp.get("127.0.0.1", port, "/admin/top-customers", "Authorization", bearer);
+            assertThat(top.status()).as("top customers; %s", service.output()).isEqualTo(200);
+            assertThat(top.body()).startsWith("{\"scope\":\"instance\",")
+                    .endsWith("\"byRefusals\":[],\"bySpending\":[{\"rank\":1,\"customer\":\"acme\","
+                            + "\"kind\":\"account\",\"count\":10,\"atLeast\":10}]}");
         }
     }
 

@@ -56,8 +56,10 @@ enum EeServer {
     /**
      * {@code bin/server run bank}: the project's {@code src/main/liberty/config/server.xml}
      * (features, the HTTP endpoint at {@code ${env.PORT}}) and the WAR in the server's apps/.
+     * Ready once the application has started: on a busy machine the server says it is ready
+     * (CWWKF0011I) before the WAR is, and answers 404 until then.
      */
-    OPEN_LIBERTY("open-liberty", "Open Liberty 26.0.0.3", "CWWKF0011I",
+    OPEN_LIBERTY("open-liberty", "Open Liberty 26.0.0.3", "CWWKZ0001I: Application bank started",
             List.of("HTTP/1.1 429 Undefined", "HTTP/1.1 422 Undefined")) {
         @Override
         List<String> command(Path target, int port) {

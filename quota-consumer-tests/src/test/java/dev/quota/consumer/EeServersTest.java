@@ -63,10 +63,7 @@ class EeServersTest {
 
             ReadmeChecks.exportsAndAnonymousCallers(port, EeServer.API, service::output);
             List<String> statusLines = ReadmeChecks.transfers(port, EeServer.API, service::output);
-            if (server != EeServer.OPEN_LIBERTY) {
-                // Open Liberty answers 405/415 without a count so far: a known gap (docs/security.md)
-                ReadmeChecks.runtimeRefusals(port, EeServer.API, service::output);
-            }
+            ReadmeChecks.runtimeRefusals(port, EeServer.API, service::output);
 
             // the servers' own reason phrases: Servlet 6 cannot hand them the library's (the README's runtime table)
             assertThat(statusLines).as("429 and 422 status lines").isEqualTo(server.statusLines());

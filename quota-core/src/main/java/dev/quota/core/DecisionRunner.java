@@ -3,6 +3,7 @@ package dev.quota.core;
 import dev.quota.core.internal.LogThrottle;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.spi.StoreFailures;
 import dev.quota.core.spi.Take;
 import java.time.Clock;
 import java.time.Duration;
@@ -26,11 +27,11 @@ import org.slf4j.LoggerFactory;
  * during an established outage (a call that merely failed is refused with 503, see
  * {@link QuotaStoreException}), and writes the receipt.
  *
- * <p>A decision's buckets are consumed together: all of them, or, when a rule, shared or amount
- * limit refuses, one token of each plan bucket (the request was made and counts against the
- * customer's request rate), or none (the plan itself refused). Limits in {@link Mode#SHADOW} never refuse: when only
- * they lack tokens, the enforced buckets are taken on their own (a second store call, only then)
- * and the decision is a shadow rejection.
+ * <p>A decision's buckets are consumed together, in one store call, charged as
+ * {@link DecisionCharge} says: all of them; or, when a rule, shared or amount limit refuses, one
+ * token of each plan bucket (the request was made), or none (the plan itself refused). Limits in
+ * {@link Mode#SHADOW} never refuse: when only they lack tokens, the store takes the enforced
+ * buckets alone, and the decision is a shadow rejection.
  */
 final class DecisionRunner {
 
@@ -177,27 +178,17 @@ final class DecisionRunner {
         }
     }
 
+    /**
+     * One store call: the takes {@link DecisionCharge} makes of the draws, then the outcome from what
+     * each bucket answered. An enforced bucket that lacked its tokens refuses; failing that, a shadow
+     * one that lacked them makes a shadow rejection.
+     */
     private QuotaDecision execute(QuotaStore target, List<Draw> slots) {
         Instant now = clock.instant();
-        int n = slots.size();
-        boolean shadow = false;
-        for (Draw slot : slots) {
-            shadow |= slot.mode() == Mode.SHADOW;
-        }
-        // with shadow limits, a refusal by one of them must not charge anything: see below
-        List<Take> takes = new ArrayList<>(n);
-        for (Draw slot : slots) {
-            takes.add(slot.take(!shadow && slot.role() == LimitStatus.Role.PLAN));
-        }
+        List<Take> takes = DecisionCharge.of(slots);
         ConsumeResult[] results = call(() -> target.tryConsume(takes)).toArray(new ConsumeResult[0]);
         int refusing = firstLacking(slots, results, Mode.ENFORCE);
-        if (refusing < 0 && firstLacking(slots, results, Mode.SHADOW) < 0) {
-            return decision(QuotaDecision.Outcome.ALLOWED, slots, results, -1, Duration.ZERO, now, target);
-        }
         if (refusing >= 0) {
-            if (shadow) {
-                chargePlan(target, slots, results);
-            }
             Draw violated = slots.get(refusing);
             if (violated.exceedsCapacity()) {
                 return decision(QuotaDecision.Outcome.EXCEEDS_LIMIT, slots, results, refusing, Duration.ZERO, now,
@@ -206,60 +197,12 @@ final class DecisionRunner {
             return decision(QuotaDecision.Outcome.REJECTED, slots, results, refusing,
                     violated.retryAfter(results[refusing], now), now, target);
         }
-        // only shadow limits lack tokens: the request is served, so the enforced buckets pay for it
         int shadowViolated = firstLacking(slots, results, Mode.SHADOW);
-        Duration shadowRetry = slots.get(shadowViolated).retryAfter(results[shadowViolated], now);
-        List<Integer> enforced = new ArrayList<>(n);
-        List<Take> enforcedTakes = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            if (slots.get(i).mode() == Mode.ENFORCE) {
-                enforced.add(i);
-                enforcedTakes.add(slots.get(i).take(slots.get(i).role() == LimitStatus.Role.PLAN));
-            }
+        if (shadowViolated >= 0) {
+            return decision(QuotaDecision.Outcome.SHADOW_REJECTED, slots, results, shadowViolated,
+                    slots.get(shadowViolated).retryAfter(results[shadowViolated], now), now, target);
         }
-        if (!enforcedTakes.isEmpty()) {
-            List<ConsumeResult> second = call(() -> target.tryConsume(enforcedTakes));
-            for (int j = 0; j < enforced.size(); j++) {
-                results[enforced.get(j)] = second.get(j);
-            }
-            refusing = firstLacking(slots, results, Mode.ENFORCE);
-            if (refusing >= 0) { // an enforced bucket ran dry in between
-                Draw violated = slots.get(refusing);
-                return decision(QuotaDecision.Outcome.REJECTED, slots, results, refusing,
-                        violated.retryAfter(results[refusing], now), now, target);
-            }
-        }
-        return decision(QuotaDecision.Outcome.SHADOW_REJECTED, slots, results, shadowViolated, shadowRetry, now,
-                target);
-    }
-
-    /**
-     * With shadow limits present, a refusal took nothing; an enforced refusal by a rule, shared or
-     * amount limit still charges the plan's enforced buckets one token, in a second call.
-     */
-    private void chargePlan(QuotaStore target, List<Draw> slots, ConsumeResult[] results) {
-        List<Integer> plan = new ArrayList<>(2);
-        for (int i = 0; i < slots.size(); i++) {
-            Draw slot = slots.get(i);
-            if (slot.role() == LimitStatus.Role.PLAN && slot.mode() == Mode.ENFORCE) {
-                if (!results[i].sufficient()) {
-                    return; // the plan itself refused: nothing to charge
-                }
-                plan.add(i);
-            }
-        }
-        if (plan.isEmpty()) {
-            return;
-        }
-        List<Take> takes = new ArrayList<>(plan.size());
-        for (int i : plan) {
-            Draw slot = slots.get(i);
-            takes.add(new Take(slot.key(), slot.spec(), 1, 0)); // a refused request costs one token
-        }
-        List<ConsumeResult> charged = call(() -> target.tryConsume(takes));
-        for (int j = 0; j < plan.size(); j++) {
-            results[plan.get(j)] = charged.get(j);
-        }
+        return decision(QuotaDecision.Outcome.ALLOWED, slots, results, -1, Duration.ZERO, now, target);
     }
 
     private static int firstLacking(List<Draw> slots, ConsumeResult[] results, Mode mode) {
@@ -290,7 +233,7 @@ final class DecisionRunner {
                 }
             }
             if (results[i].tokensTaken() && slot.refundable()) {
-                refundable.add(slot.take(false));
+                refundable.add(Take.of(slot.key(), slot.spec(), slot.tokens()));
             }
         }
         Receipt receipt = refundable.isEmpty() ? Receipt.NONE : new Receipt(target, refundable);
@@ -313,15 +256,7 @@ final class DecisionRunner {
 
     /** Any runtime failure of a store becomes a {@link QuotaStoreException}, so the failure policy applies. */
     static <T> T call(Supplier<T> call) {
-        try {
-            return call.get();
-        } catch (QuotaStoreException e) {
-            throw e;
-        } catch (IllegalArgumentException e) {
-            throw e; // a bug in the caller, not an outage
-        } catch (RuntimeException e) {
-            throw new QuotaStoreException("store failed: " + e, e);
-        }
+        return StoreFailures.call("store failed", call);
     }
 
     /**

@@ -6,7 +6,6 @@ import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.RefillTimes;
-import dev.quota.core.spi.Take;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -34,14 +33,6 @@ import org.jspecify.annotations.Nullable;
 record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> policies,
             @Nullable CalendarWindow window, long tokens, Role role, FailurePolicy onFailure, Mode mode,
             boolean noShare) {
-
-    /**
-     * The store's view of this bucket for a consume; {@code chargedOnRefusal}: one token is taken
-     * even when another bucket refuses (the plan's charge for a request that was made).
-     */
-    Take take(boolean chargedOnRefusal) {
-        return new Take(key, spec, tokens, chargedOnRefusal ? 1 : 0);
-    }
 
     /** Whether a refund gives this bucket's tokens back. */
     boolean refundable() {
@@ -100,6 +91,20 @@ record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
             return Duration.ofSeconds(Long.MAX_VALUE / 2);
         }
         return Duration.ofNanos(RefillTimes.nanosFor(limit, missing));
+    }
+
+    /**
+     * The time until a bucket of the one {@code limit} that holds less than one token has one, from
+     * its exact time to full ({@link ConsumeResult#nanosToFull()}, which a peek reports to the
+     * nanosecond): the tokens that complete the bucket after the first ones arrive take a known
+     * time, the rest is the wait. Greedy refill brings one token at a time (capacity 10, 10 per
+     * minute, 57 s to full: the first token in 3 s); interval refill brings its tokens together at
+     * the next period's start (10 every minute, 57 s to full: all in 57 s).
+     */
+    static Duration untilOneToken(Limit limit, long nanosToFull) {
+        long arriving = limit.refill() instanceof Refill.Interval interval ? interval.tokens() : 1;
+        long afterThem = RefillTimes.nanosFor(limit, limit.capacity() - arriving);
+        return Duration.ofNanos(Math.max(1, nanosToFull - afterThem));
     }
 
     private static Duration min(Duration a, Duration b) {

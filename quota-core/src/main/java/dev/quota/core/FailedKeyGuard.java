@@ -131,7 +131,9 @@ final class FailedKeyGuard {
 
     /**
      * The block another instance put on {@code group}: its failed-key count in the shared store has
-     * no token left. Blocks the group in this JVM too when so. One store read, asked only for a
+     * no token left. Blocks the group in this JVM too when so, until the count has a token again:
+     * to the nanosecond, from the bucket's time to full, as a rate limit's refusal is (10 per
+     * minute, read 1 s after it emptied: 5 s, not the whole 6 s of a token). One store read, asked only for a
      * valid key not known at the group; a store that cannot answer blocks nothing (the count itself
      * follows its failure policy when the next unknown key is counted).
      */
@@ -151,9 +153,11 @@ final class FailedKeyGuard {
             long remaining = result.remaining()[i];
             if (remaining < 1) {
                 Limit limit = slot.declared().get(i);
+                Duration toFull = Duration.ofNanos(result.nanosToFull());
                 Duration retry = slot.window() != null ? slot.window().remaining(clock.instant())
-                        : Draw.refillTime(limit, 1 - remaining);
-                Duration reset = slot.window() != null ? retry : Draw.refillTime(limit, limit.capacity() - remaining);
+                        : Draw.untilOneToken(limit, result.nanosToFull());
+                Duration reset = slot.window() != null ? retry
+                        : min(Draw.refillTime(limit, limit.capacity() - remaining), toFull);
                 LimitStatus status = LimitStatus.of(slot.policies().get(i), limit, LimitStatus.Role.FAILED_KEYS, 0,
                         reset, retry);
                 QuotaDecision rejection = new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(status), status,

@@ -21,14 +21,36 @@ public final class QuotaAdmin {
     private final QuotaStore store;
     private final CustomerDirectory customers;
     private final DecisionRunner runner;
+    private final TopCustomersListener top;
 
     QuotaAdmin(Supplier<QuotaConfig> config, BucketLayout layout, QuotaStore store, CustomerDirectory customers,
-               DecisionRunner runner) {
+               DecisionRunner runner, TopCustomersListener top) {
         this.config = config;
         this.layout = layout;
         this.store = store;
         this.customers = customers;
         this.runner = runner;
+        this.top = top;
+    }
+
+    /**
+     * Who is being limited: the customers this instance refused most often, and those that spent
+     * the most plan tokens, over the current minute and the {@value TopCustomers#WINDOW_MINUTES}
+     * before it ({@link TopCustomers}). In memory, counted from this instance's own decisions;
+     * asks nothing of the store.
+     */
+    public TopCustomers topCustomers() {
+        return top.top();
+    }
+
+    /**
+     * How often this instance refused {@code customer} over the window of {@link #topCustomers()}:
+     * a count never below the truth, with how much it may exceed it (0 when exact: always while
+     * this instance refuses fewer than {@value TopCustomers#COUNTERS} customers a minute). For a
+     * customer's own usage view. Asks nothing of the store.
+     */
+    public TopCustomers.Entry recentRefusals(Customer customer) {
+        return top.refusalsOf(customer);
     }
 
     /**

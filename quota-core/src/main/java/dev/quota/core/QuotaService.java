@@ -8,6 +8,7 @@ import dev.quota.core.store.InMemoryStore;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
@@ -58,7 +59,11 @@ public final class QuotaService implements AutoCloseable {
         this.fallback = builder.fallback != null ? builder.fallback
                 : InMemoryStore.builder().clock(clock).build();
         this.layout = new BucketLayout(builder.keyPrefix, clock);
-        this.listener = new Listeners(builder.listeners);
+        TopCustomersListener top = new TopCustomersListener(clock, this::config);
+        List<QuotaListener> listeners = new ArrayList<>();
+        listeners.add(top);
+        listeners.addAll(builder.listeners);
+        this.listener = new Listeners(listeners);
         this.runner = builder.storeFailureWarnings == null
                 ? new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
                         builder.unavailableRetryAfter, listener)
@@ -69,7 +74,7 @@ public final class QuotaService implements AutoCloseable {
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);
         this.customers = builder.customers != null ? builder.customers : new ConfigCustomers(this::config);
         this.identifier = new CallerIdentifier(this::config, guard, customers, listener, rejectionLog);
-        this.admin = new QuotaAdmin(this::config, layout, store, customers, runner);
+        this.admin = new QuotaAdmin(this::config, layout, store, customers, runner, top);
         QuotaConfig initial = Objects.requireNonNull(builder.config, "config must be set");
         config.set(initial.version() > 0 ? initial : initial.withVersion(clock.millis()));
     }

@@ -164,7 +164,8 @@ class FailedKeysTest {
                 stillBlocked++;
             }
         }
-        assertThat(stillBlocked).isBetween(90, 100);
+        // the table holds 100: Caffeine evicts, on this thread, exactly what exceeds its bound
+        assertThat(stillBlocked).isEqualTo(100);
     }
 
     private static LimitStatus blockedStatus() {

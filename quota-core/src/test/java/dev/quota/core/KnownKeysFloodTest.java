@@ -139,12 +139,36 @@ class KnownKeysFloodTest {
         Caller hopped = call(second, "globex-key", NAT);
         assertThat(hopped.kind()).isEqualTo(Kind.BLOCKED);
         assertThat(hopped.refusal().violated().policy()).isEqualTo("identity-failed-keys");
-        // the shared count is read in whole tokens: the next one is at most 6 s away (5 s exactly)
-        assertThat(hopped.refusal().retryAfter()).isEqualTo(Duration.ofSeconds(6));
+        assertThat(hopped.refusal().retryAfter()).isEqualTo(Duration.ofSeconds(5));
         assertThat(call(second, "acme-key", NAT).kind()).as("known there").isEqualTo(Kind.IDENTIFIED);
         assertThat(call(second, "globex-key", "198.51.100.1").kind()).as("another address")
                 .isEqualTo(Kind.IDENTIFIED);
-        clock.advance(Duration.ofSeconds(6));
+        clock.advance(Duration.ofSeconds(5).minusNanos(1));
+        assertThat(call(second, "globex-key", NAT).kind()).isEqualTo(Kind.BLOCKED);
+        clock.advance(Duration.ofNanos(1));
+        assertThat(call(second, "globex-key", NAT).kind()).isEqualTo(Kind.IDENTIFIED);
+    }
+
+    /**
+     * What broke: the shared count was read in whole tokens, so an address blocked on another
+     * instance was told to wait up to one whole refill (6 s of the default 10 per minute) when its
+     * next failed key was fractions of that away.
+     */
+    @Test
+    void blockSeenFromAnotherInstance_endsWhenTheCountHasATokenAgain_regressionForWholeTokenRetryAfter() {
+        InMemoryStore shared = InMemoryStore.builder().clock(clock).build();
+        QuotaService first = service(shared);
+        QuotaService second = service(shared);
+        guessUntilBlocked(first, NAT);
+        clock.advance(Duration.ofMillis(5_750));
+
+        Caller hopped = call(second, "globex-key", NAT);
+
+        assertThat(hopped.kind()).isEqualTo(Kind.BLOCKED);
+        assertThat(hopped.refusal().retryAfter()).isEqualTo(Duration.ofMillis(250));
+        assertThat(hopped.refusal().violated().retryAfter()).isEqualTo(Duration.ofMillis(250));
+        assertThat(hopped.refusal().violated().resetAfter()).isEqualTo(Duration.ofMillis(54_250));
+        clock.advance(Duration.ofMillis(250));
         assertThat(call(second, "globex-key", NAT).kind()).isEqualTo(Kind.IDENTIFIED);
     }
 }

@@ -1,6 +1,7 @@
 package dev.quota.demo;
 
 import dev.quota.core.QuotaService;
+import dev.quota.core.QuotaStack;
 import dev.quota.jaxrs.ClientAddress;
 import dev.quota.jaxrs.QuotaAdminResource;
 import dev.quota.jaxrs.QuotaFeature;
@@ -93,18 +94,19 @@ final class ApiServer implements AutoCloseable {
     /**
      * What an instance serves with.
      *
-     * @param service          decides every API request; closed with the server
+     * @param stack            the quota service over its store, breaker, instance registry, reloader
+     *                         and metrics; closed after the server
      * @param metrics          the registry the service's listener publishes to, scraped at {@code /metrics}
      * @param adminToken       the admin API's bearer token, or null for no admin API
      * @param clock            the admin API's throttle and audit sampling run on it
      * @param redisDescription the Redis store's own description, for the banner
-     * @param companions       closed, in order, after the server and before the service (the config
-     *                         reloader, the instance registry, the metrics registry)
      */
-    record Parts(QuotaService service, PrometheusMeterRegistry metrics, @Nullable String adminToken, Clock clock,
-                 String redisDescription, List<AutoCloseable> companions) {
-        Parts {
-            companions = List.copyOf(companions);
+    record Parts(QuotaStack stack, PrometheusMeterRegistry metrics, @Nullable String adminToken, Clock clock,
+                 String redisDescription) {
+
+        /** The service that decides every API request. */
+        QuotaService service() {
+            return stack.service();
         }
     }
 
@@ -241,17 +243,6 @@ final class ApiServer implements AutoCloseable {
         return parts.adminToken() != null;
     }
 
-    /** Closes each of {@code resources}, in order, logging rather than throwing a failure. */
-    static void closeAll(List<AutoCloseable> resources) {
-        for (AutoCloseable resource : resources) {
-            try {
-                resource.close();
-            } catch (Exception e) {
-                log.warn("closing {} failed: {}", resource, e.toString());
-            }
-        }
-    }
-
     /**
      * Stops the server (requests in flight get a second to finish) and the management listener,
      * then the reloader, the instance registry and the metrics, then the quota service and its
@@ -265,8 +256,7 @@ final class ApiServer implements AutoCloseable {
             log.warn("the API server did not stop cleanly: {}", e.toString());
         } finally {
             stopQuietly(management);
-            closeAll(parts.companions());
-            parts.service().close();
+            parts.stack().close();
         }
     }
 }

@@ -2,12 +2,13 @@ package dev.quota.demo;
 
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
+import dev.quota.core.QuotaStack;
 import dev.quota.core.config.ConfigReloader;
 import dev.quota.redis.InstanceRegistry;
 import dev.quota.redis.RedisStore;
 import dev.quota.core.resilience.CircuitBreakerStore;
-import dev.quota.core.spi.QuotaStore;
 import dev.quota.micrometer.MicrometerQuotaListener;
+import dev.quota.micrometer.TopCustomerGauges;
 import dev.quota.testkit.RedisServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -129,37 +130,34 @@ public final class DemoApp implements AutoCloseable {
                                            int managementPort) {
         RedisStore redis = RedisStore.builder().uri(uri).clock(settings.clock()).timeout(settings.redisTimeout())
                 .build();
-        QuotaStore store = redis;
-        QuotaService service = null;
-        List<AutoCloseable> companions = new ArrayList<>();
+        InstanceRegistry instances;
         try {
-            InstanceRegistry instances = InstanceRegistry.builder(redis.client()).build();
-            companions.add(instances);
-            // real time, not the settings' clock: a frozen test clock would keep the breaker open
-            store = CircuitBreakerStore.builder(redis).healthCheck(redis::ping).build();
-            PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            companions.add(metrics::close);
-            service = QuotaService.builder()
-                    .store(store)
-                    .config(config)
-                    .clock(settings.clock())
-                    // for the LOCAL failure policy: each live instance enforces 1/n of every limit
-                    .liveInstances(instances::liveInstances, instances::rank)
-                    .listener(new MicrometerQuotaListener(metrics))
-                    .build();
-            Path file = settings.configFile();
-            if (file != null) {
-                companions.add(ConfigReloader.watch(file, service));
-            }
-            return ApiServer.start(new ApiServer.Parts(service, metrics, settings.adminToken(), settings.clock(),
-                    redis.describe(), companions), settings.host(), port, managementPort);
+            instances = InstanceRegistry.builder(redis.client()).build();
         } catch (RuntimeException e) {
-            ApiServer.closeAll(companions);
-            if (service != null) {
-                service.close();
-            } else {
-                store.close();
-            }
+            redis.close();
+            throw e;
+        }
+        PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        // the circuit breaker keeps real time, not the settings' clock: a frozen test clock would keep it open
+        QuotaStack.Builder stack = QuotaStack.builder(redis)
+                .healthCheck(redis::ping)
+                // for the LOCAL failure policy: each live instance enforces 1/n of every limit
+                .liveInstances(instances::liveInstances, instances::rank)
+                .companion(instances)
+                .companion(metrics::close)
+                .service(service -> service.config(config).clock(settings.clock())
+                        .listener(new MicrometerQuotaListener(metrics)));
+        Path file = settings.configFile();
+        if (file != null) {
+            stack.watch(file, Duration.ofMillis(500));
+        }
+        QuotaStack built = stack.build();
+        TopCustomerGauges.register(metrics, built.service().admin());
+        try {
+            return ApiServer.start(new ApiServer.Parts(built, metrics, settings.adminToken(), settings.clock(),
+                    redis.describe()), settings.host(), port, managementPort);
+        } catch (RuntimeException e) {
+            built.close();
             throw e;
         }
     }

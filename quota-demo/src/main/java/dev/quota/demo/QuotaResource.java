@@ -3,6 +3,7 @@ package dev.quota.demo;
 import dev.quota.core.Customer;
 import dev.quota.core.LimitStatus;
 import dev.quota.core.QuotaService;
+import dev.quota.core.TopCustomers;
 import dev.quota.jaxrs.QuotaFeature;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -16,8 +17,14 @@ import java.util.List;
 
 /**
  * {@code GET /api/v1/quota}: where the caller stands in each limit of its plan and in the
- * per-customer limits of each rule, after this request (which counts like any other), and how
- * much it may still transfer today in each currency ({@code transfer-amount}).
+ * per-customer limits of each rule, how much it may still transfer today in each currency
+ * ({@code transfer-amount}), and how often it was refused lately.
+ *
+ * <p>The call costs one request of the caller's plan, like any other, and the figures it shows
+ * already count it: a caller with 18 requests left before asking reads 17. So polling it cannot
+ * be a way around the limits, and it never shows more than the next request gets. When the plan
+ * is exhausted, it is answered 429 like any request, and that answer's {@code RateLimit} and
+ * {@code Retry-After} headers say what this view would.
  */
 @Path("/api/v1/quota")
 public final class QuotaResource {
@@ -47,7 +54,10 @@ public final class QuotaResource {
                 }
             }
         }
-        return new Standing(customer.id(), customer.plan(), customer.multiplier(), limits, amounts);
+        TopCustomers.Entry refusals = service.admin().recentRefusals(customer);
+        return new Standing(customer.id(), customer.plan(), customer.multiplier(), limits, amounts,
+                new RefusalsView(refusals.count(), refusals.atLeast(), service.admin().topCustomers().since().toString(),
+                        "instance"));
     }
 
     /**
@@ -59,9 +69,24 @@ public final class QuotaResource {
      * @param limits     plan limits, then rule limits by rule name
      * @param amounts    today's transfer amounts per currency (EUR, USD, GBP), in minor units;
      *                   empty when the config has no {@code transfer-amount} limits
+     * @param recentRefusals how often the instance that answers refused the caller lately
      */
     public record Standing(String customer, String plan, double multiplier, List<LimitView> limits,
-                           List<AmountView> amounts) {
+                           List<AmountView> amounts, RefusalsView recentRefusals) {
+    }
+
+    /**
+     * The caller's refusals (429 for a limit) over the current minute and the 5 before it, as
+     * counted by the instance that answers: {@code {"count":2,"atLeast":2,"since":"2026-01-12T08:55:00Z",
+     * "scope":"instance"}}. Behind a load balancer each instance counts the refusals it answered.
+     *
+     * @param count   refusals, never fewer than the true number
+     * @param atLeast refusals certainly made; equal to {@code count} unless this instance refuses more
+     *                than 100 callers a minute
+     * @param since   the start of the window, ISO-8601
+     * @param scope   {@code instance}: this instance's count
+     */
+    public record RefusalsView(long count, long atLeast, String since, String scope) {
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.quota.core.Refill;
 import dev.quota.core.RouteMatch;
 import dev.quota.core.Rule;
 import dev.quota.core.StoreHealth;
+import dev.quota.core.TopCustomers;
 import dev.quota.core.net.Cidr;
 import java.util.Comparator;
 import java.util.List;
@@ -143,6 +144,35 @@ final class AdminDocuments {
             json.beginObject().member("name", limit.name()).member("capacity", limit.capacity()).name("refill");
             refill(json, limit.refill());
             json.member("windowSeconds", RateLimitHeaders.windowSeconds(limit)).endObject();
+        }
+        json.endArray();
+    }
+
+    /**
+     * {@code {"scope":"instance","since":"2026-11-29T09:55:00Z","until":"2026-11-29T10:00:30Z","byRefusals":
+     * [{"rank":1,"customer":"acme","kind":"account","count":3,"atLeast":3}],"bySpending":[...]}}: this
+     * instance's counts only, which {@code scope} says so that no reader takes them for the whole service.
+     */
+    static String topCustomers(TopCustomers top) {
+        JsonWriter json = new JsonWriter().beginObject()
+                .member("scope", "instance")
+                .member("since", top.since().toString())
+                .member("until", top.until().toString());
+        ranking(json.name("byRefusals"), top.byRefusals());
+        ranking(json.name("bySpending"), top.bySpending());
+        return json.endObject().toString();
+    }
+
+    private static void ranking(JsonWriter json, List<TopCustomers.Entry> entries) {
+        json.beginArray();
+        int rank = 1;
+        for (TopCustomers.Entry entry : entries) {
+            json.beginObject().member("rank", rank++)
+                    .member("customer", entry.customer())
+                    .member("kind", lower(entry.kind()))
+                    .member("count", entry.count())
+                    .member("atLeast", entry.atLeast())
+                    .endObject();
         }
         json.endArray();
     }

@@ -16,6 +16,7 @@ import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +29,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code DELETE /admin/customers/{id}/buckets}: empties nothing, refills everything: the
  *       customer's plan and rule buckets are deleted, answered 204 and logged to {@code dev.quota.audit};
  *   <li>{@code GET /admin/config}: the active config's version, plans, rules and limits; customers
- *       and keys only counted, never listed.
+ *       and keys only counted, never listed;
+ *   <li>{@code GET /admin/top-customers}: the customers this instance refused most often and those
+ *       that spent the most plan tokens over the last minutes ({@link dev.quota.core.TopCustomers}),
+ *       of this instance only: ask each instance.
  * </ul>
  * Every call needs {@code Authorization: Bearer <token>}, compared in constant time; a missing or
  * wrong token is answered 401. The token must be strong ({@link AdminTokens}: 32 characters or
@@ -131,6 +135,7 @@ public final class QuotaAdminResource {
         return switch (method.getName()) {
             case "customer" -> "standing";
             case "reset" -> "reset-buckets";
+            case "topCustomers" -> "top-customers";
             default -> method.getName();
         };
     }
@@ -224,14 +229,36 @@ public final class QuotaAdminResource {
     @GET
     @Path("config")
     public Response config(@Context SecurityContext security) {
+        return document(security, "config",
+                service -> AdminDocuments.config(service.config(), service.admin().store()));
+    }
+
+    /**
+     * Who is being limited, as this instance counted it: at most 10 customers by refusals and 10 by
+     * plan tokens spent, over the current minute and the 5 before it. In memory; asks nothing of
+     * the store, so it answers during a store outage too.
+     *
+     * @param security the runtime's, once the admin filter let the call through
+     */
+    @GET
+    @Path("top-customers")
+    public Response topCustomers(@Context SecurityContext security) {
+        return document(security, "top-customers", service -> AdminDocuments.topCustomers(service.admin().topCustomers()));
+    }
+
+    /**
+     * The answer to a call about no customer that needs no store: 404 when the admin API is off,
+     * the guard's answer for a call the admin filter did not let through, else the document, 200.
+     */
+    private Response document(@Nullable SecurityContext security, String action, Function<QuotaService, String> body) {
         On on = this.on;
         if (on == null) {
             return off();
         }
         if (on.guard().admitted(security) == null) {
-            return on.guard().unchecked("config");
+            return on.guard().unchecked(action);
         }
-        return json(Response.ok(), AdminDocuments.config(on.service().config(), on.service().admin().store()));
+        return json(Response.ok(), body.apply(on.service()));
     }
 
     private static Response unknownCustomer(QuotaConfig config) {

@@ -97,7 +97,7 @@ class AdminWiringTest {
                 }
             }
         }
-        assertThat(methods).containsExactlyInAnyOrder("customer", "reset", "config");
+        assertThat(methods).containsExactlyInAnyOrder("customer", "reset", "config", "topCustomers");
     }
 
     private static boolean isResourceMethod(Method method) {

@@ -119,6 +119,36 @@ class QuotaAdminResourceTest {
     }
 
     @Test
+    void topCustomers_ranksThisInstancesRefusalsAndSpending_andNamesItsScope() {
+        for (int i = 0; i < 22; i++) {
+            acme(); // 20 admitted, 2 refused
+        }
+        for (int i = 0; i < 6; i++) {
+            fixture.server.get("/api/v1/accounts/1"); // anonymous: 5 admitted, 1 refused
+        }
+
+        HttpResponse<String> response = fixture.server.get("/admin/top-customers", "Authorization", BEARER);
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(response.body()).isEqualTo("{\"scope\":\"instance\",\"since\":\"2025-03-10T11:55:00Z\","
+                + "\"until\":\"2025-03-10T12:00:00Z\",\"byRefusals\":["
+                + "{\"rank\":1,\"customer\":\"acme\",\"kind\":\"account\",\"count\":2,\"atLeast\":2},"
+                + "{\"rank\":2,\"customer\":\"ip:127.0.0.1\",\"kind\":\"address\",\"count\":1,\"atLeast\":1}],"
+                + "\"bySpending\":["
+                + "{\"rank\":1,\"customer\":\"acme\",\"kind\":\"account\",\"count\":20,\"atLeast\":20},"
+                + "{\"rank\":2,\"customer\":\"ip:127.0.0.1\",\"kind\":\"address\",\"count\":5,\"atLeast\":5}]}");
+    }
+
+    @Test
+    void topCustomers_withoutToken_is401() {
+        HttpResponse<String> response = fixture.server.get("/admin/top-customers");
+
+        assertThat(response.statusCode()).isEqualTo(401);
+        assertThat(response.body()).contains("\"type\":\"urn:quota:problem:admin-token-required\"");
+    }
+
+    @Test
     void missingOrWrongToken_is401Problem_andNothingIsReset() {
         for (int i = 0; i < 20; i++) {
             acme();

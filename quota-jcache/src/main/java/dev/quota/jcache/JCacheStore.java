@@ -6,6 +6,7 @@ import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.PerBucketStore;
+import dev.quota.core.spi.StoreFailures;
 import dev.quota.core.spi.Take;
 import dev.quota.core.spi.UnreadableBuckets;
 import io.github.bucket4j.TimeMeter;
@@ -212,13 +213,7 @@ public final class JCacheStore extends PerBucketStore {
     }
 
     private <T> T call(BucketKey key, Supplier<T> operation) {
-        try {
-            return operation.get();
-        } catch (QuotaStoreException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new QuotaStoreException("cache '" + cache.getName() + "' failed on " + key + ": " + e, e);
-        }
+        return StoreFailures.call("cache '" + cache.getName() + "' failed on " + key, operation);
     }
 
     private static Cache<String, byte[]> open(CacheManager manager, String name,

@@ -3,6 +3,7 @@ package dev.quota.jcache;
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.internal.Bandwidths;
 import dev.quota.core.spi.RetryBudget;
+import dev.quota.core.spi.StoreFailures;
 import io.github.bucket4j.TimeMeter;
 import java.time.Clock;
 import java.time.Duration;
@@ -141,7 +142,7 @@ public final class JCacheStoreBuilder {
             staleRefused = replaced && !writer.replace(key, read, new byte[] {7, 8, 9}, keep, keep);
             cache.remove(key);
         } catch (RuntimeException e) {
-            throw new QuotaStoreException("cache '" + cache.getName() + "' (" + provider + ") does not answer: " + e, e);
+            throw StoreFailures.wrap("cache '" + cache.getName() + "' (" + provider + ") does not answer", e);
         }
         if (!created || !replaced || !staleRefused) {
             throw new IllegalStateException("cache '" + cache.getName() + "' (" + provider + ") cannot hold buckets"

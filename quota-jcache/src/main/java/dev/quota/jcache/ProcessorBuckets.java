@@ -5,6 +5,7 @@ import dev.quota.core.internal.Bandwidths;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.ChargeRule;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
 import dev.quota.core.spi.UnreadableBuckets;
@@ -21,6 +22,8 @@ import io.github.bucket4j.distributed.remote.commands.TryConsumeAndReturnRemaini
 import io.github.bucket4j.distributed.remote.commands.VerboseCommand;
 import io.github.bucket4j.grid.jcache.Bucket4jJCache;
 import io.github.bucket4j.grid.jcache.JCacheProxyManager;
+import java.util.ArrayList;
+import java.util.List;
 import javax.cache.Cache;
 
 /**
@@ -51,15 +54,18 @@ final class ProcessorBuckets implements Buckets {
     public ConsumeResult consume(Take take) {
         long now = time.currentTimeNanos();
         ConsumeResult result = tryConsume(take, take.tokens(), now);
-        if (result.tokensTaken() || !take.chargedOnRefusal()) {
+        List<RemoteVerboseResult<ConsumptionProbe>> refusal = new ArrayList<>(1);
+        // what the take gives is ChargeRule's answer; its refusal tokens are asked for (a second
+        // processor call) only when the rule needs to know whether the bucket has them
+        long taken = ChargeRule.taken(List.of(take), i -> result.tokensTaken(), i -> {
+            refusal.add(execute(take.key(), take.spec(),
+                    VerboseCommand.from(new TryConsumeAndReturnRemainingTokensCommand(take.refusalTokens())), now));
+            return refusal.get(0).getValue().isConsumed();
+        })[0];
+        if (taken == 0 || result.tokensTaken()) {
             return result;
         }
-        // a second processor call, only for a charged take whose bucket lacks its tokens
-        RemoteVerboseResult<ConsumptionProbe> verbose = execute(take.key(), take.spec(),
-                VerboseCommand.from(new TryConsumeAndReturnRemainingTokensCommand(take.refusalTokens())), now);
-        if (!verbose.getValue().isConsumed()) {
-            return result;
-        }
+        RemoteVerboseResult<ConsumptionProbe> verbose = refusal.get(0);
         BucketMath.Step paid = new BucketMath.Step(BucketMath.peek(verbose.getState(), take.spec(), now),
                 verbose.getState());
         lifetime.check(take.key().value(), paid.result().nanosToFull());

@@ -1,6 +1,6 @@
 package dev.quota.redis;
 
-import dev.quota.core.QuotaStoreException;
+import dev.quota.core.spi.StoreFailures;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
@@ -94,8 +94,7 @@ abstract class CasJob {
 
     /** Answers every job of {@code jobs} not answered yet with {@code t}, as a store failure. */
     static void failAll(List<? extends CasJob> jobs, Throwable t) {
-        RuntimeException failure = t instanceof QuotaStoreException q ? q
-                : new QuotaStoreException("redis could not decide: " + t, t);
+        RuntimeException failure = StoreFailures.wrap("redis could not decide", t);
         for (CasJob job : jobs) {
             if (!job.done) {
                 job.fail(failure);

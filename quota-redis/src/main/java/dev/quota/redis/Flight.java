@@ -1,6 +1,7 @@
 package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
+import dev.quota.core.spi.StoreFailures;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -57,9 +58,6 @@ abstract class Flight {
 
     /** A failed reply as the store failure a caller sees. */
     static QuotaStoreException failure(Throwable cause, String key, long timeoutNanos) {
-        if (cause instanceof QuotaStoreException q) {
-            return q;
-        }
         if (cause instanceof ExecutionException && cause.getCause() != null) {
             cause = cause.getCause();
         }
@@ -67,6 +65,6 @@ abstract class Flight {
             return new QuotaStoreException("redis did not answer within "
                     + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms (" + key + ")", cause);
         }
-        return new QuotaStoreException("redis failed (" + key + "): " + cause, cause);
+        return StoreFailures.wrap("redis failed (" + key + ")", cause);
     }
 }

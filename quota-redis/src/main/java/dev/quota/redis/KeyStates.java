@@ -1,6 +1,8 @@
 package dev.quota.redis;
 
+import dev.quota.core.spi.BucketMath;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import java.security.SecureRandom;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -10,15 +12,26 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What this instance remembers of bucket keys: at most {@code max} {@link KeyState}s, the least
- * recently used forgotten first, each forgotten when its key may have expired in Redis.
+ * What this instance remembers of bucket keys: at most {@code max} {@link KeyState}s, each
+ * forgotten when its key may have expired in Redis.
+ *
+ * <p>Two tiers. The {@value #HOT_KEYS} keys used last are kept as they are used, bytes and parsed
+ * state, in an access-ordered map: a lookup is one hash probe, and a hot key (the customer who
+ * floods, the limit every customer shares) is never parsed twice. A key pushed out of them is
+ * kept compact in {@link ColdStates}: the words where its bytes differ from a template
+ * ({@link StateTemplates}), under a 64-bit fingerprint of its name, about 100 bytes where the
+ * map's entry, the name and the parsed state took about 1 KB; its next use parses it again and
+ * makes it hot. Past the bound the cold tier forgets by the clock; with a bound no larger than the
+ * hot tier, the least recently used key is forgotten.
+ *
+ * <p>A fingerprint is a seeded hash, checked against a second hash of the name: two keys taken for
+ * one would cost a compare-and-swap that finds the key differing, never an admission, and within
+ * the trust window a refusal from the other key's state; at a million keys the chance that any two
+ * share both is about 10<sup>-17</sup>.
  *
  * <p>Read and written only by the caller that combines (one thread at a time, handed over through
- * {@link Combiner}'s flag), so it is a plain access-ordered map: a lookup is one hash probe, where
- * a concurrent cache paid for its read and write buffers, frequency sketch and timer wheel on every
- * key of every decision, and its admission policy turned away keys just written. Other threads
- * only ask to forget ({@link #forgetLater}, {@link #forgetAllLater}); the combiner applies that
- * before it next reads ({@link #applyForgets}).
+ * {@link Combiner}'s flag). Other threads only ask to forget ({@link #forgetLater},
+ * {@link #forgetAllLater}); the combiner applies that before it next reads ({@link #applyForgets}).
  *
  * <p>The bound counts keys, not customers: a decision touches one key per bucket (the demo's
  * transfer, four of the customer's own and one shared), so 100,000 customers making transfers
@@ -27,6 +40,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class KeyStates {
 
+    /** Keys kept parsed: the ones used last. */
+    static final int HOT_KEYS = 1024;
     /** Expired entries looked at, from the least recently used end, per entry added. */
     private static final int SWEEP = 2;
     /** A remembered state is forgotten this long before Redis expires its key. */
@@ -34,35 +49,61 @@ final class KeyStates {
     /** How long "there is no key" is remembered. */
     private static final long ABSENT_REMEMBERED_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private final int max;
-    private final LinkedHashMap<String, KeyState> states;
+    private final int hotMax;
+    private final LinkedHashMap<String, KeyState> hot;
+    private final ColdStates cold;
+    private final StateTemplates templates = new StateTemplates();
+    private final long seed = new SecureRandom().nextLong();
     private final ConcurrentLinkedQueue<String> forgets = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean forgetAll = new AtomicBoolean();
+    /** The store's time at the last lookup or write: when a key pushed out of the hot tier is judged expired. */
+    private long lastNanos;
 
     KeyStates(int max) {
-        this.max = max;
-        this.states = new LinkedHashMap<>(16, 0.75f, true) {
+        this.hotMax = Math.min(max, HOT_KEYS);
+        this.cold = new ColdStates(max - hotMax);
+        this.hot = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, KeyState> eldest) {
-                return size() > KeyStates.this.max;
+                if (size() <= hotMax) {
+                    return false;
+                }
+                cool(eldest.getKey(), eldest.getValue());
+                return true;
             }
         };
     }
 
     /** The state remembered for {@code key}, unless there is none or it may have expired by {@code nowNanos}. */
     @Nullable KeyState get(String key, long nowNanos) {
-        KeyState state = states.get(key);
-        if (state != null && nowNanos - state.expiresNanos() >= 0) {
-            states.remove(key);
+        lastNanos = nowNanos;
+        KeyState state = hot.get(key);
+        if (state != null) {
+            if (nowNanos - state.expiresNanos() >= 0) {
+                hot.remove(key);
+                return null;
+            }
+            return state;
+        }
+        long fingerprint = fingerprint(key);
+        long[] rec = cold.get(fingerprint, nowNanos);
+        if (rec == null || StateTemplates.check(rec) != key.hashCode()) {
             return null;
         }
-        return state;
+        byte[] bytes = templates.decode(rec);
+        // it was written or confirmed as a bucket state; parsed again, it is hot
+        KeyState warm = new KeyState(bytes, bytes == null ? null : BucketMath.deserialize(bytes),
+                rec[StateTemplates.CONFIRMED], rec[StateTemplates.EXPIRES]);
+        cold.remove(fingerprint);
+        hot.put(key, warm);
+        return warm;
     }
 
-    /** Remembers {@code state} for {@code key}; past the bound, the least recently used key is forgotten. */
+    /** Remembers {@code state} for {@code key}; past the bound, a key used long ago is forgotten. */
     void put(String key, KeyState state, long nowNanos) {
+        lastNanos = nowNanos;
         // idle keys leave as new ones come, not only at the bound
-        Iterator<KeyState> eldest = states.values().iterator();
+        Iterator<KeyState> eldest = hot.values().iterator();
         for (int i = 0; i < SWEEP && eldest.hasNext(); i++) {
             if (nowNanos - eldest.next().expiresNanos() >= 0) {
                 eldest.remove();
@@ -70,12 +111,14 @@ final class KeyStates {
                 break;
             }
         }
-        states.put(key, state);
+        cold.remove(fingerprint(key));
+        hot.put(key, state);
     }
 
     /** Forgets {@code key} now (the combiner only). */
     void remove(String key) {
-        states.remove(key);
+        hot.remove(key);
+        cold.remove(fingerprint(key));
     }
 
     /** Asks the combiner to forget {@code key} before it next reads; any thread. */
@@ -91,17 +134,40 @@ final class KeyStates {
     /** Applies the forgets asked for (the combiner only, before a round reads). */
     void applyForgets() {
         if (forgetAll.getAndSet(false)) {
-            states.clear();
+            hot.clear();
+            cold.clear();
         }
         String key;
         while ((key = forgets.poll()) != null) {
-            states.remove(key);
+            remove(key);
         }
     }
 
     /** How many keys are remembered (expired ones included until they are looked at). */
     int size() {
-        return states.size();
+        return hot.size() + cold.size();
+    }
+
+    /** Keeps a key leaving the hot tier compact, unless it expired. */
+    private void cool(String key, KeyState state) {
+        if (lastNanos - state.expiresNanos() < 0) {
+            cold.put(fingerprint(key), templates.encode(state.bytes(), state.confirmedNanos(), state.expiresNanos(),
+                    key.hashCode()), lastNanos);
+        }
+    }
+
+    /** 64 bits of a hash of {@code key} seeded per instance (FNV-1a, then MurmurHash3's finalizer); never 0. */
+    private long fingerprint(String key) {
+        long h = seed;
+        for (int i = 0; i < key.length(); i++) {
+            h = (h ^ key.charAt(i)) * 0x100000001B3L;
+        }
+        h ^= h >>> 33;
+        h *= 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 33;
+        h *= 0xC4CEB9FE1A85EC53L;
+        h ^= h >>> 33;
+        return h == 0 ? 1 : h;
     }
 
     /** What is remembered of a key Redis confirmed at {@code nowNanos}, kept as long as its TTL allows. */

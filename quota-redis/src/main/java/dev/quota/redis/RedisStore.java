@@ -8,6 +8,7 @@ import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.spi.SplitConsume;
+import dev.quota.core.spi.StoreFailures;
 import dev.quota.core.spi.Take;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import java.util.ArrayList;
@@ -129,11 +130,7 @@ public final class RedisStore implements QuotaStore {
      * @throws QuotaStoreException if a master does not answer in time
      */
     public void ping() {
-        try {
-            client.getKeys().count();
-        } catch (RuntimeException e) {
-            throw new QuotaStoreException("redis does not answer (" + description + "): " + e, e);
-        }
+        StoreFailures.call("redis does not answer (" + description + ")", () -> client.getKeys().count());
     }
 
     /** The Bucket4j engine of this store, for its compliance tests. */

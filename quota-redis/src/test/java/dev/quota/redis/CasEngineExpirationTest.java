@@ -73,6 +73,8 @@ class CasEngineExpirationTest {
         assertThat(ttlAfterOneToken(ExpirationAfterWriteStrategy.none())).isEqualTo(-1);
     }
 
+    // PTTL is a range: Redis counts a key's time to live down in real time from the write to the read
+
     @Test
     void managerWithFixedTtl_writesThatTtl() {
         assertThat(ttlAfterOneToken(ExpirationAfterWriteStrategy.fixedTimeToLive(Duration.ofSeconds(30))))

@@ -93,6 +93,7 @@ class RedisKeyExpiryTest {
         System.out.printf("memory: %d bucket keys (one per customer, 1 limit) use %d bytes each in Redis"
                 + " (used_memory delta; the value is %d bytes)%n", keys, perKey, valueBytes);
         assertThat(keys).isEqualTo(measured);
+        // a range: used_memory includes the allocator's rounding and Redis' own bookkeeping, which vary by version
         assertThat(perKey).isBetween(60L, 400L);
         resp.flushAll();
 

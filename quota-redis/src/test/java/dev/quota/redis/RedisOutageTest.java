@@ -167,12 +167,10 @@ class RedisOutageTest {
         assertThat(finished).as("every caller returned").isTrue();
         assertThat(load.errors()).as("exceptions thrown to callers").isEmpty();
         assertThat(DecisionLoad.percentileMicros(samples, 100)).as("slowest decision, us").isLessThan(5_000_000);
-        // a failed call while the store serves is refused (503), never handed to the policy
-        long allowance = 0;
         System.out.printf("outage %s: admitted per customer before %s, outage %s, after %s%n", policy,
                 allowedPerCustomer(before), allowedPerCustomer(outage), allowedPerCustomer(after));
         assertThat(allowedPerCustomer(before)).as("before the outage, through Redis").hasSize(CUSTOMERS)
-                .allSatisfy((customer, allowed) -> assertThat(allowed).isBetween(CAPACITY / 2, CAPACITY + allowance));
+                .allSatisfy((customer, allowed) -> assertExactlyCapacity(before, customer, allowed));
         assertThat(established).as("the breaker opened and its health check failed").isTrue();
         // until the outage is established, no policy answers: the failed calls are refused (503), and
         // nothing is admitted but by the policy once the health check failed
@@ -199,7 +197,7 @@ class RedisOutageTest {
         assertThat(recovered).as("breaker closed within 10 s of the restart").isTrue();
         assertThat(afterSpent).as("every customer spent its bucket after the restart").isTrue();
         assertThat(allowedPerCustomer(after)).as("after the restart").hasSize(CUSTOMERS)
-                .allSatisfy((customer, allowed) -> assertThat(allowed).isBetween(CAPACITY / 2, CAPACITY + allowance));
+                .allSatisfy((customer, allowed) -> assertExactlyCapacity(after, customer, allowed));
         for (String customer : allowedPerCustomer(after).keySet()) {
             // the restarted Redis was empty: its bucket for this customer is spent, so Redis enforced it
             assertThat(inRedis(Customer.of(customer, "free"))).as("tokens left in Redis for %s", customer)
@@ -258,6 +256,19 @@ class RedisOutageTest {
         assertThat(within(Duration.ofSeconds(10), () -> breaker.state() == State.CLOSED, "breaker closed")).isTrue();
         assertThat(service.decide(alice, null).outcome()).isEqualTo(Outcome.ALLOWED);
         assertThat(inRedis(alice)).containsExactly(CAPACITY - 1);
+    }
+
+    /**
+     * Redis admitted exactly the capacity of a customer's bucket (frozen time: no refill), less at
+     * most one for each of the customer's calls refused with 503 in that phase: such a call may have
+     * reached Redis before it timed out (in doubt), its tokens taken and the request refused. With
+     * no failed call, the figure is exact.
+     */
+    private static void assertExactlyCapacity(List<Sample> phase, String customer, long allowed) {
+        long refusedUnavailable = phase.stream()
+                .filter(s -> s.customer().equals(customer) && s.outcome() == Outcome.UNAVAILABLE).count();
+        assertThat(allowed).as("%s admitted, with %d calls refused 503", customer, refusedUnavailable)
+                .isLessThanOrEqualTo(CAPACITY).isGreaterThanOrEqualTo(CAPACITY - refusedUnavailable);
     }
 
     private static Map<String, Long> allowedPerCustomer(List<Sample> samples) {

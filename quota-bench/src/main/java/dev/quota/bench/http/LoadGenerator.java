@@ -1,9 +1,9 @@
 package dev.quota.bench.http;
 
-import dev.quota.bench.LatencyHistogram;
+import dev.quota.bench.Latencies;
 import java.io.BufferedInputStream;
-import java.io.BufferedReader;
 import java.io.BufferedOutputStream;
+import java.io.BufferedReader;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
 
 /**
  * The HTTP load, in a process of its own so the server's JVM is not also the client's: N
@@ -93,11 +94,11 @@ public final class LoadGenerator {
         System.out.flush();
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII)).readLine();
         Totals totals = run(port, connections, rate, keys, path, body, (long) (durationSeconds * 1e9));
-        LatencyHistogram h = totals.latency;
+        Histogram h = totals.latency;
         System.out.println("RESULT requests=" + totals.requests + " ok=" + totals.ok + " rejected=" + totals.rejected
                 + " errors=" + totals.errors + " elapsedNanos=" + totals.elapsedNanos
-                + " p50=" + h.percentile(0.50) + " p90=" + h.percentile(0.90) + " p99=" + h.percentile(0.99)
-                + " p999=" + h.percentile(0.999) + " max=" + h.max());
+                + " p50=" + h.getValueAtPercentile(50) + " p90=" + h.getValueAtPercentile(90) + " p99=" + h.getValueAtPercentile(99)
+                + " p999=" + h.getValueAtPercentile(99.9) + " max=" + h.getMaxValue());
     }
 
     private static final class Totals {
@@ -106,9 +107,9 @@ public final class LoadGenerator {
         long rejected;
         long errors;
         long elapsedNanos;
-        final LatencyHistogram latency = new LatencyHistogram();
+        final Histogram latency = Latencies.histogram();
 
-        synchronized void add(long okCount, long rejectedCount, long errorCount, LatencyHistogram h) {
+        synchronized void add(long okCount, long rejectedCount, long errorCount, Histogram h) {
             requests += okCount + rejectedCount + errorCount;
             ok += okCount;
             rejected += rejectedCount;
@@ -131,7 +132,7 @@ public final class LoadGenerator {
             int connection = c;
             threads.add(new Thread(() -> {
                 SplittableRandom random = new SplittableRandom(connection * 31L + 7);
-                LatencyHistogram h = new LatencyHistogram();
+                Histogram h = Latencies.histogram();
                 long ok = 0;
                 long rejected = 0;
                 long errors = 0;
@@ -170,7 +171,7 @@ public final class LoadGenerator {
                     int customer = random.nextInt(keys);
                     try {
                         int status = client.send(path + "acc-" + customer, apiKey(customer), body);
-                        h.record(System.nanoTime() - scheduled);
+                        h.recordValue(System.nanoTime() - scheduled);
                         if (client.closing) {
                             // the server ends keep-alive after so many requests: a new connection, not an error
                             client.close();

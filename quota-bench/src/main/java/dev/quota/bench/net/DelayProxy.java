@@ -1,6 +1,5 @@
 package dev.quota.bench.net;
 
-import dev.quota.bench.LatencyHistogram;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -16,6 +15,7 @@ import java.time.Duration;
 import java.util.Iterator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.HdrHistogram.Histogram;
 
 /**
  * A TCP proxy on loopback that puts its target one simulated network hop away: every byte is held
@@ -110,13 +110,18 @@ public final class DelayProxy implements AutoCloseable {
     }
 
     /** How late chunks were written after their due time (read time plus half the round trip). */
-    public LatencyHistogram lateness() {
+    public Histogram lateness() {
         return sender.lateness();
     }
 
     /** Whether both its threads run at a raised priority (nice {@value ThreadPriority#NICE}; see {@link ThreadPriority}). */
     public boolean prioritized() {
         return readerPrioritized && sender.prioritized();
+    }
+
+    /** The ids of its two threads (the reader and the sender). */
+    public Set<Long> threadIds() {
+        return Set.of(reader.getId(), sender.thread().getId());
     }
 
     /** CPU nanoseconds its two threads have used; -1 where the JVM cannot measure thread CPU. */

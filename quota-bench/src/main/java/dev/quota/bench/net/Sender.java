@@ -1,6 +1,6 @@
 package dev.quota.bench.net;
 
-import dev.quota.bench.LatencyHistogram;
+import dev.quota.bench.Latencies;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
 
 /**
  * The proxy's writing thread: takes the chunks the reader queued, waits until each is due, and
@@ -37,7 +38,7 @@ final class Sender {
 
     private final ConcurrentLinkedQueue<Chunk> queue = new ConcurrentLinkedQueue<>();
     private final List<Link.Direction> backlogged = new ArrayList<>();
-    private final LatencyHistogram lateness = new LatencyHistogram();
+    private final Histogram lateness = Latencies.histogram();
     private final Thread thread;
     private volatile boolean idle;
     private volatile boolean running = true;
@@ -75,8 +76,8 @@ final class Sender {
     }
 
     /** How late chunks were written after their due time, so far. */
-    LatencyHistogram lateness() {
-        LatencyHistogram copy = new LatencyHistogram();
+    Histogram lateness() {
+        Histogram copy = Latencies.histogram();
         synchronized (lateness) {
             copy.add(lateness);
         }
@@ -157,7 +158,7 @@ final class Sender {
             return;
         }
         synchronized (lateness) {
-            lateness.record(now - chunk.due());
+            lateness.recordValue(Math.max(0, now - chunk.due()));
         }
         byte[] bytes = chunk.bytes();
         ByteBuffer buffer = bytes == null ? Link.Direction.END : ByteBuffer.wrap(bytes);

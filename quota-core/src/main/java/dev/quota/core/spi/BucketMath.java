@@ -91,55 +91,42 @@ public final class BucketMath {
     }
 
     /**
-     * Decides a consume of several buckets (see {@link dev.quota.core.spi.QuotaStore}): every take's
-     * tokens when all have enough; else the refusal tokens of the takes that have some, when each
-     * of those has enough; else nothing. A take left untaken reports its bucket as it stands.
+     * Decides a consume of several buckets (see {@link dev.quota.core.spi.QuotaStore}): what each
+     * bucket gives is {@link ChargeRule}'s answer. A take left untaken reports its bucket as it stands.
      *
      * @param before the state of each take's bucket, null where it does not exist
      */
     public static Outcome decide(List<Take> takes, @Nullable RemoteBucketState[] before, long nowNanos) {
         int n = takes.size();
         Step[] steps = new Step[n];
-        boolean all = true;
         for (int i = 0; i < n; i++) {
             Take take = takes.get(i);
             steps[i] = consume(before[i], take.spec(), take.tokens(), nowNanos);
-            all &= steps[i].after() != null;
         }
+        Step[] charged = new Step[n]; // the refusal tokens' step, computed only when the rule asks
+        long[] taken = ChargeRule.taken(takes, i -> steps[i].after() != null, i -> {
+            Take take = takes.get(i);
+            charged[i] = take.refusalTokens() == take.tokens() ? steps[i]
+                    : consume(before[i], take.spec(), take.refusalTokens(), nowNanos);
+            return charged[i].after() != null;
+        });
         RemoteBucketState[] writes = new RemoteBucketState[n];
         ConsumeResult[] results = new ConsumeResult[n];
-        if (all) {
-            for (int i = 0; i < n; i++) {
-                writes[i] = steps[i].after();
-                results[i] = steps[i].result();
-            }
-            return new Outcome(List.of(results), writes);
-        }
-        // refused: the refusal tokens, if every take that has some can give them
-        Step[] charged = new Step[n];
-        boolean anyCharged = false;
-        boolean chargeable = true;
-        for (int i = 0; i < n && chargeable; i++) {
-            Take take = takes.get(i);
-            if (take.chargedOnRefusal()) {
-                anyCharged = true;
-                charged[i] = take.refusalTokens() == take.tokens() ? steps[i]
-                        : consume(before[i], take.spec(), take.refusalTokens(), nowNanos);
-                chargeable = charged[i].after() != null;
-            }
-        }
-        boolean charge = anyCharged && chargeable;
         for (int i = 0; i < n; i++) {
             Take take = takes.get(i);
-            if (charge && take.chargedOnRefusal()) {
-                writes[i] = charged[i].after();
-                results[i] = steps[i].after() != null ? charged[i].result()
-                        : charged(charged[i], take, nowNanos);
-            } else if (steps[i].after() != null) {
-                // had enough, but another bucket refused: report it as it stands
+            Step step = steps[i];
+            if (taken[i] == take.tokens()) {
+                writes[i] = step.after();
+                results[i] = step.result();
+            } else if (taken[i] > 0) {
+                Step paid = Objects.requireNonNull(charged[i], "refusal tokens taken without being asked for");
+                writes[i] = paid.after();
+                results[i] = step.after() != null ? paid.result() : charged(paid, take, nowNanos);
+            } else if (step.after() != null) {
+                // had enough, but the consume took nothing from it: report it as it stands
                 results[i] = untaken(peek(before[i], take.spec(), nowNanos));
             } else {
-                results[i] = steps[i].result();
+                results[i] = step.result();
             }
         }
         return new Outcome(List.of(results), writes);

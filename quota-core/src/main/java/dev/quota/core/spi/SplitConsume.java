@@ -46,43 +46,27 @@ public final class SplitConsume {
         }
         List<List<ConsumeResult>> answers = store.consume(split);
         ConsumeResult[] results = new ConsumeResult[takes.size()];
-        boolean[] admitted = new boolean[takes.size()]; // whether the take's group took all its tokens
+        long[] took = new long[takes.size()]; // what each group's atomic consume took from each bucket
         for (int g = 0; g < groups.size(); g++) {
             int[] group = groups.get(g);
-            boolean groupAdmitted = true;
+            List<Take> part = split.get(g);
+            List<ConsumeResult> answer = answers.get(g);
+            boolean groupAdmitted = ChargeRule.admitted(part, j -> answer.get(j).sufficient());
             for (int j = 0; j < group.length; j++) {
-                results[group[j]] = answers.get(g).get(j);
-                groupAdmitted &= results[group[j]].sufficient();
-            }
-            for (int i : group) {
-                admitted[i] = groupAdmitted;
+                results[group[j]] = answer.get(j);
+                Take take = part.get(j);
+                took[group[j]] = !answer.get(j).tokensTaken() ? 0 : groupAdmitted ? take.tokens() : take.refusalTokens();
             }
         }
-        boolean all = true;
-        boolean anyCharged = false;
-        boolean chargeable = true; // every charged take could give its refusal tokens
+        // what the whole consume takes, by the rule every store applies; each bucket's own answer
+        // says whether it had the take's tokens, and a charged one whether it gave its refusal tokens
+        long[] keep = ChargeRule.taken(takes, i -> results[i].sufficient(), i -> results[i].tokensTaken());
         for (int i = 0; i < results.length; i++) {
-            all &= admitted[i];
-            if (takes.get(i).chargedOnRefusal()) {
-                anyCharged = true;
-                chargeable &= results[i].tokensTaken();
-            }
-        }
-        if (all) {
-            return List.of(results); // every group took everything
-        }
-        boolean charge = anyCharged && chargeable;
-        for (int i = 0; i < results.length; i++) {
-            Take take = takes.get(i);
-            if (!results[i].tokensTaken()) {
-                continue;
-            }
-            long taken = admitted[i] ? take.tokens() : take.refusalTokens();
-            long kept = charge && take.chargedOnRefusal() ? take.refusalTokens() : 0;
-            long back = taken - kept;
+            long back = took[i] - keep[i];
             if (back > 0) {
+                Take take = takes.get(i);
                 giveBack(store, new Take(take.key(), take.spec(), back, 0));
-                results[i] = givenBack(results[i], take, back, kept > 0);
+                results[i] = givenBack(results[i], take, back, keep[i] > 0);
             }
         }
         return List.of(results);

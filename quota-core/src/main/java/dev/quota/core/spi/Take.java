@@ -3,23 +3,31 @@ package dev.quota.core.spi;
 import java.util.Objects;
 
 /**
- * One bucket of a consume: where it is, what it enforces and how many tokens the decision takes.
+ * One bucket of a consume: where it is, what it enforces, and what the decision takes from it when
+ * it is admitted, when it is refused, and whether its own lack of tokens refuses it. A store
+ * applies these figures as {@link ChargeRule} says; it never decides them.
  *
  * <p>An export (rule cost 10) by a free customer is one consume of three takes: the customer's
  * plan bucket (10 tokens; 1 when refused), its calendar-day bucket (10; 1 when refused) and its
  * export bucket (1). When the export bucket is empty, the plan buckets still give 1 token each: the
- * request was made.
+ * request was made. Were the export limit in shadow mode, its take would be a shadow take: an empty
+ * export bucket would leave the consume admitted, and the export bucket untouched.
  *
  * @param key           the bucket
  * @param spec          its limits and config version
  * @param tokens        tokens to take when the consume is admitted, {@code >= 1}
- * @param refusalTokens tokens to take even when another take of the consume lacks tokens (0: none),
- *                      provided every take with refusal tokens has that many itself; at most
- *                      {@code tokens}
+ * @param refusalTokens tokens to take even when the consume is refused (0: none), provided every take
+ *                      with refusal tokens has that many itself; at most {@code tokens}
+ * @param shadow        whether this bucket only observes: its lack of tokens never refuses the
+ *                      consume; it gives its tokens only when every take of the consume has its own,
+ *                      and nothing on a refusal
  */
-public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens) {
+public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens, boolean shadow) {
 
-    /** @throws IllegalArgumentException if {@code tokens < 1}, or refusalTokens is negative or above tokens */
+    /**
+     * @throws IllegalArgumentException if {@code tokens < 1}, refusalTokens is negative or above
+     *                                  tokens, or a shadow take has refusal tokens
+     */
     public Take {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(spec, "spec");
@@ -29,11 +37,20 @@ public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalToke
         if (refusalTokens < 0 || refusalTokens > tokens) {
             throw new IllegalArgumentException("refusalTokens must be 0 to " + tokens + " but was " + refusalTokens);
         }
+        if (shadow && refusalTokens > 0) {
+            throw new IllegalArgumentException("a shadow take is never charged on refusal, but refusalTokens was "
+                    + refusalTokens);
+        }
     }
 
-    /** A take that is left alone when another take of the consume lacks tokens. */
+    /** An enforced take: its lack of tokens refuses the consume. */
+    public Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens) {
+        this(key, spec, tokens, refusalTokens, false);
+    }
+
+    /** An enforced take that is left alone when the consume is refused. */
     public static Take of(BucketKey key, BucketSpec spec, long tokens) {
-        return new Take(key, spec, tokens, 0);
+        return new Take(key, spec, tokens, 0, false);
     }
 
     /** Whether this take is charged when the consume is refused. */

@@ -72,13 +72,8 @@ public final class InMemoryStore implements QuotaStore {
         BucketMath.requireDistinctKeys(takes);
         int n = takes.size();
         HeldBucket[] held = new HeldBucket[n];
-        for (int i = 0; i < n; i++) {
-            held[i] = bucket(takes.get(i).key());
-        }
         Integer[] order = lockOrder(takes);
-        for (Integer i : order) {
-            held[i].lock.lock();
-        }
+        lockAll(takes, held, order);
         try {
             long now = time.currentTimeNanos();
             RemoteBucketState[] before = new RemoteBucketState[n];
@@ -102,8 +97,7 @@ public final class InMemoryStore implements QuotaStore {
 
     @Override
     public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
-        HeldBucket bucket = bucket(key);
-        bucket.lock.lock();
+        HeldBucket bucket = lockedBucket(key);
         try {
             long now = time.currentTimeNanos();
             RemoteBucketState after = BucketMath.addTokens(bucket.state, spec, tokens, now);
@@ -140,8 +134,52 @@ public final class InMemoryStore implements QuotaStore {
         buckets.invalidateAll();
     }
 
+    /**
+     * Locks the bucket of every take, in key order, each the one its key maps to once locked. The
+     * cache may drop a bucket between looking it up and locking it (expiry, size, a reset): a caller
+     * that then locked the dropped object would count in a bucket nobody else sees, beside the one
+     * that replaced it. So every lock is checked against the mapping after all are taken, and on a
+     * mismatch all are released and taken again.
+     */
+    private void lockAll(List<Take> takes, HeldBucket[] held, Integer[] order) {
+        while (true) {
+            for (int i = 0; i < held.length; i++) {
+                held[i] = bucket(takes.get(i).key());
+            }
+            for (Integer i : order) {
+                held[i].lock.lock();
+            }
+            boolean current = true;
+            for (int i = 0; i < held.length && current; i++) {
+                current = buckets.asMap().get(takes.get(i).key().value()) == held[i];
+            }
+            if (current) {
+                return;
+            }
+            for (int i = order.length - 1; i >= 0; i--) {
+                held[order[i]].lock.unlock();
+            }
+        }
+    }
+
+    /** The bucket of {@code key}, locked, and the one the key maps to (see {@link #lockAll}). */
+    private HeldBucket lockedBucket(BucketKey key) {
+        while (true) {
+            HeldBucket bucket = bucket(key);
+            bucket.lock.lock();
+            if (buckets.asMap().get(key.value()) == bucket) {
+                return bucket;
+            }
+            bucket.lock.unlock();
+        }
+    }
+
     private HeldBucket bucket(BucketKey key) {
-        return buckets.get(key.value(), k -> new HeldBucket(time.currentTimeNanos() + marginNanos));
+        return buckets.get(key.value(), this::newBucket);
+    }
+
+    private HeldBucket newBucket(String key) {
+        return new HeldBucket(time.currentTimeNanos() + marginNanos);
     }
 
     private void store(BucketKey key, HeldBucket bucket, RemoteBucketState state, long nanosToFull, long now) {

@@ -173,6 +173,36 @@ public abstract class QuotaStoreContract {
 
     @ParameterizedTest(name = "same slot: {0}")
     @ValueSource(booleans = {true, false})
+    void consume_whenOnlyAShadowTakeLacks_takesTheEnforcedOnesAndLeavesEveryShadowBucket(boolean sameSlot) {
+        List<BucketKey> k = keys(3, sameSlot);
+        store.tryConsume(k.get(2), hourly(5), 5); // one shadow bucket is empty, the other has 5
+
+        List<ConsumeResult> results = store.tryConsume(List.of(new Take(k.get(0), hourly(20), 10, 1),
+                new Take(k.get(1), hourly(5), 1, 0, true), new Take(k.get(2), hourly(5), 1, 0, true)));
+
+        assertThat(results).extracting(ConsumeResult::tokensTaken).containsExactly(true, false, false);
+        assertThat(results).extracting(ConsumeResult::sufficient).containsExactly(true, true, false);
+        assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(10);
+        assertThat(store.peek(k.get(1), hourly(5)).remaining()).as("shadow limits count all or none").containsExactly(5);
+        assertThat(store.peek(k.get(2), hourly(5)).remaining()).containsExactly(0);
+    }
+
+    @ParameterizedTest(name = "same slot: {0}")
+    @ValueSource(booleans = {true, false})
+    void consume_refusedWithShadowTakes_chargesOnlyTheRefusalTokens(boolean sameSlot) {
+        List<BucketKey> k = keys(3, sameSlot);
+        store.tryConsume(k.get(2), hourly(5), 5); // the enforced rule's bucket is empty
+
+        List<ConsumeResult> results = store.tryConsume(List.of(new Take(k.get(0), hourly(20), 10, 1),
+                new Take(k.get(1), hourly(5), 1, 0, true), Take.of(k.get(2), hourly(5), 1)));
+
+        assertThat(results).extracting(ConsumeResult::tokensTaken).containsExactly(true, false, false);
+        assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(19);
+        assertThat(store.peek(k.get(1), hourly(5)).remaining()).containsExactly(5);
+    }
+
+    @ParameterizedTest(name = "same slot: {0}")
+    @ValueSource(booleans = {true, false})
     void consume_whenEveryBucketHasEnough_takesEveryTake(boolean sameSlot) {
         List<BucketKey> k = keys(3, sameSlot);
 

@@ -2,6 +2,8 @@ package dev.quota.jaxrs.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import jakarta.ws.rs.container.PreMatching;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -60,6 +62,25 @@ class PeerAdaptersTest {
 
         assertThat(selection.runtime()).isEqualTo("RESTEasy");
         assertThat(selection.adapters()).containsExactly(ResteasyServletPeer.class);
+    }
+
+    /**
+     * What broke: the adapter for RESTEasy in a servlet container ran after matching, so on Open
+     * Liberty a request the runtime refused (405, 415) had no client address and went uncounted.
+     */
+    @Test
+    void everyAdapterOfEveryRuntime_runsBeforeMatching() {
+        List<PeerAdapters.Selection> selections = List.of(
+                PeerAdapters.select(JERSEY_CONTEXT, name -> true),
+                PeerAdapters.select(RESTEASY_CONTEXT, name -> true),
+                PeerAdapters.select(RESTEASY_CONTEXT, name -> name.equals(PeerAdapters.SERVLET_REQUEST)),
+                PeerAdapters.select("org.jboss.resteasy.reactive.server.jaxrs.FeatureContextImpl", name -> true));
+        List<Class<?>> adapters = selections.stream().flatMap(selection -> selection.adapters().stream()).toList();
+
+        assertThat(adapters).contains(GrizzlyPeer.class, JettyPeer.class, ServletPeer.class, HelidonPeer.class,
+                ResteasyPeer.class, ResteasyServletPeer.class, VertxPeer.class);
+        assertThat(adapters).allSatisfy(adapter -> assertThat(adapter.isAnnotationPresent(PreMatching.class))
+                .as("%s is @PreMatching", adapter.getSimpleName()).isTrue());
     }
 
     @Test

@@ -1,0 +1,72 @@
+package dev.quota.core.spi;
+
+import java.util.List;
+import java.util.function.IntPredicate;
+
+/**
+ * What a consume takes from each of its buckets, given which buckets hold what: the one rule every
+ * store applies, through {@link BucketMath#decide} (a store that sees all buckets at once) or
+ * {@link SplitConsume} (one that changes them group by group). The figures it applies are the
+ * takes' own ({@link Take}); the decision chose them.
+ *
+ * <ul>
+ *   <li>Admitted, when every enforced take's bucket has its {@link Take#tokens()}: each enforced
+ *       take gives them; the shadow takes give theirs only when every shadow take has them too
+ *       (a shadow limit counts a request as enforcing it would: all of it, or none).</li>
+ *   <li>Refused otherwise: each take with {@link Take#refusalTokens()} gives them, provided every
+ *       such take has them; otherwise nothing is taken.</li>
+ * </ul>
+ *
+ * <p>Plan 10 per hour (1 when refused), rule 2 per minute: with the rule's bucket empty, the
+ * consume is refused and takes 1 from the plan; with the plan's bucket empty as well, it takes
+ * nothing. With the rule in shadow mode and its bucket empty, the consume is admitted and takes
+ * 10 from the plan, nothing from the rule.
+ */
+public final class ChargeRule {
+
+    private ChargeRule() {
+    }
+
+    /** Whether the consume is admitted: every enforced take's bucket has the take's tokens. */
+    public static boolean admitted(List<Take> takes, IntPredicate hasTokens) {
+        for (int i = 0; i < takes.size(); i++) {
+            if (!takes.get(i).shadow() && !hasTokens.test(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The tokens the consume takes from each bucket, in take order.
+     *
+     * @param hasTokens        whether take {@code i}'s bucket holds the take's tokens
+     * @param hasRefusalTokens whether take {@code i}'s bucket holds its refusal tokens; asked only of
+     *                         takes that have some, and only when the consume is refused
+     */
+    public static long[] taken(List<Take> takes, IntPredicate hasTokens, IntPredicate hasRefusalTokens) {
+        int n = takes.size();
+        long[] taken = new long[n];
+        if (admitted(takes, hasTokens)) {
+            boolean shadowsToo = true;
+            for (int i = 0; i < n && shadowsToo; i++) {
+                shadowsToo = !takes.get(i).shadow() || hasTokens.test(i);
+            }
+            for (int i = 0; i < n; i++) {
+                Take take = takes.get(i);
+                taken[i] = !take.shadow() || shadowsToo ? take.tokens() : 0;
+            }
+            return taken;
+        }
+        for (int i = 0; i < n; i++) {
+            Take take = takes.get(i);
+            if (take.chargedOnRefusal()) {
+                if (!hasRefusalTokens.test(i)) {
+                    return new long[n]; // one charged bucket cannot pay: the consume takes nothing
+                }
+                taken[i] = take.refusalTokens();
+            }
+        }
+        return taken;
+    }
+}

@@ -1,0 +1,170 @@
+package dev.quota.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quota.core.Amount;
+import dev.quota.core.AmountLimits;
+import dev.quota.core.Caller;
+import dev.quota.core.Customer;
+import dev.quota.core.FailurePolicy;
+import dev.quota.core.Limit;
+import dev.quota.core.LimitStatus;
+import dev.quota.core.Plan;
+import dev.quota.core.QuotaConfig;
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.QuotaService;
+import dev.quota.core.Refill;
+import dev.quota.core.RouteMatch;
+import dev.quota.core.Rule;
+import dev.quota.core.spi.QuotaStore;
+import dev.quota.testkit.BusyCores;
+import dev.quota.testkit.MutableClock;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Several instances of a service, each with its own client of one shared store and its own
+ * {@link QuotaService}, deciding for the same customer at once: the limits hold for the instances
+ * together, exactly. Every store runs this scenario through a subclass (Redis, each JCache mode, the
+ * in-JVM store shared by two services), with the store's defaults.
+ *
+ * <p>Decisions run 16 at a time, on busy cores. A store that changes one bucket at a time may
+ * refuse a request early while another holds a token it will give back ({@link
+ * dev.quota.core.spi.PerBucketStore}); with 16 in flight at most 15 such tokens are held, fewer
+ * than any limit here has spare, so the figures are exact for every store.
+ */
+@ExtendWith(BusyCores.class)
+public abstract class MultiInstanceContract {
+
+    private static final int IN_FLIGHT = 16;
+
+    protected final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
+    private final List<QuotaService> instances = new ArrayList<>();
+
+    /** A new client of the shared store, for instance {@code instance} (0, 1, ...), on {@code clock}. */
+    protected abstract QuotaStore newInstanceStore(int instance, MutableClock clock);
+
+    /** How many instances share the store. */
+    protected int instanceCount() {
+        return 2;
+    }
+
+    @AfterEach
+    void closeInstances() {
+        instances.forEach(QuotaService::close);
+    }
+
+    @Test
+    void instances_300ConcurrentDecisionsForOneCustomer_admitExactlyCapacity() throws Exception {
+        startInstances(config(50, List.of(), List.of()));
+        Customer customer = Customer.of("fleet-" + UUID.randomUUID(), "free");
+
+        List<QuotaDecision> decisions = runConcurrently(300,
+                i -> () -> instances.get(i % instances.size()).decide(customer, null));
+
+        assertThat(decisions).extracting(QuotaDecision::outcome)
+                .containsOnly(QuotaDecision.Outcome.ALLOWED, QuotaDecision.Outcome.REJECTED);
+        assertThat(decisions.stream().filter(QuotaDecision::allowed).count()).isEqualTo(50);
+        assertThat(instances.get(instances.size() - 1).admin().standing(customer).get(0).remaining()).isZero();
+    }
+
+    @Test
+    void concurrentTransfers_admitExactlyWhatTheAmountLimitAllows_andRefusedOnesKeepOnlyThePlanCharge()
+            throws Exception {
+        Rule transfers = new Rule("transfers", List.of(RouteMatch.parse("POST /api/v1/transfers")), 1,
+                List.of(new Limit("per-minute", 40, Refill.greedy(40, Duration.ofMinutes(1)))), List.of(),
+                FailurePolicy.CLOSED);
+        AmountLimits amount = new AmountLimits("transfer-amount", List.of(
+                new Limit("daily", 1_000_00, Refill.calendar(ChronoUnit.DAYS, ZoneId.of("Europe/Berlin")))),
+                FailurePolicy.CLOSED);
+        startInstances(config(1_000, List.of(transfers), List.of(amount)));
+        Customer customer = Customer.of("bank-" + UUID.randomUUID(), "free");
+        AtomicLong admittedAmount = new AtomicLong();
+
+        // 200 transfers of 100.00: the count limit would pass 40, the amount limit passes exactly 10 (1,000.00)
+        List<QuotaDecision> decisions = runConcurrently(200, i -> () -> {
+            // one decision: plan, transfers per customer and the daily amount
+            QuotaDecision decision = instances.get(i % instances.size()).decide(Caller.of(customer), "transfers",
+                    new Amount("transfer-amount", "EUR", 100_00));
+            if (decision.allowed()) {
+                admittedAmount.addAndGet(100_00);
+            }
+            return decision;
+        });
+
+        assertThat(decisions).extracting(QuotaDecision::outcome)
+                .containsOnly(QuotaDecision.Outcome.ALLOWED, QuotaDecision.Outcome.REJECTED);
+        long count = decisions.stream().filter(QuotaDecision::allowed).count();
+        List<LimitStatus> standing = instances.get(0).admin().standing(customer);
+        long amountLeft = instances.get(instances.size() - 1).admin()
+                .amountStanding(customer, "transfer-amount", "EUR").get(0).remaining();
+        assertThat(count).isEqualTo(10);
+        assertThat(admittedAmount.get()).isEqualTo(1_000_00);
+        // every request, admitted or refused, cost the plan one token; every transfer token and cent
+        // taken belongs to an admitted transfer: what a refusal took from one bucket went back
+        assertThat(remaining(standing, "free-burst")).isEqualTo(1_000 - 200);
+        assertThat(remaining(standing, "transfers-per-minute")).isEqualTo(40 - 10);
+        assertThat(amountLeft).as("the amount limit stopped the run: nothing is left").isZero();
+    }
+
+    /** Starts {@link #instanceCount()} services over clients of the store; closed after the test. */
+    protected List<QuotaService> startInstances(QuotaConfig config) {
+        for (int i = 0; i < instanceCount(); i++) {
+            instances.add(QuotaService.builder().store(newInstanceStore(i, clock)).config(config).clock(clock).build());
+        }
+        return instances;
+    }
+
+    private static long remaining(List<LimitStatus> standing, String policy) {
+        return standing.stream().filter(s -> s.policy().equals(policy)).findFirst().orElseThrow().remaining();
+    }
+
+    /** A plan "free" of {@code capacity} requests (refilling 1 an hour), with the given rules and amount limits. */
+    protected static QuotaConfig config(long capacity, List<Rule> rules, List<AmountLimits> amounts) {
+        Plan plan = new Plan("free", List.of(new Limit("burst", capacity, Refill.greedy(1, Duration.ofHours(1)))),
+                FailurePolicy.CLOSED);
+        QuotaConfig.Builder config = QuotaConfig.builder().version(1).plan(plan);
+        rules.forEach(config::rule);
+        amounts.forEach(config::amounts);
+        return config.build();
+    }
+
+    /** Runs the tasks {@value #IN_FLIGHT} at a time, started together; their results in task order. */
+    protected static <T> List<T> runConcurrently(int tasks, IntFunction<Callable<T>> task) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(IN_FLIGHT);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<T>> futures = new ArrayList<>();
+            for (int i = 0; i < tasks; i++) {
+                Callable<T> body = task.apply(i);
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    return body.call();
+                }));
+            }
+            start.countDown();
+            List<T> results = new ArrayList<>();
+            for (Future<T> f : futures) {
+                results.add(f.get(120, TimeUnit.SECONDS));
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package dev.quota.redis;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Stored bucket states kept small: each as the 8-byte words where it differs from a template, a
+ * state of the same length seen before. Buckets with the same limits serialize to the same bytes
+ * but for their tokens and times, so a one-limit state of 123 bytes keeps about four words of its
+ * sixteen, and a transfer's two-limit plan bucket of 202 bytes at most eight of its twenty-six.
+ * Decoding gives back exactly the bytes encoded: a word not kept equals the template's.
+ *
+ * <p>A record is one {@code long[]}: {@code [confirmedNanos, expiresNanos, check << 32 | template,
+ * mask, words...]}, bit {@code i} of {@code mask} set where word {@code i} differs; {@code check}
+ * is the caller's (a second hash of the key). A state longer than {@value #MAX_WORDS} words, or
+ * unlike every template when no more may be added, is kept whole ({@link #RAW}: {@code mask}
+ * holds its length); a key that holds nothing is {@link #ABSENT}, with no words.
+ *
+ * <p>Templates are only added, at most {@value #PER_LENGTH} per length and {@value #MAX_TEMPLATES}
+ * in all (a few hundred kilobytes at worst), so a record's template index never goes stale. The
+ * combiner's alone, like {@link KeyStates}.
+ */
+final class StateTemplates {
+
+    static final int CONFIRMED = 0;
+    static final int EXPIRES = 1;
+    static final int HEADER = 4;
+    /** The template index of a key that holds nothing. */
+    static final int ABSENT = -2;
+    /** The template index of a state kept whole. */
+    static final int RAW = -1;
+    static final int MAX_WORDS = 64;
+    static final int PER_LENGTH = 8;
+    static final int MAX_TEMPLATES = 4096;
+
+    private static final VarHandle WORD = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+    private final List<byte[]> templates = new ArrayList<>();
+    private final Map<Integer, List<Integer>> byLength = new HashMap<>();
+
+    /** How many templates there are. */
+    int size() {
+        return templates.size();
+    }
+
+    /** The record of {@code bytes} (null: no key), confirmed and to be forgotten at the times given. */
+    long[] encode(byte @Nullable [] bytes, long confirmedNanos, long expiresNanos, int check) {
+        if (bytes == null) {
+            return header(HEADER, confirmedNanos, expiresNanos, check, ABSENT, 0);
+        }
+        int words = words(bytes.length);
+        int template = words > MAX_WORDS ? RAW : template(bytes, words);
+        if (template == RAW) {
+            long[] rec = header(HEADER + words, confirmedNanos, expiresNanos, check, RAW, bytes.length);
+            for (int i = 0; i < words; i++) {
+                rec[HEADER + i] = word(bytes, i);
+            }
+            return rec;
+        }
+        byte[] base = templates.get(template);
+        long mask = 0;
+        int differing = 0;
+        for (int i = 0; i < words; i++) {
+            if (word(bytes, i) != word(base, i)) {
+                mask |= 1L << i;
+                differing++;
+            }
+        }
+        long[] rec = header(HEADER + differing, confirmedNanos, expiresNanos, check, template, mask);
+        int at = HEADER;
+        for (int i = 0; i < words; i++) {
+            if ((mask & (1L << i)) != 0) {
+                rec[at++] = word(bytes, i);
+            }
+        }
+        return rec;
+    }
+
+    /** The bytes {@code rec} was encoded from; null for a key that holds nothing. */
+    byte @Nullable [] decode(long[] rec) {
+        int template = template(rec);
+        if (template == ABSENT) {
+            return null;
+        }
+        if (template == RAW) {
+            byte[] bytes = new byte[(int) rec[3]];
+            for (int i = 0; i < rec.length - HEADER; i++) {
+                putWord(bytes, i, rec[HEADER + i]);
+            }
+            return bytes;
+        }
+        byte[] bytes = templates.get(template).clone();
+        long mask = rec[3];
+        int at = HEADER;
+        while (mask != 0) {
+            int i = Long.numberOfTrailingZeros(mask);
+            putWord(bytes, i, rec[at++]);
+            mask &= mask - 1;
+        }
+        return bytes;
+    }
+
+    /** The check the record was encoded with. */
+    static int check(long[] rec) {
+        return (int) (rec[2] >>> 32);
+    }
+
+    static int template(long[] rec) {
+        return (int) rec[2];
+    }
+
+    /**
+     * The template of {@code bytes}' length that differs from them in the fewest words; a copy of
+     * them becomes a new one when the best differs in more than half its words and there is room.
+     */
+    private int template(byte[] bytes, int words) {
+        List<Integer> same = byLength.computeIfAbsent(bytes.length, length -> new ArrayList<>(1));
+        int best = RAW;
+        int bestDiffering = Integer.MAX_VALUE;
+        for (int index : same) {
+            byte[] base = templates.get(index);
+            int differing = 0;
+            for (int i = 0; i < words && differing < bestDiffering; i++) {
+                if (word(bytes, i) != word(base, i)) {
+                    differing++;
+                }
+            }
+            if (differing < bestDiffering) {
+                best = index;
+                bestDiffering = differing;
+            }
+        }
+        if (bestDiffering > words / 2 && same.size() < PER_LENGTH && templates.size() < MAX_TEMPLATES) {
+            templates.add(bytes.clone());
+            same.add(templates.size() - 1);
+            return templates.size() - 1;
+        }
+        return best;
+    }
+
+    private static long[] header(int length, long confirmedNanos, long expiresNanos, int check, int template,
+                                 long mask) {
+        long[] rec = new long[length];
+        rec[CONFIRMED] = confirmedNanos;
+        rec[EXPIRES] = expiresNanos;
+        rec[2] = ((long) check << 32) | (template & 0xFFFF_FFFFL);
+        rec[3] = mask;
+        return rec;
+    }
+
+    private static int words(int length) {
+        return (length + 7) >>> 3;
+    }
+
+    /** Word {@code i} of {@code bytes}, the bytes past the end read as zero. */
+    private static long word(byte[] bytes, int i) {
+        int from = i << 3;
+        if (from + 8 <= bytes.length) {
+            return (long) WORD.get(bytes, from);
+        }
+        long w = 0;
+        for (int b = 0; b < 8; b++) {
+            w = (w << 8) | (from + b < bytes.length ? bytes[from + b] & 0xFF : 0);
+        }
+        return w;
+    }
+
+    private static void putWord(byte[] bytes, int i, long w) {
+        int from = i << 3;
+        if (from + 8 <= bytes.length) {
+            WORD.set(bytes, from, w);
+            return;
+        }
+        for (int b = 0; b < 8 && from + b < bytes.length; b++) {
+            bytes[from + b] = (byte) (w >>> (56 - 8 * b));
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package dev.quota.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class ColdStatesTest {
+
+    private static final long LATER = 1_000_000L;
+
+    @Test
+    void withinTheBound_everyRecordPutIsFound_throughRemovalsAndGrowth() {
+        ColdStates cold = new ColdStates(100_000);
+        Map<Long, long[]> model = new HashMap<>();
+        SplittableRandom random = new SplittableRandom(3);
+        for (int op = 0; op < 200_000; op++) {
+            // few distinct fingerprints, with low bits alike, so probes run long and removals move records
+            long fingerprint = 1 + (random.nextInt(5_000) << 10);
+            if (random.nextInt(4) == 0) {
+                cold.remove(fingerprint);
+                model.remove(fingerprint);
+            } else {
+                long[] rec = record(op, LATER);
+                cold.put(fingerprint, rec, 0);
+                model.put(fingerprint, rec);
+            }
+        }
+
+        assertThat(cold.size()).isEqualTo(model.size());
+        for (long fingerprint = 1; fingerprint < (5_000L << 10); fingerprint += 1 << 10) {
+            assertThat(cold.get(fingerprint, 0)).isSameAs(model.get(fingerprint));
+        }
+    }
+
+    @Test
+    void pastTheBound_sizeStaysAtIt_andWhatIsFoundIsWhatWasLastPut() {
+        ColdStates cold = new ColdStates(1_000);
+        Map<Long, long[]> model = new HashMap<>();
+        SplittableRandom random = new SplittableRandom(5);
+        for (int op = 0; op < 50_000; op++) {
+            long fingerprint = 1 + random.nextInt(3_000);
+            long[] rec = record(op, LATER);
+            cold.put(fingerprint, rec, 0);
+            model.put(fingerprint, rec);
+            assertThat(cold.size()).isLessThanOrEqualTo(1_000);
+        }
+
+        int found = 0;
+        for (long fingerprint = 1; fingerprint <= 3_000; fingerprint++) {
+            long[] rec = cold.get(fingerprint, 0);
+            if (rec != null) {
+                assertThat(rec).isSameAs(model.get(fingerprint));
+                found++;
+            }
+        }
+        assertThat(found).isEqualTo(1_000);
+    }
+
+    @Test
+    void atTheBound_aRecordReadSinceTheHandPassed_outlivesOneNotRead() {
+        ColdStates cold = new ColdStates(3);
+        cold.put(1, record(1, LATER), 0);
+        cold.put(2, record(2, LATER), 0);
+        cold.put(3, record(3, LATER), 0);
+        cold.get(1, 0);
+
+        cold.put(4, record(4, LATER), 0);
+
+        assertThat(cold.get(1, 0)).as("read: a second chance").isNotNull();
+        assertThat(cold.get(2, 0)).as("the first the hand found unread").isNull();
+        assertThat(cold.get(3, 0)).isNotNull();
+        assertThat(cold.get(4, 0)).isNotNull();
+    }
+
+    @Test
+    void expiredRecord_isNotFound_andMakesRoomFirst() {
+        ColdStates cold = new ColdStates(2);
+        cold.put(1, record(1, 100), 0);
+        cold.put(2, record(2, LATER), 0);
+        cold.get(1, 0);
+        cold.get(2, 0);
+
+        cold.put(3, record(3, LATER), 200);
+
+        assertThat(cold.get(1, 200)).as("expired at 100").isNull();
+        assertThat(cold.get(2, 200)).isNotNull();
+        assertThat(cold.get(3, 200)).isNotNull();
+        assertThat(cold.size()).isEqualTo(2);
+    }
+
+    @Test
+    void capacity_holdsTheBoundAtMostFourFifthsFull() {
+        assertThat(ColdStates.capacityFor(400_000 - KeyStates.HOT_KEYS)).isEqualTo(1 << 19);
+        assertThat(ColdStates.capacityFor(419_430)).isEqualTo(1 << 19);
+        assertThat(ColdStates.capacityFor(419_431)).isEqualTo(1 << 20);
+        assertThat(ColdStates.capacityFor(1)).isEqualTo(64);
+    }
+
+    private static long[] record(long confirmed, long expires) {
+        long[] rec = new long[StateTemplates.HEADER];
+        rec[StateTemplates.CONFIRMED] = confirmed;
+        rec[StateTemplates.EXPIRES] = expires;
+        return rec;
+    }
+}

@@ -1,0 +1,141 @@
+package dev.quota.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quota.core.Limit;
+import dev.quota.core.Refill;
+import dev.quota.core.spi.BucketMath;
+import dev.quota.core.spi.BucketSpec;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class KeyStatesTest {
+
+    private static final long NOW = 1_800_000_000_000_000_000L;
+    private static final long HOUR = 3_600_000_000_000L;
+    private static final BucketSpec ONE_LIMIT = new BucketSpec(List.of(
+            new Limit("burst", 1_000, Refill.greedy(1_000, Duration.ofHours(1)))), 0);
+
+    @Test
+    void keyPushedOutOfTheHotTier_comesBackWithItsExactBytesStateAndTimes() {
+        KeyStates known = new KeyStates(400_000);
+        KeyState first = state(1, NOW);
+        known.put("quota:{c.first}:p", first, NOW);
+        for (int i = 0; i < KeyStates.HOT_KEYS; i++) {
+            known.put("quota:{c." + i + "}:p", state(1 + i % 900, NOW + i), NOW + i);
+        }
+
+        KeyState back = known.get("quota:{c.first}:p", NOW + HOUR / 2);
+
+        assertThat(back).isNotNull().isNotSameAs(first);
+        assertThat(back.bytes()).isEqualTo(first.bytes());
+        assertThat(BucketMath.serialize(back.state())).isEqualTo(first.bytes());
+        assertThat(back.confirmedNanos()).isEqualTo(NOW);
+        assertThat(back.expiresNanos()).isEqualTo(first.expiresNanos());
+        assertThat(known.size()).isEqualTo(KeyStates.HOT_KEYS + 1);
+    }
+
+    @Test
+    void absentKey_pushedOutOfTheHotTier_isStillKnownAbsent() {
+        KeyStates known = new KeyStates(400_000);
+        known.put("gone", KeyStates.knownState(null, null, NOW, 0), NOW);
+        for (int i = 0; i < KeyStates.HOT_KEYS; i++) {
+            known.put("k" + i, state(1, NOW), NOW);
+        }
+
+        KeyState back = known.get("gone", NOW + 1);
+
+        assertThat(back).isNotNull();
+        assertThat(back.bytes()).isNull();
+        assertThat(back.state()).isNull();
+    }
+
+    @Test
+    void boundCountsBothTiers_andAKeyPastItCostsOnlyItsState() {
+        KeyStates known = new KeyStates(KeyStates.HOT_KEYS + 1_000);
+        for (int i = 0; i < KeyStates.HOT_KEYS + 5_000; i++) {
+            known.put("k" + i, state(1, NOW), NOW);
+        }
+
+        assertThat(known.size()).isEqualTo(KeyStates.HOT_KEYS + 1_000);
+        assertThat(known.get("k" + (KeyStates.HOT_KEYS + 4_999), NOW)).as("used last").isNotNull();
+    }
+
+    @Test
+    void expiredInEitherTier_isForgotten() {
+        KeyStates known = new KeyStates(400_000);
+        known.put("cold", state(1, NOW), NOW);
+        for (int i = 0; i < KeyStates.HOT_KEYS; i++) {
+            known.put("k" + i, state(1, NOW), NOW);
+        }
+        long expired = state(1, NOW).expiresNanos();
+
+        assertThat(known.get("cold", expired)).isNull();
+        assertThat(known.get("k1", expired)).isNull();
+    }
+
+    @Test
+    void removeAndForgets_reachBothTiers() {
+        KeyStates known = new KeyStates(400_000);
+        known.put("cold", state(1, NOW), NOW);
+        known.put("also-cold", state(1, NOW), NOW);
+        for (int i = 0; i < KeyStates.HOT_KEYS; i++) {
+            known.put("k" + i, state(1, NOW), NOW);
+        }
+
+        known.remove("cold");
+        known.forgetLater("k7");
+        known.applyForgets();
+
+        assertThat(known.get("cold", NOW)).isNull();
+        assertThat(known.get("k7", NOW)).isNull();
+        assertThat(known.get("also-cold", NOW)).isNotNull();
+        known.forgetAllLater();
+        known.applyForgets();
+        assertThat(known.size()).isZero();
+    }
+
+    /**
+     * The heap a remembered key costs, measured: 200,000 one-limit buckets of distinct customers
+     * with distinct tokens and times, remembered as the store remembers them (the bound's default),
+     * the heap in use after a full collection before and after.
+     */
+    @Test
+    void rememberedKey_costsAtMost150BytesOfHeap() {
+        int keys = 200_000;
+        KeyState[] states = new KeyState[1_000];
+        for (int i = 0; i < states.length; i++) {
+            states[i] = state(1 + i % 900, NOW + i * 1_000_003L);
+        }
+        long before = usedAfterFullGc();
+        KeyStates known = new KeyStates(400_000);
+        for (int i = 0; i < keys; i++) {
+            known.put("quota:{c." + Long.toString(i * 0x9E3779B97F4A7C15L, 36) + "}:p", states[i % states.length], NOW);
+        }
+        long after = usedAfterFullGc();
+
+        assertThat(known.size()).isEqualTo(keys);
+        assertThat((after - before) / (double) keys).as("bytes per remembered key").isLessThanOrEqualTo(150);
+    }
+
+    private static long usedAfterFullGc() {
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        }
+        return used;
+    }
+
+    /** A key's state after {@code requests} one-token takes at {@code now}, remembered as a script's write is. */
+    private static KeyState state(int requests, long now) {
+        RemoteBucketState state = null;
+        for (int i = 0; i < requests; i++) {
+            state = BucketMath.consume(state, ONE_LIMIT, 1, now).after();
+        }
+        return KeyStates.knownState(BucketMath.serialize(state), state, now, HOUR);
+    }
+}

@@ -1,0 +1,86 @@
+package dev.quota.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quota.core.Limit;
+import dev.quota.core.Refill;
+import dev.quota.core.spi.BucketMath;
+import dev.quota.core.spi.BucketSpec;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class StateTemplatesTest {
+
+    private static final long SECOND = 1_000_000_000L;
+    private static final BucketSpec ONE_LIMIT = new BucketSpec(List.of(
+            new Limit("burst", 1_000, Refill.greedy(1_000, Duration.ofHours(1)))), 0);
+    private static final BucketSpec PLAN = new BucketSpec(List.of(
+            new Limit("burst", 100, Refill.greedy(50, Duration.ofSeconds(1))),
+            new Limit("hourly", 5_000, Refill.interval(5_000, Duration.ofHours(1)))), 0);
+
+    private final StateTemplates templates = new StateTemplates();
+
+    @Test
+    void decode_givesBackTheExactBytesEncoded_forEveryLengthAndAnyDifference() {
+        SplittableRandom random = new SplittableRandom(19);
+        for (int round = 0; round < 20_000; round++) {
+            byte[] bytes = new byte[1 + random.nextInt(600)]; // past 64 words too: kept whole
+            if (random.nextBoolean()) {
+                bytes[random.nextInt(bytes.length)] = (byte) random.nextInt(); // near a template of its length
+            } else {
+                random.nextBytes(bytes);
+            }
+
+            long[] rec = templates.encode(bytes, round, round + SECOND, round * 31);
+
+            assertThat(templates.decode(rec)).isEqualTo(bytes);
+            assertThat(rec[StateTemplates.CONFIRMED]).isEqualTo(round);
+            assertThat(rec[StateTemplates.EXPIRES]).isEqualTo(round + SECOND);
+            assertThat(StateTemplates.check(rec)).isEqualTo(round * 31);
+        }
+        assertThat(templates.size()).isLessThanOrEqualTo(StateTemplates.MAX_TEMPLATES);
+    }
+
+    @Test
+    void absentKey_isAHeaderAlone_andDecodesToNoBytes() {
+        long[] rec = templates.encode(null, 5, 10, -1);
+
+        assertThat(rec).hasSize(StateTemplates.HEADER);
+        assertThat(templates.decode(rec)).isNull();
+        assertThat(StateTemplates.check(rec)).isEqualTo(-1);
+    }
+
+    @Test
+    void oneLimitBuckets_keepFourWordsOfTheirSixteen_twoLimitBucketsEightOfTheirTwentySix() {
+        SplittableRandom random = new SplittableRandom(7);
+        long start = 1_800_000_000L * SECOND;
+        for (int customer = 0; customer < 1_000; customer++) {
+            long now = start + random.nextLong(3_600 * SECOND);
+            byte[] one = stateAfter(ONE_LIMIT, 1 + random.nextInt(900), now);
+            byte[] plan = stateAfter(PLAN, 1 + random.nextInt(90), now);
+
+            long[] oneRec = templates.encode(one, now, now + SECOND, customer);
+            long[] planRec = templates.encode(plan, now, now + SECOND, customer);
+
+            assertThat(one).hasSize(123);
+            assertThat(oneRec.length - StateTemplates.HEADER).as("words kept of a one-limit state").isLessThanOrEqualTo(4);
+            assertThat(plan).hasSize(202);
+            assertThat(planRec.length - StateTemplates.HEADER).as("words kept of a plan state").isLessThanOrEqualTo(8);
+            assertThat(templates.decode(oneRec)).isEqualTo(one);
+            assertThat(templates.decode(planRec)).isEqualTo(plan);
+        }
+        assertThat(templates.size()).as("one template per bucket shape").isEqualTo(2);
+    }
+
+    /** The stored bytes of a bucket of {@code spec} after {@code requests} one-token takes at {@code now}. */
+    private static byte[] stateAfter(BucketSpec spec, int requests, long now) {
+        RemoteBucketState state = null;
+        for (int i = 0; i < requests; i++) {
+            state = BucketMath.consume(state, spec, 1, now).after();
+        }
+        return BucketMath.serialize(state);
+    }
+}
