@@ -21,6 +21,7 @@ import java.util.logging.Logger;
  * <pre>
  * mvn -q -B install -DskipTests &amp;&amp; java -jar quota-bench/target/quota-bench.jar          # about 20 minutes
  * java -jar quota-bench/target/quota-bench.jar --quick                                  # about 2 minutes
+ * java -jar quota-bench/target/quota-bench.jar grid [--quick]    # the JCache grid scenario, {@link dev.quota.bench.grid.GridBench}
  * </pre>
  */
 public final class BenchMain {
@@ -32,7 +33,11 @@ public final class BenchMain {
     }
 
     /** Entry point; exit code 2 on bad options. */
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("grid")) {
+            dev.quota.bench.grid.GridBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         System.setProperty("java.awt.headless", "true");
         // Grizzly and Jersey log every listener start at INFO through java.util.logging
         QUIET.setLevel(Level.SEVERE);
@@ -102,6 +107,10 @@ public final class BenchMain {
         if (settings.scenarios().contains("hot")) {
             log.println("2. one hot customer, 2 instances" + at);
             runs.addAll(scenarios.hotCustomer(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
+        }
+        if (settings.scenarios().contains("hot8")) {
+            log.println("2b. one hot customer, " + Scenarios.MANY_INSTANCES + " instances" + at);
+            runs.addAll(scenarios.hotCustomerManyInstances(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
         }
         if (settings.scenarios().contains("flood")) {
             log.println("3. abusive flood" + at);

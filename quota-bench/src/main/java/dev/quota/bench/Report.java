@@ -40,6 +40,7 @@ final class Report {
             r.line("");
             r.many(Targets.scenario(at, "1."), rtt);
             r.hot(Targets.scenario(at, "2."), rtt);
+            r.hot(Targets.scenario(at, "2b."), rtt);
             r.flood(Targets.scenario(at, "3."), rtt);
             r.http(httpAt, rtt);
             TransferTables.append(r.out, Targets.scenario(at, "5."), Targets.scenario(at, "5b."), checksAt, rtt,

@@ -22,6 +22,8 @@ final class Scenarios {
     static final double FLOOD_NORMAL_RATE = 4;
     /** Scenario 3: the abuser sends 20 times its limit. */
     static final double FLOOD_FACTOR = 20;
+    /** Scenario 2b: instances on the one hot key. */
+    static final int MANY_INSTANCES = 8;
 
     private final Settings settings;
     private final Comparison comparison;
@@ -50,9 +52,22 @@ final class Scenarios {
 
     /** 2. One hot customer: one key, 64 callers over two instances (two Redisson clients). */
     List<RunResult> hotCustomer(List<Kind> kinds) {
-        String title = f("2. one hot customer (1 key, %s, %d callers over 2 instances)", HOT_LIMIT,
-                settings.callers());
-        return comparison.run(title, kinds, false, 2, HOT_LIMIT, 1, 1, -1, (contenders, tally, measure) -> measure
+        return hotCustomer(kinds, 2, "2.");
+    }
+
+    /**
+     * 2b. The same key over {@value #MANY_INSTANCES} instances (separate Redis clients): each
+     * instance's script on the key fails whenever another wrote it since its last reply, so the
+     * compare-and-swap attempts per decision show whether the key turns into a conflict storm.
+     */
+    List<RunResult> hotCustomerManyInstances(List<Kind> kinds) {
+        return hotCustomer(kinds, MANY_INSTANCES, "2b.");
+    }
+
+    private List<RunResult> hotCustomer(List<Kind> kinds, int instances, String prefix) {
+        String title = f("%s one hot customer (1 key, %s, %d callers over %d instances)", prefix, HOT_LIMIT,
+                settings.callers(), instances);
+        return comparison.run(title, kinds, false, instances, HOT_LIMIT, 1, 1, -1, (contenders, tally, measure) -> measure
                 ? Phase.closedLoop(contenders, settings.callers(), (r, c) -> 0, sliceNanos(), tally, -1)
                 : Phase.closedLoop(contenders, settings.callers(), (r, c) -> 1, settings.warmupNanos(), null, -1));
     }

@@ -45,6 +45,14 @@ final class Targets {
                 target(ratio >= 1.0, f("hot customer: decisions/s %.2fx Lua on the same key (target >= 1.0x)", ratio));
             }
         }
+        List<RunResult> hot8 = scenario(runs, "2b.");
+        RunResult hot8Quota = find(hot8, Kind.QUOTA);
+        if (hot8Quota != null && find(hot8, Kind.LUA) != null) {
+            double ratio = hot8Quota.throughput() / throughput(hot8, Kind.LUA);
+            target(ratio >= 1.0 && hot8Quota.errors() == 0, f("hot customer, %d instances: decisions/s %.2fx Lua on the"
+                    + " same key (target >= 1.0x), %.3f CAS attempts per decision, %d failed decisions (target 0)",
+                    Scenarios.MANY_INSTANCES, ratio, hot8Quota.scriptsPerDecision(), hot8Quota.errors()));
+        }
         RunResult floodQuota = find(scenario(runs, "3."), Kind.QUOTA);
         if (floodQuota != null) {
             double extra = floodQuota.extraRoundTripsPerRejected();

@@ -27,6 +27,33 @@ class TargetsTest {
                 .startsWith("- **missed**: transfer decision: p50 400 µs, 1.60x the one-limit decision's 250 µs, paced"));
     }
 
+    @Test
+    void allocation_isWhatTheModuleAddsOverTheFloorsScript_callingAndOtherThreadsTogether() {
+        List<AllocationScenario.Row> rows = List.of(
+                new AllocationScenario.Row(Duration.ZERO, Kind.QUOTA.label(), 3_000, 500, 0),
+                new AllocationScenario.Row(Duration.ZERO, Kind.LUA.label(), 2_400, 600, 0),
+                new AllocationScenario.Row(Duration.ZERO, Kind.QUOTA_TRANSFER.label(), 20_000, 1_000, 0),
+                new AllocationScenario.Row(Duration.ZERO, Kind.LUA_TRANSFER.label(), 4_000, 1_000, 0));
+
+        List<String> lines = Targets.allocation(rows);
+
+        assertThat(lines).containsExactly(
+                "- met: allocation, one caller: this module allocates 3500 bytes per decision, 500 more than"
+                        + " (a) Lua token bucket (target <= 1 KB more)",
+                "- allocation, one caller: this module, transfer decision allocates 21000 bytes per decision, 16000"
+                        + " more than (a) Lua floor, layered");
+    }
+
+    @Test
+    void allocation_overAKilobyteMoreThanTheFloor_isMissed() {
+        List<String> lines = Targets.allocation(List.of(
+                new AllocationScenario.Row(Duration.ZERO, Kind.QUOTA.label(), 4_100, 0, 0),
+                new AllocationScenario.Row(Duration.ZERO, Kind.LUA.label(), 3_000, 0, 0)));
+
+        assertThat(lines).singleElement().asString().startsWith("- **missed**: allocation, one caller: this module"
+                + " allocates 4100 bytes per decision, 1100 more");
+    }
+
     private static RunResult run(String scenario, Kind kind, long perSecond, long p50Nanos) {
         return new RunResult(scenario, Duration.ZERO, kind.label(), perSecond * 10, 10_000_000_000L, perSecond * 10, 0, 0,
                 p50Nanos, p50Nanos * 2, new Tally.Exactness(perSecond * 10, perSecond * 10, 0, 0), Map.of(),

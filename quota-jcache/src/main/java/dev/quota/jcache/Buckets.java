@@ -4,13 +4,20 @@ import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
+import java.util.List;
 
-/** How a {@link JCacheStore} changes one bucket atomically: one implementation per mode. */
+/** How a {@link JCacheStore} changes the buckets of one entry ({@link BucketEntry}) atomically: one implementation per mode. */
 interface Buckets {
 
-    /** Consumes one take as {@link dev.quota.core.spi.PerBucketStore#consumeOne} says: its tokens, or its refusal tokens, or nothing. */
-    ConsumeResult consume(Take take);
+    /** Consumes the takes of one entry ({@link BucketEntry#groups}) atomically, as {@link dev.quota.core.spi.QuotaStore#tryConsume} says. */
+    List<ConsumeResult> consume(List<Take> group);
 
     /** Gives tokens back to every limit of the bucket, never above capacity. */
     void addTokens(BucketKey key, BucketSpec spec, long tokens);
+
+    /** The bucket as it stands, without taking anything: one read, computed in this JVM. */
+    ConsumeResult peek(BucketKey key, BucketSpec spec);
+
+    /** Deletes the bucket: its next use starts full. */
+    void reset(BucketKey key);
 }

@@ -15,19 +15,20 @@ import javax.cache.Cache;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Buckets changed by compare-and-swap: read the bucket's bytes, compute the change in this JVM with
+ * Buckets changed by compare-and-swap, all of a customer's buckets in one entry ({@link BucketEntry}):
+ * read the entry's bytes, compute the change of every bucket of the decision in this JVM with
  * {@link BucketMath}, and write the new bytes only if the entry still holds the bytes read
- * ({@code putIfAbsent} for a new bucket, {@code replace(key, old, new)} otherwise). A lost race
- * reads again and computes again, up to the retry budget of lost races. Time spent in the grid
- * does not count: a slow member is not contention, and each lost race means another change was
- * written, so contention always makes progress.
+ * ({@code putIfAbsent} for a new entry, {@code replace(key, old, new)} otherwise). A decision over
+ * a customer's buckets is one read and one write, atomic over all of them. A lost race reads again
+ * and computes again, up to the retry budget of lost races. Time spent in the grid does not count:
+ * a slow member is not contention, and each lost race means another change was written, so
+ * contention always makes progress.
  *
  * <p>Only {@code byte[]} travels between members: no class of the application or of Bucket4j is
  * ever deserialized on another member. Correct only where {@code replace} compares values by
  * content, which {@link JCacheStoreBuilder#build()} checks.
  */
 final class CasBuckets implements Buckets {
-
 
     private final Cache<String, byte[]> cache;
     private final EntryWriter writer;
@@ -36,6 +37,8 @@ final class CasBuckets implements Buckets {
     /** The most races one change may lose. */
     private final int maxLostRaces;
     private final long marginNanos;
+    /** {@code cache 'name'}, for messages. */
+    private final String label;
 
     CasBuckets(Cache<String, byte[]> cache, EntryWriter writer, CacheLifetime lifetime, TimeMeter time,
                int maxLostRaces, long marginNanos) {
@@ -45,58 +48,88 @@ final class CasBuckets implements Buckets {
         this.time = time;
         this.maxLostRaces = maxLostRaces;
         this.marginNanos = marginNanos;
+        this.label = "cache '" + cache.getName() + "'";
     }
 
     @Override
-    public ConsumeResult consume(Take take) {
-        String key = take.key().value();
+    public List<ConsumeResult> consume(List<Take> group) {
+        String key = BucketEntry.entryKey(group.get(0).key().value());
         int races = 0;
         while (true) {
             Stored stored = read(key);
             long now = time.currentTimeNanos();
-            BucketMath.Outcome outcome = BucketMath.decide(List.of(take), new RemoteBucketState[] {stored.state}, now);
-            RemoteBucketState after = outcome.writes()[0];
-            ConsumeResult result = outcome.results().get(0);
-            if (after == null) {
-                return result; // refused, and nothing charged: nothing to write
-            }
-            if (write(key, stored.bytes, after, result.nanosToFull(), take.spec())) {
-                return result;
+            BucketEntry.Decision decision = stored.entry.decide(group, now);
+            if (decision.after() == stored.entry || write(key, stored, decision.after(), now)) {
+                return decision.results(); // refused with nothing charged writes nothing
             }
             lostRace(key, ++races);
         }
     }
 
     @Override
-    public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
-        String k = key.value();
+    public void addTokens(BucketKey bucket, BucketSpec spec, long tokens) {
+        String key = BucketEntry.entryKey(bucket.value());
+        String field = BucketEntry.field(bucket.value());
         int races = 0;
         while (true) {
-            Stored stored = read(k);
+            Stored stored = read(key);
             long now = time.currentTimeNanos();
-            RemoteBucketState after = BucketMath.addTokens(stored.state, spec, tokens, now);
-            if (write(k, stored.bytes, after, after.calculateFullRefillingTime(now), spec)) {
+            RemoteBucketState after = BucketMath.addTokens(stored.entry.get(field), spec, tokens, now);
+            if (write(key, stored, stored.entry.with(field, after), now)) {
                 return;
             }
-            lostRace(k, ++races);
+            lostRace(key, ++races);
         }
     }
 
-    /** The bucket as stored; bytes that are not a bucket state are removed (with a warning) and count as none. */
-    private Stored read(String key) {
-        byte[] bytes = cache.get(key);
-        RemoteBucketState state = UnreadableBuckets.read("cache '" + cache.getName() + "'", key, bytes,
-                unreadable -> cache.remove(key, unreadable));
-        return state == null ? Stored.NONE : new Stored(bytes, state);
+    @Override
+    public ConsumeResult peek(BucketKey bucket, BucketSpec spec) {
+        Stored stored = read(BucketEntry.entryKey(bucket.value()));
+        return BucketMath.peek(stored.entry.get(BucketEntry.field(bucket.value())), spec, time.currentTimeNanos());
     }
 
-    private boolean write(String key, byte @Nullable [] expected, RemoteBucketState after, long nanosToFull,
-                          BucketSpec spec) {
-        byte[] bytes = BucketMath.serialize(after);
+    @Override
+    public void reset(BucketKey bucket) {
+        String key = BucketEntry.entryKey(bucket.value());
+        String field = BucketEntry.field(bucket.value());
+        int races = 0;
+        while (true) {
+            Stored stored = read(key);
+            if (stored.entry.get(field) == null
+                    || write(key, stored, stored.entry.with(field, null), time.currentTimeNanos())) {
+                return;
+            }
+            lostRace(key, ++races);
+        }
+    }
+
+    /** The entry as stored; bytes that are not an entry are removed (with a warning) and count as none. */
+    private Stored read(String key) {
+        byte[] bytes = cache.get(key);
+        BucketEntry entry = UnreadableBuckets.read(label, key, bytes, BucketEntry::decode,
+                unreadable -> cache.remove(key, unreadable));
+        return entry == null ? Stored.NONE : new Stored(bytes, entry);
+    }
+
+    /**
+     * Writes {@code after} over what {@code stored} read, without the buckets that are full again; an
+     * entry left with no bucket is removed.
+     *
+     * @return false when the entry changed since it was read (a lost race)
+     */
+    private boolean write(String key, Stored stored, BucketEntry after, long now) {
+        BucketEntry kept = after.withoutFull(now);
+        if (kept.isEmpty()) {
+            return stored.bytes == null || cache.remove(key, stored.bytes);
+        }
+        long nanosToFull = kept.nanosToFull(now);
         long keep = RefillTimes.plus(nanosToFull, marginNanos);
-        long keepAny = RefillTimes.plus(Math.max(nanosToFull, RefillTimes.fromEmptyNanos(spec)), marginNanos);
-        boolean written = expected == null ? writer.create(key, bytes, keep, keepAny)
-                : writer.replace(key, expected, bytes, keep, keepAny);
+        // what any state of these buckets may need, whatever another instance wrote since the read
+        long fromEmpty = Math.max(kept.fromEmptyNanos(), stored.entry.fromEmptyNanos());
+        long keepAny = RefillTimes.plus(Math.max(nanosToFull, fromEmpty), marginNanos);
+        byte[] bytes = kept.encode();
+        boolean written = stored.bytes == null ? writer.create(key, bytes, keep, keepAny)
+                : writer.replace(key, stored.bytes, bytes, keep, keepAny);
         if (written) {
             lifetime.check(key, nanosToFull);
         }
@@ -105,11 +138,11 @@ final class CasBuckets implements Buckets {
 
     /** Counts a lost race; past the budget, fails the call (a 503 for its decision). */
     private void lostRace(String key, int races) {
-        RetryBudget.check(races, maxLostRaces, "bucket " + key + " in cache '" + cache.getName() + "'");
+        RetryBudget.check(races, maxLostRaces, "entry " + key + " in " + label);
     }
 
-    /** What a key holds: its bytes (null: no entry) and the state they encode. */
-    private record Stored(byte @Nullable [] bytes, @Nullable RemoteBucketState state) {
-        static final Stored NONE = new Stored(null, null);
+    /** What a key holds: its bytes (null: no entry) and the buckets they encode. */
+    private record Stored(byte @Nullable [] bytes, BucketEntry entry) {
+        static final Stored NONE = new Stored(null, BucketEntry.EMPTY);
     }
 }

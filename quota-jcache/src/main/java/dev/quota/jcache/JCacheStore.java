@@ -2,15 +2,13 @@ package dev.quota.jcache;
 
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.spi.BucketKey;
-import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.PerBucketStore;
 import dev.quota.core.spi.StoreFailures;
 import dev.quota.core.spi.Take;
-import dev.quota.core.spi.UnreadableBuckets;
-import io.github.bucket4j.TimeMeter;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
@@ -36,23 +34,27 @@ import javax.cache.expiry.ModifiedExpiryPolicy;
  *
  * <p>Two ways to update a bucket ({@link Update}):
  * <ul>
- *   <li>{@link Update#COMPARE_AND_SWAP} (the default): reads the bucket's bytes, computes in this JVM,
- *       writes with {@code replace(key, old, new)} or {@code putIfAbsent}; a lost race computes again,
- *       up to the {@link JCacheStoreBuilder#retryBudget retry budget} of lost races. Only byte arrays travel between
- *       members, so it works on Payara whatever the application is called on each member and whatever
- *       thread calls. Needs a provider that compares values in serialized form (Hazelcast does;
- *       {@code build()} checks it). Two round trips per change, more under contention.
- *   <li>{@link Update#ENTRY_PROCESSOR}: Bucket4j's JCache integration; one {@code invoke} per change,
- *       run where the entry lives. Needs a provider whose entry processors run atomically where the
- *       data is (Bucket4j names Hazelcast, Apache Ignite and Oracle Coherence), and Bucket4j's classes
- *       deserializable on every member.
+ *   <li>{@link Update#COMPARE_AND_SWAP} (the default): all of a customer's buckets are one entry (every
+ *       bucket key with the same {@code {...}} part: {@code quota:{c.<c>}}); a decision reads the entry,
+ *       computes every bucket in this JVM, and writes it back with {@code replace(key, old, new)} or
+ *       {@code putIfAbsent}: one read and one write, atomic over the customer's buckets. A lost race
+ *       computes again, up to the {@link JCacheStoreBuilder#retryBudget retry budget} of lost races.
+ *       Only byte arrays travel between members, so it works on Payara whatever the application is
+ *       called on each member and whatever thread calls. Needs a provider that compares values in
+ *       serialized form (Hazelcast does; {@code build()} checks it).
+ *   <li>{@link Update#ENTRY_PROCESSOR}: the same entries, each decision one {@code invoke} of this
+ *       module's entry processor, run where the entry lives. Needs a provider whose entry processors
+ *       run atomically where the data is (Hazelcast, Apache Ignite, Oracle Coherence), and this
+ *       module's classes deserializable on every member.
  * </ul>
+ * Every instance sharing a cache updates buckets the same way.
  *
- * <p>A decision over several buckets takes them one at a time and gives back what a refusal must
- * not keep ({@link PerBucketStore}): JCache has no atomic change of several keys. It never admits
- * what an atomic store would refuse; a concurrent request may meanwhile find a bucket short.
+ * <p>A decision over buckets in several entries (a customer's, and a limit every customer shares)
+ * takes one entry at a time and gives back what a refusal must not keep ({@link PerBucketStore}):
+ * JCache has no atomic change of several keys. It never admits what an atomic store would refuse;
+ * a concurrent request may meanwhile find a bucket short.
  *
- * <p>Idle customers: with compare-and-swap on Hazelcast, each entry expires when its bucket would be
+ * <p>Idle customers: with compare-and-swap on Hazelcast, each entry expires when its buckets would be
  * full again plus {@link JCacheStoreBuilder#expiryMargin the margin}. Otherwise the cache's own expiry
  * policy decides; it must keep an entry, after each write, at least as long as the longest time a
  * bucket needs to refill fully (e.g. {@link #cache(CacheManager, String, Duration)}); the store warns
@@ -70,7 +72,7 @@ public final class JCacheStore extends PerBucketStore {
     public enum Update {
         /** Read, compute in this JVM, conditional write of byte arrays: nothing but bytes between members. */
         COMPARE_AND_SWAP,
-        /** Bucket4j's entry processor, run on the member that owns the entry. */
+        /** An entry processor of this module, run on the member that owns the entry: one grid call per change. */
         ENTRY_PROCESSOR
     }
 
@@ -79,15 +81,16 @@ public final class JCacheStore extends PerBucketStore {
     private final Cache<String, byte[]> cache;
     private final Update update;
     private final Buckets buckets;
-    private final TimeMeter time;
     private final String description;
+    /** {@code cache 'name' failed on }, the start of a failure's message. */
+    private final String failedOn;
 
-    JCacheStore(Cache<String, byte[]> cache, Update update, Buckets buckets, TimeMeter time, String description) {
+    JCacheStore(Cache<String, byte[]> cache, Update update, Buckets buckets, String description) {
         this.cache = cache;
         this.update = update;
         this.buckets = buckets;
-        this.time = time;
         this.description = description;
+        this.failedOn = "cache '" + cache.getName() + "' failed on ";
     }
 
     /** A builder for a store over {@code cache}, with the defaults described on {@link JCacheStoreBuilder}. */
@@ -163,7 +166,18 @@ public final class JCacheStore extends PerBucketStore {
 
     @Override
     protected ConsumeResult consumeOne(Take take) {
-        return call(take.key(), () -> buckets.consume(take));
+        return call(take.key(), () -> buckets.consume(List.of(take)).get(0));
+    }
+
+    /** One group per entry: all of a customer's buckets in one step, a shared limit in another. */
+    @Override
+    protected List<int[]> groups(List<Take> takes) {
+        return BucketEntry.groups(takes);
+    }
+
+    @Override
+    protected List<ConsumeResult> consumeGroup(List<Take> group) {
+        return call(group.get(0).key(), () -> buckets.consume(group));
     }
 
     @Override
@@ -177,14 +191,15 @@ public final class JCacheStore extends PerBucketStore {
     /** Reads the entry (one {@code get}) and computes in this JVM, whichever the update: a peek writes nothing. */
     @Override
     public ConsumeResult peek(BucketKey key, BucketSpec spec) {
-        return call(key, () -> BucketMath.peek(UnreadableBuckets.read("cache '" + cache.getName() + "'", key.value(),
-                cache.get(key.value()), unreadable -> cache.remove(key.value(), unreadable)), spec,
-                time.currentTimeNanos()));
+        return call(key, () -> buckets.peek(key, spec));
     }
 
     @Override
     public void reset(BucketKey key) {
-        call(key, () -> cache.remove(key.value()));
+        call(key, () -> {
+            buckets.reset(key);
+            return null;
+        });
     }
 
     /** How this store updates a bucket. */
@@ -213,7 +228,7 @@ public final class JCacheStore extends PerBucketStore {
     }
 
     private <T> T call(BucketKey key, Supplier<T> operation) {
-        return StoreFailures.call("cache '" + cache.getName() + "' failed on " + key, operation);
+        return StoreFailures.call(failedOn + key, operation);
     }
 
     private static Cache<String, byte[]> open(CacheManager manager, String name,

@@ -110,7 +110,7 @@ public final class JCacheStoreBuilder {
         if (update == JCacheStore.Update.ENTRY_PROCESSOR) {
             CacheLifetime lifetime = CacheLifetime.of(cache, false);
             lifetime.warnIfEternal();
-            return new JCacheStore(cache, update, new ProcessorBuckets(cache, lifetime, time), time,
+            return new JCacheStore(cache, update, new ProcessorBuckets(cache, lifetime, time),
                     "jcache '" + cache.getName() + "' (" + provider + "), entry processors, entries "
                             + lifetime.describe());
         }
@@ -123,7 +123,7 @@ public final class JCacheStoreBuilder {
         String expiry = writer.perEntryExpiry() ? "each entry expires " + expiryMargin.toSeconds()
                 + " s after its bucket is full again" : "entries " + lifetime.describe();
         return new JCacheStore(cache, update, new CasBuckets(cache, writer, lifetime, time, retryBudget,
-                expiryMargin.toNanos()), time,
+                expiryMargin.toNanos()),
                 "jcache '" + cache.getName() + "' (" + provider + "), compare-and-swap, " + expiry);
     }
 

@@ -39,13 +39,13 @@ class JCacheCompareAndSwapStoreTest extends JCacheStoreContract {
         Cache<String, byte[]> objects = grid.cache(1, "object-races");
         var time = dev.quota.core.internal.Bandwidths.timeMeter(clock);
         JCacheStore racing = new JCacheStore(objects, update(), new CasBuckets(objects, new JCacheWriter(objects),
-                CacheLifetime.of(objects, false), time, 20, 0), time, "racing");
+                CacheLifetime.of(objects, false), time, 20, 0), "racing");
         BucketKey key = freshKey();
         BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
         assertThat(racing.tryConsume(key, spec, 1).tokensTaken()).as("a new bucket is created, no race").isTrue();
 
         assertThatThrownBy(() -> racing.tryConsume(key, spec, 1)).isInstanceOf(QuotaStoreException.class)
-                .hasMessageContaining("bucket " + key + " in cache 'object-races': lost 21 compare-and-swap races,"
+                .hasMessageContaining("entry " + key + " in cache 'object-races': lost 21 compare-and-swap races,"
                         + " past the retry budget of 20 lost races");
 
         assertThat(racing.peek(key, spec).remaining()).containsExactly(4);

@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The contract with Bucket4j's entry processors. */
+/** The contract with entry processors. */
 class JCacheEntryProcessorStoreTest extends JCacheStoreContract {
 
     @Override

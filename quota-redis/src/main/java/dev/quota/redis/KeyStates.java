@@ -21,8 +21,10 @@ import org.jspecify.annotations.Nullable;
  * kept compact in {@link ColdStates}: the words where its bytes differ from a template
  * ({@link StateTemplates}), under a 64-bit fingerprint of its name, about 100 bytes where the
  * map's entry, the name and the parsed state took about 1 KB; its next use parses it again and
- * makes it hot. Past the bound the cold tier forgets by the clock; with a bound no larger than the
- * hot tier, the least recently used key is forgotten.
+ * makes it hot, leaving the cold tier. Past the bound a cold key is forgotten, an expired one first,
+ * else whichever the cold tier's clock hand reaches (every cold key is one not used since it left
+ * the hot tier, so none earns a second chance): not strictly the least recently used. With a bound
+ * no larger than the hot tier, the least recently used key is forgotten.
  *
  * <p>A fingerprint is a seeded hash, checked against a second hash of the name: two keys taken for
  * one would cost a compare-and-swap that finds the key differing, never an admission, and within

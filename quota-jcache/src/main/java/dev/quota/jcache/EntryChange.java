@@ -1,0 +1,268 @@
+package dev.quota.jcache;
+
+import dev.quota.core.Limit;
+import dev.quota.core.Refill;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketMath;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.Take;
+import dev.quota.core.spi.UnreadableBuckets;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.cache.processor.EntryProcessor;
+import javax.cache.processor.MutableEntry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One change of one entry ({@link BucketEntry}), run by the grid where the entry lives, atomically:
+ * a decision over the takes of a customer's buckets ({@link BucketEntry#decide}, with the caller's
+ * clock reading), tokens given back, or a bucket deleted. A decision answers each take's result
+ * ({@link Answer}); the other changes answer nothing.
+ *
+ * <p>Travels as a Java-serialized object holding only bytes, a key and numbers; the member that
+ * runs it needs this module and quota-core on its class path (for Payara: the application,
+ * deployed under the same name on every member, called from a thread with a Jakarta EE context).
+ */
+final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Serializable {
+
+    private static final long serialVersionUID = 1L;
+    private static final byte CONSUME = 1;
+    private static final byte ADD = 2;
+    private static final byte RESET = 3;
+    /** The most decoded specs a member keeps; see {@link #decode}. */
+    private static final int MAX_SPECS = 10_000;
+    private static final ConcurrentHashMap<ByteBuffer, BucketSpec> SPECS = new ConcurrentHashMap<>();
+
+    private final byte kind;
+    /** The takes (for a give-back: the one bucket and its tokens; none for a delete), by {@link #encode}. */
+    private final byte[] takes;
+    /** The bucket to delete; empty for the other kinds. */
+    private final String bucket;
+    private final long nowNanos;
+
+    private EntryChange(byte kind, byte[] takes, String bucket, long nowNanos) {
+        this.kind = kind;
+        this.takes = takes;
+        this.bucket = bucket;
+        this.nowNanos = nowNanos;
+    }
+
+    /** A decision over {@code group}, the takes of one entry. */
+    static EntryChange consume(List<Take> group, long nowNanos) {
+        return new EntryChange(CONSUME, encode(group), "", nowNanos);
+    }
+
+    /** {@code tokens} given back to one bucket. */
+    static EntryChange addTokens(BucketKey key, BucketSpec spec, long tokens, long nowNanos) {
+        return new EntryChange(ADD, encode(List.of(Take.of(key, spec, tokens))), "", nowNanos);
+    }
+
+    /** One bucket deleted. */
+    static EntryChange reset(BucketKey key) {
+        return new EntryChange(RESET, encode(List.of()), key.value(), 0);
+    }
+
+    @Override
+    public byte @Nullable [] process(MutableEntry<String, byte[]> entry, Object... arguments) {
+        byte[] bytes = entry.exists() ? entry.getValue() : null;
+        BucketEntry read = UnreadableBuckets.read("cache entry processor", entry.getKey(), bytes, BucketEntry::decode,
+                unreadable -> entry.remove());
+        BucketEntry before = read == null ? BucketEntry.EMPTY : read;
+        BucketEntry.Decision decision = null;
+        BucketEntry after;
+        if (kind == RESET) {
+            String field = BucketEntry.field(bucket);
+            after = before.get(field) == null ? before : before.with(field, null);
+        } else if (kind == CONSUME) {
+            decision = before.decide(decode(takes), nowNanos);
+            after = decision.after();
+        } else {
+            Take give = decode(takes).get(0);
+            String field = BucketEntry.field(give.key().value());
+            after = before.with(field, BucketMath.addTokens(before.get(field), give.spec(), give.tokens(), nowNanos));
+        }
+        long nanosToFull = 0;
+        if (after != before) {
+            after = after.withoutFull(nowNanos);
+            if (after.isEmpty()) {
+                entry.remove();
+            } else {
+                entry.setValue(after.encode());
+                nanosToFull = after.nanosToFull(nowNanos);
+            }
+        }
+        return decision == null ? null : answer(decision.results(), after != before, nanosToFull);
+    }
+
+    /**
+     * The answer of a decision: whether it wrote the entry and the entry's time to full then, and
+     * each take's result.
+     */
+    private static byte[] answer(List<ConsumeResult> results, boolean written, long nanosToFull) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(16 + 48 * results.size());
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeBoolean(written);
+            out.writeLong(nanosToFull);
+            out.writeShort(results.size());
+            for (ConsumeResult result : results) {
+                out.writeBoolean(result.tokensTaken());
+                out.writeLong(result.nanosToWait());
+                out.writeLong(result.nanosToFull());
+                out.writeShort(result.remaining().length);
+                for (long remaining : result.remaining()) {
+                    out.writeLong(remaining);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a byte array stream does not fail
+        }
+        return bytes.toByteArray();
+    }
+
+    /**
+     * A decision's answer as {@link #process} wrote it.
+     *
+     * @param results one per take, in order
+     * @param written whether the entry was written
+     * @param nanosToFull the written entry's time to full, 0 when removed or not written
+     */
+    record Answer(List<ConsumeResult> results, boolean written, long nanosToFull) {
+
+        static Answer decode(byte[] bytes) {
+            try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+                boolean written = in.readBoolean();
+                long nanosToFull = in.readLong();
+                int count = in.readUnsignedShort();
+                List<ConsumeResult> results = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    boolean consumed = in.readBoolean();
+                    long wait = in.readLong();
+                    long toFull = in.readLong();
+                    long[] remaining = new long[in.readUnsignedShort()];
+                    for (int r = 0; r < remaining.length; r++) {
+                        remaining[r] = in.readLong();
+                    }
+                    results.add(new ConsumeResult(consumed, remaining, wait, toFull));
+                }
+                return new Answer(results, written, nanosToFull);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** Takes as bytes: per take, its key, tokens, refusal tokens, whether it is a shadow take, and its spec. */
+    private static byte[] encode(List<Take> takes) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(96 * takes.size());
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeShort(takes.size());
+            for (Take take : takes) {
+                out.writeUTF(take.key().value());
+                out.writeLong(take.tokens());
+                out.writeLong(take.refusalTokens());
+                out.writeBoolean(take.shadow());
+                byte[] spec = encode(take.spec());
+                out.writeShort(spec.length);
+                out.write(spec);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a byte array stream does not fail
+        }
+        return bytes.toByteArray();
+    }
+
+    /** A spec as bytes: its config version, then per limit its name, capacity and refill. */
+    private static byte[] encode(BucketSpec spec) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(8 + 48 * spec.limits().size());
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeLong(spec.version());
+            out.writeShort(spec.limits().size());
+            for (Limit limit : spec.limits()) {
+                out.writeUTF(limit.name());
+                out.writeLong(limit.capacity());
+                // a spec holds greedy and interval refills only: calendar windows are resolved first
+                boolean greedy = limit.refill() instanceof Refill.Greedy;
+                long tokens = greedy ? ((Refill.Greedy) limit.refill()).tokens()
+                        : ((Refill.Interval) limit.refill()).tokens();
+                Duration period = greedy ? ((Refill.Greedy) limit.refill()).period()
+                        : ((Refill.Interval) limit.refill()).period();
+                out.writeBoolean(greedy);
+                out.writeLong(tokens);
+                out.writeLong(period.getSeconds());
+                out.writeInt(period.getNano());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /**
+     * The takes {@code bytes} encode. Specs are kept by their encoded form, so a member decoding the
+     * same limits again hands Bucket4j the same spec instance, whose configuration is then built once
+     * rather than per change; the table is emptied when it passes {@link #MAX_SPECS}.
+     */
+    private static List<Take> decode(byte[] bytes) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+            int count = in.readUnsignedShort();
+            List<Take> takes = new ArrayList<>(count);
+            for (int t = 0; t < count; t++) {
+                BucketKey key = new BucketKey(in.readUTF());
+                long tokens = in.readLong();
+                long refusalTokens = in.readLong();
+                boolean shadow = in.readBoolean();
+                byte[] spec = new byte[in.readUnsignedShort()];
+                in.readFully(spec);
+                takes.add(new Take(key, spec(spec), tokens, refusalTokens, shadow));
+            }
+            return takes;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static BucketSpec spec(byte[] encoded) {
+        ByteBuffer key = ByteBuffer.wrap(encoded);
+        BucketSpec known = SPECS.get(key);
+        if (known != null) {
+            return known;
+        }
+        if (SPECS.size() >= MAX_SPECS) {
+            SPECS.clear(); // an old config's specs, or a flood of scaled ones: decoded again when used
+        }
+        BucketSpec decoded = decodeSpec(encoded);
+        BucketSpec raced = SPECS.putIfAbsent(key, decoded);
+        return raced != null ? raced : decoded;
+    }
+
+    private static BucketSpec decodeSpec(byte[] encoded) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(encoded))) {
+            long version = in.readLong();
+            int count = in.readUnsignedShort();
+            List<Limit> limits = new ArrayList<>(count);
+            for (int l = 0; l < count; l++) {
+                String name = in.readUTF();
+                long capacity = in.readLong();
+                boolean greedy = in.readBoolean();
+                long tokens = in.readLong();
+                Duration period = Duration.ofSeconds(in.readLong(), in.readInt());
+                limits.add(new Limit(name, capacity, greedy ? Refill.greedy(tokens, period)
+                        : Refill.interval(tokens, period)));
+            }
+            return new BucketSpec(limits, version);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
