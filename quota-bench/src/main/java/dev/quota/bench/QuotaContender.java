@@ -5,7 +5,6 @@ import dev.quota.core.AmountLimits;
 import dev.quota.core.Caller;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
-import dev.quota.core.Identity;
 import dev.quota.core.Limit;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
@@ -17,7 +16,6 @@ import dev.quota.redis.RedisStore;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
@@ -72,8 +70,7 @@ final class QuotaContender implements Contender {
     static QuotaConfig config(LimitSpec limit) {
         Plan plan = new Plan(PLAN, List.of(new Limit("burst", limit.capacity(),
                 Refill.greedy(limit.capacity(), limit.period()))), FailurePolicy.CLOSED);
-        return new QuotaConfig(0, Identity.DEFAULT, Map.of(PLAN, plan), Map.of(), Map.of(), Map.of(), Map.of(),
-                List.of());
+        return QuotaConfig.builder().plan(plan).build();
     }
 
     /**
@@ -93,8 +90,7 @@ final class QuotaContender implements Contender {
                 FailurePolicy.CLOSED);
         AmountLimits amounts = new AmountLimits(AMOUNTS, List.of(new Limit("daily", t.amountDaily(),
                 Refill.calendar(ChronoUnit.DAYS, TransferLimits.ZONE))), FailurePolicy.CLOSED);
-        return new QuotaConfig(0, Identity.DEFAULT, Map.of(PLAN, plan), Map.of(RULE, rule), Map.of(AMOUNTS, amounts),
-                Map.of(), Map.of(), List.of());
+        return QuotaConfig.builder().plan(plan).rule(rule).amounts(amounts).build();
     }
 
     @Override

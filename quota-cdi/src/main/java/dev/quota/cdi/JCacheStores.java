@@ -38,7 +38,7 @@ final class JCacheStores {
                     ? JCacheStore.cache(manager, name, settings.jcacheExpireAfterWrite())
                     : JCacheStore.cache(manager, name);
             JCacheStore store = JCacheStore.builder(cache)
-                    .mode(processors ? JCacheStore.Mode.ENTRY_PROCESSOR : JCacheStore.Mode.COMPARE_AND_SWAP)
+                    .update(processors ? JCacheStore.Update.ENTRY_PROCESSOR : JCacheStore.Update.COMPARE_AND_SWAP)
                     .retryBudget(settings.jcacheRetryBudget())
                     .build();
             // the local policy divides limits by the grid's members (on Hazelcast; 1 elsewhere)

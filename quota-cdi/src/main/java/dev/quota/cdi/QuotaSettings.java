@@ -45,26 +45,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Trusted proxies, plans, rules and customers are in the plans file
  * ({@code identity.trustedProxies}), not here.
  *
- * @param plans               {@code classpath:plans.yaml} or a file path
- * @param reloadInterval      zero when reloading is off
- * @param store               where buckets are kept
- * @param redisUri            the Redis URI; set when the store is Redis
- * @param redisTimeout        per Redis command
- * @param redisRetryBudget    per decision, for compare-and-swap conflicts between instances
- * @param jcacheCache         the cache name for the JCache store
- * @param jcacheMode          {@code compare-and-swap} or {@code entry-processor}
- * @param jcacheRetryBudget   per change, for compare-and-swap races between members
- * @param jcacheExpireAfterWrite how long an entry outlives its last write, in entry-processor mode
- * @param keyPrefix           the prefix of bucket keys
- * @param caller              how callers are identified, in order: {@code api-key}, {@code principal}
- * @param customersTtl        the cache time of an application's customer directory
- * @param customersMaxEntries the cache size of an application's customer directory
- * @param adminToken          the admin API's token and where it came from, or null: no admin API
+ * <p>Read only: a setting added in a later release is a new accessor, and no caller constructs one.
  */
-public record QuotaSettings(String plans, Duration reloadInterval, Store store, @Nullable String redisUri,
-                            Duration redisTimeout, int redisRetryBudget, String jcacheCache, String jcacheMode,
-                            int jcacheRetryBudget, Duration jcacheExpireAfterWrite, String keyPrefix, List<String> caller,
-                            Duration customersTtl, long customersMaxEntries, @Nullable AdminToken adminToken) {
+public final class QuotaSettings {
 
     /** The prefix of a plans file inside the application. */
     public static final String CLASSPATH = "classpath:";
@@ -95,9 +78,117 @@ public record QuotaSettings(String plans, Duration reloadInterval, Store store, 
 
     private static final Pattern CACHE_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,128}");
 
-    /** Copies the list. */
-    public QuotaSettings {
-        caller = List.copyOf(caller);
+    private final String plans;
+    private final Duration reloadInterval;
+    private final Store store;
+    private final @Nullable String redisUri;
+    private final Duration redisTimeout;
+    private final int redisRetryBudget;
+    private final String jcacheCache;
+    private final String jcacheMode;
+    private final int jcacheRetryBudget;
+    private final Duration jcacheExpireAfterWrite;
+    private final String keyPrefix;
+    private final List<String> caller;
+    private final Duration customersTtl;
+    private final long customersMaxEntries;
+    private final @Nullable AdminToken adminToken;
+
+    private QuotaSettings(String plans, Duration reloadInterval, Store store, @Nullable String redisUri,
+                          Duration redisTimeout, int redisRetryBudget, String jcacheCache, String jcacheMode,
+                          int jcacheRetryBudget, Duration jcacheExpireAfterWrite, String keyPrefix,
+                          List<String> caller, Duration customersTtl, long customersMaxEntries,
+                          @Nullable AdminToken adminToken) {
+        this.plans = plans;
+        this.reloadInterval = reloadInterval;
+        this.store = store;
+        this.redisUri = redisUri;
+        this.redisTimeout = redisTimeout;
+        this.redisRetryBudget = redisRetryBudget;
+        this.jcacheCache = jcacheCache;
+        this.jcacheMode = jcacheMode;
+        this.jcacheRetryBudget = jcacheRetryBudget;
+        this.jcacheExpireAfterWrite = jcacheExpireAfterWrite;
+        this.keyPrefix = keyPrefix;
+        this.caller = List.copyOf(caller);
+        this.customersTtl = customersTtl;
+        this.customersMaxEntries = customersMaxEntries;
+        this.adminToken = adminToken;
+    }
+
+    /** The plans file: {@code classpath:plans.yaml} or a file path. */
+    public String plans() {
+        return plans;
+    }
+
+    /** How often a plans file at a path is checked for edits; zero when reloading is off. */
+    public Duration reloadInterval() {
+        return reloadInterval;
+    }
+
+    /** Where buckets are kept. */
+    public Store store() {
+        return store;
+    }
+
+    /** The Redis URI; set when the store is Redis, else null. */
+    public @Nullable String redisUri() {
+        return redisUri;
+    }
+
+    /** How long one Redis command may take. */
+    public Duration redisTimeout() {
+        return redisTimeout;
+    }
+
+    /** Per decision, how many compare-and-swap conflicts with other instances it may lose. */
+    public int redisRetryBudget() {
+        return redisRetryBudget;
+    }
+
+    /** The cache name for the JCache store. */
+    public String jcacheCache() {
+        return jcacheCache;
+    }
+
+    /** {@code compare-and-swap} or {@code entry-processor}. */
+    public String jcacheMode() {
+        return jcacheMode;
+    }
+
+    /** Per change, how many compare-and-swap races between members it may lose. */
+    public int jcacheRetryBudget() {
+        return jcacheRetryBudget;
+    }
+
+    /** How long an entry outlives its last write, in entry-processor mode. */
+    public Duration jcacheExpireAfterWrite() {
+        return jcacheExpireAfterWrite;
+    }
+
+    /** The prefix of bucket keys. */
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    /** How callers are identified, in order: {@code api-key}, {@code principal}. */
+    public List<String> caller() {
+        return caller;
+    }
+
+    /** The cache time of an application's customer directory. */
+    public Duration customersTtl() {
+        return customersTtl;
+    }
+
+    /** The cache size of an application's customer directory. */
+    public long customersMaxEntries() {
+        return customersMaxEntries;
+    }
+
+    /** The admin API's token and where it came from, or null: no admin API. */
+    public @Nullable AdminToken adminToken() {
+        return adminToken;
     }
 
     /** Where buckets are kept. */

@@ -285,7 +285,7 @@ class CdiWiringTest {
         static final List<String> decisions = new CopyOnWriteArrayList<>();
 
         @Override
-        public void onDecision(Customer customer, @Nullable String rule, QuotaDecision decision, Duration took) {
+        public void onDecision(Customer customer, @Nullable String limits, QuotaDecision decision, Duration took) {
             decisions.add(customer.id() + " " + decision.outcome());
         }
     }

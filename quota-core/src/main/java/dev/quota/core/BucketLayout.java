@@ -107,7 +107,7 @@ final class BucketLayout {
                          LocalShare share) {
         long cost = rule == null ? 1 : rule.cost();
         add(out, customerKey(customerPart(customer), "p"), plan.name(), plan.limits(), customer.multiplier(), share,
-                cost, Draw.Role.PLAN, config.version(), clock.instant(), plan.onStoreFailure(), config.modeOf(plan));
+                cost, LimitStatus.Role.PLAN, config.version(), clock.instant(), plan.onStoreFailure(), config.modeOf(plan));
     }
 
     private void addAfterPlan(List<Draw> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
@@ -119,8 +119,8 @@ final class BucketLayout {
             FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
             Mode mode = config.modeOf(rule);
             add(out, customerKey(c, "r:" + rule.name()), rule.name(), rule.perCustomer(), scale, share, 1,
-                    Draw.Role.RULE, config.version(), now, policy, mode);
-            add(out, sharedKey(rule), rule.name(), rule.shared(), 1.0, share, 1, Draw.Role.SHARED,
+                    LimitStatus.Role.RULE, config.version(), now, policy, mode);
+            add(out, sharedKey(rule), rule.name(), rule.shared(), 1.0, share, 1, LimitStatus.Role.SHARED,
                     config.version(), now, policy, mode);
         }
         if (amount != null && amountLimits != null) {
@@ -145,12 +145,12 @@ final class BucketLayout {
         String c = customerPart(customer);
         List<Draw> out = new ArrayList<>();
         add(out, customerKey(c, "p"), plan.name(), plan.limits(), customer.multiplier(), LocalShare.WHOLE, 1,
-                Draw.Role.PLAN, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
+                LimitStatus.Role.PLAN, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
         List<Rule> rules = new ArrayList<>(config.rules().values());
         rules.sort(Comparator.comparing(Rule::name));
         for (Rule rule : rules) {
             add(out, customerKey(c, "r:" + rule.name()), rule.name(), rule.perCustomer(), customer.multiplier(),
-                    LocalShare.WHOLE, 1, Draw.Role.RULE, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
+                    LocalShare.WHOLE, 1, LimitStatus.Role.RULE, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
         }
         return out;
     }
@@ -168,14 +168,14 @@ final class BucketLayout {
         List<Draw> out = new ArrayList<>(1);
         List<Limit> limits = guardLimits.get(config.identity(), identity -> List.of(identity.failedKeys()));
         add(out, prefix + ":{f." + Hashes.keyPart(addressGroup) + "}", GUARD_POLICY_PREFIX, limits, 1.0, share, 1,
-                Draw.Role.GUARD, config.version(), clock.instant(), FailurePolicy.LOCAL, config.mode());
+                LimitStatus.Role.FAILED_KEYS, config.version(), clock.instant(), FailurePolicy.LOCAL, config.mode());
         return out.get(0);
     }
 
     private void addAmount(List<Draw> out, QuotaConfig config, String c, AmountLimits limits, String qualifier,
                            long tokens, double scale, LocalShare share, Instant now) {
         add(out, customerKey(c, "a:" + limits.name() + ":" + qualifier), limits.name(), limits.limits(), scale,
-                share, tokens, Draw.Role.AMOUNT, config.version(), now, limits.onStoreFailure(), config.mode());
+                share, tokens, LimitStatus.Role.AMOUNT, config.version(), now, limits.onStoreFailure(), config.mode());
     }
 
     private String customerKey(String customerPart, String suffix) {
@@ -196,7 +196,7 @@ final class BucketLayout {
      * Limits are multiplied by {@code scale}, then cut to {@code share}.
      */
     private void add(List<Draw> out, String baseKey, String policyPrefix, List<Limit> limits, double scale,
-                     LocalShare share, long tokens, Draw.Role role, long version, Instant now, FailurePolicy onFailure,
+                     LocalShare share, long tokens, LimitStatus.Role role, long version, Instant now, FailurePolicy onFailure,
                      Mode mode) {
         if (limits.isEmpty()) {
             return;

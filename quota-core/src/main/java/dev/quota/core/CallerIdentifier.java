@@ -78,7 +78,7 @@ final class CallerIdentifier {
             }
         }
         Customer customer = hash == null ? null : customers.byApiKeyHash(hash);
-        if (customer == null) {
+        if (hash == null || customer == null) {
             return failedKey(cfg, address, group, Caller.Kind.UNKNOWN_CREDENTIAL);
         }
         boolean exempt = Exemption.exempt(cfg, customer, hash, address);

@@ -52,7 +52,7 @@ final class DecisionCharge {
         boolean admitted = ChargeRule.admitted(takes, i -> results.get(i).sufficient());
         long charged = 0;
         for (int i = 0; i < draws.size(); i++) {
-            if (draws.get(i).role() == Draw.Role.PLAN && results.get(i).consumed()) {
+            if (draws.get(i).role() == LimitStatus.Role.PLAN && results.get(i).tokensTaken()) {
                 Take take = takes.get(i);
                 charged = Math.max(charged, admitted ? take.tokens() : take.refusalTokens());
             }
@@ -63,7 +63,7 @@ final class DecisionCharge {
     /** The take of one draw. */
     static Take of(Draw draw) {
         boolean shadow = draw.mode() == Mode.SHADOW;
-        long refused = !shadow && draw.role() == Draw.Role.PLAN ? REFUSED_REQUEST : 0;
+        long refused = !shadow && draw.role() == LimitStatus.Role.PLAN ? REFUSED_REQUEST : 0;
         return new Take(draw.key(), draw.spec(), draw.tokens(), refused, shadow);
     }
 }

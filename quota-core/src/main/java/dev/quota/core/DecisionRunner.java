@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
@@ -87,7 +88,7 @@ final class DecisionRunner {
         QuotaDecision decision = decide(planner);
         QuotaDecision.Fallback fallenBack = decision.fallback();
         if (fallenBack != null) {
-            fallbacks.get(fallenBack.kind()).increment();
+            Objects.requireNonNull(fallbacks.get(fallenBack.kind()), "every kind has a counter").increment();
         }
         return decision;
     }
@@ -234,7 +235,7 @@ final class DecisionRunner {
                     }
                 }
             }
-            if (results[i].consumed() && slot.refundable()) {
+            if (results[i].tokensTaken() && slot.refundable()) {
                 refundable.add(Take.of(slot.key(), slot.spec(), slot.tokens()));
             }
         }

@@ -1,5 +1,6 @@
 package dev.quota.core;
 
+import dev.quota.core.LimitStatus.Role;
 import dev.quota.core.internal.CalendarWindow;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
@@ -22,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * @param policies  the policy name of each limit, in spec order
  * @param window    the calendar window when this bucket is one, else null
  * @param tokens    tokens this request takes
- * @param role      what the bucket counts
+ * @param role      what the bucket counts: a plan bucket is charged even when a later bucket refuses
+ *                  and never refunded; rule, shared and amount buckets are refunded
  * @param onFailure what to do when the store cannot answer
  * @param mode      whether this bucket's lack of tokens rejects the request or only shadow-rejects it
  * @param noShare   on the in-JVM fallback: a limit of this bucket leaves this instance no token (see
@@ -31,20 +33,6 @@ import org.jspecify.annotations.Nullable;
 record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> policies,
             @Nullable CalendarWindow window, long tokens, Role role, FailurePolicy onFailure, Mode mode,
             boolean noShare) {
-
-    /** What a bucket counts, which decides how a refusal and a refund treat it. */
-    enum Role {
-        /** The customer's plan: requests. Charged even when a later bucket refuses; never refunded. */
-        PLAN,
-        /** A rule's per-customer limits. */
-        RULE,
-        /** A rule's limits shared by every customer: not advertised in headers. */
-        SHARED,
-        /** Amount limits: not requests. */
-        AMOUNT,
-        /** Failed API-key lookups of one address. */
-        GUARD
-    }
 
     /** Whether a refund gives this bucket's tokens back. */
     boolean refundable() {
@@ -68,12 +56,10 @@ record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
 
     /** Appends the status of each limit of this bucket after {@code result}. */
     void statuses(ConsumeResult result, Instant now, List<LimitStatus> out) {
-        boolean requests = role != Role.AMOUNT;
-        boolean shared = role == Role.SHARED;
         for (int i = 0; i < declared.size(); i++) {
             Limit limit = declared.get(i);
             long remaining = result.remaining()[i];
-            boolean short_ = !result.consumed() && remaining < tokens;
+            boolean short_ = !result.tokensTaken() && remaining < tokens;
             Duration reset;
             Duration retry;
             if (window != null) {
@@ -89,7 +75,7 @@ record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
                     retry = Duration.ofNanos(Math.max(1, result.nanosToWait()));
                 }
             }
-            out.add(new LimitStatus(policies.get(i), limit, remaining, reset, retry, requests, shared));
+            out.add(LimitStatus.of(policies.get(i), limit, role, remaining, reset, retry));
         }
     }
 

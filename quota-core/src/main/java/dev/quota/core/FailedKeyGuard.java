@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -105,7 +106,9 @@ final class FailedKeyGuard {
 
     /** Blocks {@code group} in this JVM for the rejection's retry-after. */
     void block(String group, QuotaDecision rejection) {
-        blocked.put(group, new Blocked(clock.instant().plus(rejection.retryAfter()), rejection));
+        // a REJECTED decision always names its limit (QuotaDecision's constructor checks it)
+        LimitStatus violated = Objects.requireNonNull(rejection.violated(), "a rejection names its limit");
+        blocked.put(group, new Blocked(clock.instant().plus(rejection.retryAfter()), violated));
     }
 
     /**
@@ -121,9 +124,8 @@ final class FailedKeyGuard {
         if (left.isNegative() || left.isZero()) {
             return NOT_BLOCKED;
         }
-        LimitStatus violated = block.decision().violated();
-        LimitStatus now = new LimitStatus(violated.policy(), violated.limit(), violated.remaining(),
-                min(violated.resetAfter(), left), left, true);
+        LimitStatus violated = block.violated();
+        LimitStatus now = violated.withResetAfter(min(violated.resetAfter(), left)).withRetryAfter(left);
         return new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(now), now, left);
     }
 
@@ -156,7 +158,8 @@ final class FailedKeyGuard {
                         : Draw.untilOneToken(limit, result.nanosToFull());
                 Duration reset = slot.window() != null ? retry
                         : min(Draw.refillTime(limit, limit.capacity() - remaining), toFull);
-                LimitStatus status = new LimitStatus(slot.policies().get(i), limit, 0, reset, retry, true);
+                LimitStatus status = LimitStatus.of(slot.policies().get(i), limit, LimitStatus.Role.FAILED_KEYS, 0,
+                        reset, retry);
                 QuotaDecision rejection = new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(status), status,
                         retry);
                 block(group, rejection);
@@ -185,6 +188,6 @@ final class FailedKeyGuard {
         return a.compareTo(b) <= 0 ? a : b;
     }
 
-    private record Blocked(Instant until, QuotaDecision decision) {
+    private record Blocked(Instant until, LimitStatus violated) {
     }
 }

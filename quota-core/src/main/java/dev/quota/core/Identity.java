@@ -11,27 +11,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * How callers are identified, and how far a client's own claims are believed.
  *
- * @param header         the request header carrying the API key; default {@code X-API-Key}
- * @param missingKey     what happens to a request without a key; default {@link MissingKey#ANONYMOUS}
- * @param anonymousPlan  the plan for anonymous callers, keyed by client IP; default {@code anonymous}
- * @param trustedProxies peers whose {@code X-Forwarded-For} and {@link #userHeader()} are believed;
- *                       default none: the connection's address is the client, whatever headers say
- * @param ipv6Prefix     anonymous IPv6 callers share one bucket per network of this many bits,
- *                       1 to 128; default 64 (one customer line)
- * @param userHeader     a header naming the end user of an anonymous request, believed only from a
- *                       trusted proxy (an API gateway that authenticated the user); default null:
- *                       never read
- * @param failedKeys     how many requests with an unknown API key one client address may send
- *                       before it is answered 429 instead of 401; default {@link #DEFAULT_FAILED_KEYS},
- *                       10 per minute
- * @param whileBlocked   which keys still work from an address blocked for guessing; default
- *                       {@link WhileBlocked#KNOWN_KEYS}
- * @param principalPlan  the plan of an authenticated principal the customer directory does not know,
- *                       counted as {@code user:<name>}; default null: such a principal is answered 401
+ * <p>A value: equal when every setting is. Made by {@link #builder()} (every setting at its default
+ * until set) or read from the {@code identity:} section of the config file; a setting added in a
+ * later release gets a default and a builder method, so code that builds one keeps compiling.
  */
-public record Identity(String header, MissingKey missingKey, String anonymousPlan, List<Cidr> trustedProxies,
-                       int ipv6Prefix, @Nullable String userHeader, Limit failedKeys, WhileBlocked whileBlocked,
-                       @Nullable String principalPlan) {
+public final class Identity {
 
     /**
      * The default failed-key limit: 10 unknown keys per client address, one more every 6 seconds
@@ -43,46 +27,103 @@ public record Identity(String header, MissingKey missingKey, String anonymousPla
     public static final int DEFAULT_IPV6_PREFIX = 64;
 
     /** The defaults: {@code X-API-Key}, anonymous callers on plan {@code anonymous}, no trusted proxy. */
-    public static final Identity DEFAULT = new Identity("X-API-Key", MissingKey.ANONYMOUS, "anonymous");
+    public static final Identity DEFAULT = builder().build();
 
     /** The longest user id taken from {@link #userHeader()}; longer values are ignored. */
     static final int MAX_USER_ID = 128;
 
+    private final String header;
+    private final MissingKey missingKey;
+    private final String anonymousPlan;
+    private final List<Cidr> trustedProxies;
+    private final int ipv6Prefix;
+    private final @Nullable String userHeader;
+    private final Limit failedKeys;
+    private final WhileBlocked whileBlocked;
+    private final @Nullable String principalPlan;
+
+    private Identity(Builder b) {
+        this.header = b.header;
+        this.missingKey = b.missingKey;
+        this.anonymousPlan = b.anonymousPlan;
+        this.trustedProxies = List.copyOf(b.trustedProxies);
+        this.ipv6Prefix = b.ipv6Prefix;
+        this.userHeader = b.userHeader;
+        this.failedKeys = b.failedKeys;
+        this.whileBlocked = b.whileBlocked;
+        this.principalPlan = b.principalPlan;
+    }
+
+    /** A builder with every setting at its default ({@link #DEFAULT}). */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding these settings, to change some of them. */
+    public Builder toBuilder() {
+        return new Builder().header(header).missingKey(missingKey).anonymousPlan(anonymousPlan)
+                .trustedProxies(trustedProxies).ipv6Prefix(ipv6Prefix).userHeader(userHeader).failedKeys(failedKeys)
+                .whileBlocked(whileBlocked).principalPlan(principalPlan);
+    }
+
+    /** The request header carrying the API key; default {@code X-API-Key}. */
+    public String header() {
+        return header;
+    }
+
+    /** What happens to a request without a key; default {@link MissingKey#ANONYMOUS}. */
+    public MissingKey missingKey() {
+        return missingKey;
+    }
+
+    /** The plan for anonymous callers, keyed by client IP; default {@code anonymous}. */
+    public String anonymousPlan() {
+        return anonymousPlan;
+    }
+
     /**
-     * @throws IllegalArgumentException if a header name is blank, ipv6Prefix is not 1 to 128, or
-     *                                  failedKeys is calendar-aligned
+     * Peers whose {@code X-Forwarded-For} and {@link #userHeader()} are believed; default none: the
+     * connection's address is the client, whatever headers say.
      */
-    public Identity {
-        Objects.requireNonNull(header, "header");
-        Objects.requireNonNull(missingKey, "missingKey");
-        Objects.requireNonNull(anonymousPlan, "anonymousPlan");
-        Objects.requireNonNull(failedKeys, "failedKeys");
-        Objects.requireNonNull(whileBlocked, "whileBlocked");
-        trustedProxies = List.copyOf(trustedProxies);
-        if (header.isBlank()) {
-            throw new IllegalArgumentException("identity header must not be blank");
-        }
-        if (userHeader != null && userHeader.isBlank()) {
-            throw new IllegalArgumentException("identity userHeader must not be blank");
-        }
-        if (ipv6Prefix < 1 || ipv6Prefix > 128) {
-            throw new IllegalArgumentException("ipv6Prefix must be 1 to 128 but was " + ipv6Prefix);
-        }
-        if (failedKeys.refill() instanceof Refill.Calendar) {
-            throw new IllegalArgumentException("failedKeys must refill greedily or by interval, not by calendar");
-        }
+    public List<Cidr> trustedProxies() {
+        return trustedProxies;
     }
 
-    /** Header, missing-key handling and anonymous plan; every other setting at its default. */
-    public Identity(String header, MissingKey missingKey, String anonymousPlan) {
-        this(header, missingKey, anonymousPlan, List.of(), DEFAULT_IPV6_PREFIX, null, DEFAULT_FAILED_KEYS,
-                WhileBlocked.KNOWN_KEYS, null);
+    /**
+     * Anonymous IPv6 callers share one bucket per network of this many bits, 1 to 128; default 64
+     * (one customer line).
+     */
+    public int ipv6Prefix() {
+        return ipv6Prefix;
     }
 
-    /** These settings with other trusted proxies. */
-    public Identity withTrustedProxies(List<Cidr> proxies) {
-        return new Identity(header, missingKey, anonymousPlan, proxies, ipv6Prefix, userHeader, failedKeys,
-                whileBlocked, principalPlan);
+    /**
+     * A header naming the end user of an anonymous request, believed only from a trusted proxy (an
+     * API gateway that authenticated the user); default null: never read.
+     */
+    public @Nullable String userHeader() {
+        return userHeader;
+    }
+
+    /**
+     * How many requests with an unknown API key one client address may send before it is answered
+     * 429 instead of 401; default {@link #DEFAULT_FAILED_KEYS}, 10 per minute.
+     */
+    public Limit failedKeys() {
+        return failedKeys;
+    }
+
+    /** Which keys still work from an address blocked for guessing; default {@link WhileBlocked#KNOWN_KEYS}. */
+    public WhileBlocked whileBlocked() {
+        return whileBlocked;
+    }
+
+    /**
+     * The plan of an authenticated principal the customer directory does not know, counted as
+     * {@code user:<name>}; default null: such a principal is answered 401.
+     */
+    public @Nullable String principalPlan() {
+        return principalPlan;
     }
 
     /** Whether {@code peer}, the address that opened the connection, is a trusted proxy. */
@@ -132,6 +173,148 @@ public record Identity(String header, MissingKey missingKey, String anonymousPla
             }
         }
         return true;
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+        return o instanceof Identity other && header.equals(other.header) && missingKey == other.missingKey
+                && anonymousPlan.equals(other.anonymousPlan) && trustedProxies.equals(other.trustedProxies)
+                && ipv6Prefix == other.ipv6Prefix && Objects.equals(userHeader, other.userHeader)
+                && failedKeys.equals(other.failedKeys) && whileBlocked == other.whileBlocked
+                && Objects.equals(principalPlan, other.principalPlan);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(header, missingKey, anonymousPlan, trustedProxies, ipv6Prefix, userHeader, failedKeys,
+                whileBlocked, principalPlan);
+    }
+
+    @Override
+    public String toString() {
+        return "Identity[header=" + header + ", missingKey=" + missingKey + ", anonymousPlan=" + anonymousPlan
+                + ", trustedProxies=" + trustedProxies + ", ipv6Prefix=" + ipv6Prefix + ", userHeader=" + userHeader
+                + ", failedKeys=" + failedKeys + ", whileBlocked=" + whileBlocked + ", principalPlan="
+                + principalPlan + "]";
+    }
+
+    /**
+     * Settings for an {@link Identity} built in code (the config file's {@code identity:} section is
+     * the usual way). Every setting starts at its default; {@link #build()} checks them.
+     */
+    public static final class Builder {
+        private String header = "X-API-Key";
+        private MissingKey missingKey = MissingKey.ANONYMOUS;
+        private String anonymousPlan = "anonymous";
+        private List<Cidr> trustedProxies = List.of();
+        private int ipv6Prefix = DEFAULT_IPV6_PREFIX;
+        private @Nullable String userHeader;
+        private Limit failedKeys = DEFAULT_FAILED_KEYS;
+        private WhileBlocked whileBlocked = WhileBlocked.KNOWN_KEYS;
+        private @Nullable String principalPlan;
+
+        private Builder() {
+        }
+
+        /**
+         * The request header carrying the API key; default {@code X-API-Key}.
+         *
+         * @throws NullPointerException if {@code header} is null
+         */
+        public Builder header(String header) {
+            this.header = Objects.requireNonNull(header, "header");
+            return this;
+        }
+
+        /**
+         * What happens to a request without a key; default {@link MissingKey#ANONYMOUS}.
+         *
+         * @throws NullPointerException if {@code missingKey} is null
+         */
+        public Builder missingKey(MissingKey missingKey) {
+            this.missingKey = Objects.requireNonNull(missingKey, "missingKey");
+            return this;
+        }
+
+        /**
+         * The plan for anonymous callers; default {@code anonymous}.
+         *
+         * @throws NullPointerException if {@code anonymousPlan} is null
+         */
+        public Builder anonymousPlan(String anonymousPlan) {
+            this.anonymousPlan = Objects.requireNonNull(anonymousPlan, "anonymousPlan");
+            return this;
+        }
+
+        /**
+         * Peers whose forwarding headers are believed; default none.
+         *
+         * @throws NullPointerException if {@code trustedProxies} or one of them is null
+         */
+        public Builder trustedProxies(List<Cidr> trustedProxies) {
+            this.trustedProxies = List.copyOf(trustedProxies);
+            return this;
+        }
+
+        /** The IPv6 network size, in bits, anonymous callers are grouped by; default 64 (checked in {@link #build()}). */
+        public Builder ipv6Prefix(int ipv6Prefix) {
+            this.ipv6Prefix = ipv6Prefix;
+            return this;
+        }
+
+        /** The header naming an anonymous request's end user, read from trusted proxies only; default null: never read. */
+        public Builder userHeader(@Nullable String userHeader) {
+            this.userHeader = userHeader;
+            return this;
+        }
+
+        /**
+         * The failed-key limit per client address; default {@link #DEFAULT_FAILED_KEYS}.
+         *
+         * @throws NullPointerException if {@code failedKeys} is null
+         */
+        public Builder failedKeys(Limit failedKeys) {
+            this.failedKeys = Objects.requireNonNull(failedKeys, "failedKeys");
+            return this;
+        }
+
+        /**
+         * Which keys still work from a blocked address; default {@link WhileBlocked#KNOWN_KEYS}.
+         *
+         * @throws NullPointerException if {@code whileBlocked} is null
+         */
+        public Builder whileBlocked(WhileBlocked whileBlocked) {
+            this.whileBlocked = Objects.requireNonNull(whileBlocked, "whileBlocked");
+            return this;
+        }
+
+        /** The plan of an authenticated principal the directory does not know; default null: answered 401. */
+        public Builder principalPlan(@Nullable String principalPlan) {
+            this.principalPlan = principalPlan;
+            return this;
+        }
+
+        /**
+         * The settings.
+         *
+         * @throws IllegalArgumentException if a header name is blank, ipv6Prefix is not 1 to 128, or
+         *                                  failedKeys is calendar-aligned
+         */
+        public Identity build() {
+            if (header.isBlank()) {
+                throw new IllegalArgumentException("identity header must not be blank");
+            }
+            if (userHeader != null && userHeader.isBlank()) {
+                throw new IllegalArgumentException("identity userHeader must not be blank");
+            }
+            if (ipv6Prefix < 1 || ipv6Prefix > 128) {
+                throw new IllegalArgumentException("ipv6Prefix must be 1 to 128 but was " + ipv6Prefix);
+            }
+            if (failedKeys.refill() instanceof Refill.Calendar) {
+                throw new IllegalArgumentException("failedKeys must refill greedily or by interval, not by calendar");
+            }
+            return new Identity(this);
+        }
     }
 
     /** Which keys still work from a client address that is blocked for guessing keys. */

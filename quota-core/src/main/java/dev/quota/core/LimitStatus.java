@@ -2,30 +2,110 @@ package dev.quota.core;
 
 import dev.quota.core.internal.WholeSeconds;
 import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where one limit stands for one caller after a decision.
  *
- * @param policy     the policy name as it appears in {@code RateLimit-Policy}: {@code <plan>-<limit>}
- *                   for plan limits, {@code <rule>-<limit>} for rule limits, {@code <amounts>-<limit>}
- *                   for amount limits
- * @param limit      the limit as enforced for this caller (overrides applied)
- * @param remaining  tokens left after this decision
- * @param resetAfter time until the bucket is full again (zero when it is full)
- * @param retryAfter time until the request that was just decided could pass on this limit alone
- *                   (zero when this limit has enough tokens)
- * @param requests   true when the limit counts requests; false for amount limits, which stay out of
- *                   the {@code RateLimit} headers
- * @param shared     true for a rule's limit that every customer shares: its remaining tokens tell of
- *                   other customers' activity, so it stays out of the {@code RateLimit} headers
+ * <p>A value: equal when every field is. Made by {@link #of}; a field added in a later release gets
+ * a default and a {@code with...} method, so code that builds statuses (a listener's test) keeps
+ * compiling.
  */
-public record LimitStatus(String policy, Limit limit, long remaining, Duration resetAfter, Duration retryAfter,
-                          boolean requests, boolean shared) {
+public final class LimitStatus {
 
-    /** A status of a customer's own limit. */
-    public LimitStatus(String policy, Limit limit, long remaining, Duration resetAfter, Duration retryAfter,
-                       boolean requests) {
-        this(policy, limit, remaining, resetAfter, retryAfter, requests, false);
+    /** What a limit counts, which decides where its status may be shown. */
+    public enum Role {
+        /** A limit of the customer's plan: its requests. Advertised in the {@code RateLimit} headers. */
+        PLAN,
+        /** An endpoint rule's limit, per customer: its requests. Advertised. */
+        RULE,
+        /**
+         * An endpoint rule's limit that every customer shares: its remaining tokens tell of other
+         * customers' activity, so it is not advertised, and a 429 does not say what is left.
+         */
+        SHARED,
+        /** An amount limit (money moved per day): not requests, so not advertised. */
+        AMOUNT,
+        /** Requests with an unknown API key from one client address ({@code identity.failedKeys}). Advertised. */
+        FAILED_KEYS
+    }
+
+    private final String policy;
+    private final Limit limit;
+    private final Role role;
+    private final long remaining;
+    private final Duration resetAfter;
+    private final Duration retryAfter;
+
+    private LimitStatus(String policy, Limit limit, Role role, long remaining, Duration resetAfter,
+                        Duration retryAfter) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.limit = Objects.requireNonNull(limit, "limit");
+        this.role = Objects.requireNonNull(role, "role");
+        this.remaining = remaining;
+        this.resetAfter = Objects.requireNonNull(resetAfter, "resetAfter");
+        this.retryAfter = Objects.requireNonNull(retryAfter, "retryAfter");
+    }
+
+    /**
+     * A status: {@code free-burst} (capacity 20, refill 10 per second) with 0 left, full again in 2 s,
+     * and the request decided could pass in 0.1 s.
+     *
+     * @param policy     the policy name as it appears in {@code RateLimit-Policy}: {@code <plan>-<limit>}
+     *                   for plan limits, {@code <rule>-<limit>} for rule limits, {@code <amounts>-<limit>}
+     *                   for amount limits
+     * @param limit      the limit as enforced for this caller (overrides applied)
+     * @param role       what the limit counts
+     * @param remaining  tokens left after this decision
+     * @param resetAfter time until the bucket is full again (zero when it is full)
+     * @param retryAfter time until the request that was just decided could pass on this limit alone
+     *                   (zero when this limit had enough tokens)
+     * @throws NullPointerException if an argument is null
+     */
+    public static LimitStatus of(String policy, Limit limit, Role role, long remaining, Duration resetAfter,
+                                 Duration retryAfter) {
+        return new LimitStatus(policy, limit, role, remaining, resetAfter, retryAfter);
+    }
+
+    /** The policy name as it appears in {@code RateLimit-Policy}, such as {@code free-burst}. */
+    public String policy() {
+        return policy;
+    }
+
+    /** The limit as enforced for this caller (overrides applied). */
+    public Limit limit() {
+        return limit;
+    }
+
+    /** What the limit counts. */
+    public Role role() {
+        return role;
+    }
+
+    /** Tokens left after this decision. */
+    public long remaining() {
+        return remaining;
+    }
+
+    /** Time until the bucket is full again; zero when it is full. */
+    public Duration resetAfter() {
+        return resetAfter;
+    }
+
+    /** Time until the decided request could pass on this limit alone; zero when it had enough tokens. */
+    public Duration retryAfter() {
+        return retryAfter;
+    }
+
+    /** This status with another time until the decided request could pass (a block's time left). */
+    public LimitStatus withRetryAfter(Duration retryAfter) {
+        return new LimitStatus(policy, limit, role, remaining, resetAfter, retryAfter);
+    }
+
+    /** This status with another time until the bucket is full again. */
+    public LimitStatus withResetAfter(Duration resetAfter) {
+        return new LimitStatus(policy, limit, role, remaining, resetAfter, retryAfter);
     }
 
     /**
@@ -41,8 +121,29 @@ public record LimitStatus(String policy, Limit limit, long remaining, Duration r
         return !retryAfter.isZero();
     }
 
-    /** Whether this status belongs in the {@code RateLimit} headers the caller sees: its own request limits. */
+    /**
+     * Whether this status belongs in the {@code RateLimit} headers the caller sees: the caller's own
+     * request limits ({@link Role#PLAN}, {@link Role#RULE}, {@link Role#FAILED_KEYS}).
+     */
     public boolean advertised() {
-        return requests && !shared;
+        return role != Role.SHARED && role != Role.AMOUNT;
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+        return o instanceof LimitStatus other && policy.equals(other.policy) && limit.equals(other.limit)
+                && role == other.role && remaining == other.remaining && resetAfter.equals(other.resetAfter)
+                && retryAfter.equals(other.retryAfter);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(policy, limit, role, remaining, resetAfter, retryAfter);
+    }
+
+    @Override
+    public String toString() {
+        return "LimitStatus[policy=" + policy + ", limit=" + limit + ", role=" + role + ", remaining=" + remaining
+                + ", resetAfter=" + resetAfter + ", retryAfter=" + retryAfter + "]";
     }
 }

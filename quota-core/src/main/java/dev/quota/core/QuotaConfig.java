@@ -10,60 +10,104 @@ import org.jspecify.annotations.Nullable;
  * Everything the limiter enforces: plans, endpoint rules, amount limits, customers and API keys.
  *
  * <p>Usually loaded from a YAML file by {@link dev.quota.core.config.QuotaConfigLoader}, which
- * reports every error with its path. Values are immutable; a reload produces a new config with a
- * higher {@link #version()}.
- *
- * @param version   increases with every change; stored buckets whose version is lower are given
- *                  the new limits on their next request, keeping their usage
- * @param identity  how callers are identified
- * @param plans     plans by name
- * @param rules     endpoint rules by name
- * @param amounts   amount limits by name
- * @param customers customers by id
- * @param apiKeys   customer ids by the lower-case hex SHA-256 of the API key
- * @param warnings  problems that do not stop the config from loading (a daily quota smaller than a
- *                  burst), each with its path
- * @param enabled   the master switch; default true. False: nothing is limited, every decision is
- *                  {@link QuotaDecision.Outcome#BYPASSED} without touching the store
- * @param mode      the mode of every plan and rule that does not set its own; default
- *                  {@link Mode#ENFORCE}
- * @param allow     callers that are never limited; default {@link AllowList#NONE}
+ * reports every error with its path; in code, made by {@link #builder()}. Values are immutable and
+ * equal when every setting is; a reload produces a new config with a higher {@link #version()}. A
+ * setting added in a later release gets a default and a builder method, so code that builds a
+ * config keeps compiling.
  */
-public record QuotaConfig(long version, Identity identity, Map<String, Plan> plans, Map<String, Rule> rules,
-                          Map<String, AmountLimits> amounts, Map<String, Customer> customers,
-                          Map<String, String> apiKeys, List<String> warnings, boolean enabled, Mode mode,
-                          AllowList allow) {
+public final class QuotaConfig {
 
-    /** @throws IllegalArgumentException if a customer or API key points at something missing */
-    public QuotaConfig {
-        Objects.requireNonNull(identity, "identity");
-        Objects.requireNonNull(mode, "mode");
-        Objects.requireNonNull(allow, "allow");
-        plans = Map.copyOf(plans);
-        rules = Map.copyOf(rules);
-        amounts = Map.copyOf(amounts);
-        customers = Map.copyOf(customers);
-        apiKeys = Map.copyOf(apiKeys);
-        warnings = List.copyOf(warnings);
-        for (Customer customer : customers.values()) {
-            if (!plans.containsKey(customer.plan())) {
-                throw new IllegalArgumentException(
-                        "customer " + customer.id() + " is on unknown plan " + customer.plan());
-            }
-        }
-        for (var entry : apiKeys.entrySet()) {
-            if (!customers.containsKey(entry.getValue())) {
-                throw new IllegalArgumentException("an API key points at unknown customer " + entry.getValue());
-            }
-        }
+    private final long version;
+    private final Identity identity;
+    private final Map<String, Plan> plans;
+    private final Map<String, Rule> rules;
+    private final Map<String, AmountLimits> amounts;
+    private final Map<String, Customer> customers;
+    private final Map<String, String> apiKeys;
+    private final List<String> warnings;
+    private final boolean enabled;
+    private final Mode mode;
+    private final AllowList allow;
+
+    private QuotaConfig(long version, Identity identity, Map<String, Plan> plans, Map<String, Rule> rules,
+                        Map<String, AmountLimits> amounts, Map<String, Customer> customers,
+                        Map<String, String> apiKeys, List<String> warnings, boolean enabled, Mode mode,
+                        AllowList allow) {
+        this.version = version;
+        this.identity = identity;
+        this.plans = Map.copyOf(plans);
+        this.rules = Map.copyOf(rules);
+        this.amounts = Map.copyOf(amounts);
+        this.customers = Map.copyOf(customers);
+        this.apiKeys = Map.copyOf(apiKeys);
+        this.warnings = List.copyOf(warnings);
+        this.enabled = enabled;
+        this.mode = mode;
+        this.allow = allow;
     }
 
-    /** A config that is enabled, enforces, and allow-lists nobody. */
-    public QuotaConfig(long version, Identity identity, Map<String, Plan> plans, Map<String, Rule> rules,
-                       Map<String, AmountLimits> amounts, Map<String, Customer> customers,
-                       Map<String, String> apiKeys, List<String> warnings) {
-        this(version, identity, plans, rules, amounts, customers, apiKeys, warnings, true, Mode.ENFORCE,
-                AllowList.NONE);
+    /**
+     * Increases with every change; stored buckets whose version is lower are given the new limits on
+     * their next request, keeping their usage. 0: none yet (the service gives it one).
+     */
+    public long version() {
+        return version;
+    }
+
+    /** How callers are identified; default {@link Identity#DEFAULT}. */
+    public Identity identity() {
+        return identity;
+    }
+
+    /** Plans by name. */
+    public Map<String, Plan> plans() {
+        return plans;
+    }
+
+    /** Endpoint rules by name. */
+    public Map<String, Rule> rules() {
+        return rules;
+    }
+
+    /** Amount limits by name. */
+    public Map<String, AmountLimits> amounts() {
+        return amounts;
+    }
+
+    /** Customers by id. */
+    public Map<String, Customer> customers() {
+        return customers;
+    }
+
+    /** Customer ids by the lower-case hex SHA-256 of the API key. */
+    public Map<String, String> apiKeys() {
+        return apiKeys;
+    }
+
+    /**
+     * Problems that do not stop the config from loading (a daily quota smaller than a burst), each
+     * with its path.
+     */
+    public List<String> warnings() {
+        return warnings;
+    }
+
+    /**
+     * The master switch; default true. False: nothing is limited, every decision is
+     * {@link QuotaDecision.Outcome#BYPASSED} without touching the store.
+     */
+    public boolean enabled() {
+        return enabled;
+    }
+
+    /** The mode of every plan and rule that does not set its own; default {@link Mode#ENFORCE}. */
+    public Mode mode() {
+        return mode;
+    }
+
+    /** Callers that are never limited; default {@link AllowList#NONE}. */
+    public AllowList allow() {
+        return allow;
     }
 
     /** The mode {@code plan}'s limits follow: its own, else the global one. */
@@ -113,6 +157,28 @@ public record QuotaConfig(long version, Identity identity, Map<String, Plan> pla
     public QuotaConfig withVersion(long newVersion) {
         return new QuotaConfig(newVersion, identity, plans, rules, amounts, customers, apiKeys, warnings, enabled,
                 mode, allow);
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+        return o instanceof QuotaConfig other && version == other.version && identity.equals(other.identity)
+                && plans.equals(other.plans) && rules.equals(other.rules) && amounts.equals(other.amounts)
+                && customers.equals(other.customers) && apiKeys.equals(other.apiKeys)
+                && warnings.equals(other.warnings) && enabled == other.enabled && mode == other.mode
+                && allow.equals(other.allow);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(version, identity, plans, rules, amounts, customers, apiKeys, warnings, enabled, mode,
+                allow);
+    }
+
+    @Override
+    public String toString() {
+        return "QuotaConfig[version=" + version + ", identity=" + identity + ", plans=" + plans + ", rules=" + rules
+                + ", amounts=" + amounts + ", customers=" + customers + ", apiKeys=" + apiKeys + ", warnings="
+                + warnings + ", enabled=" + enabled + ", mode=" + mode + ", allow=" + allow + "]";
     }
 
     /**
@@ -186,6 +252,12 @@ public record QuotaConfig(long version, Identity identity, Map<String, Plan> pla
             return this;
         }
 
+        /** Adds a problem that does not stop the config from loading, with its path, as the loader reports them. */
+        public Builder warning(String warning) {
+            warnings.add(Objects.requireNonNull(warning, "warning"));
+            return this;
+        }
+
         /** The master switch; default true. */
         public Builder enabled(boolean enabled) {
             this.enabled = enabled;
@@ -210,6 +282,17 @@ public record QuotaConfig(long version, Identity identity, Map<String, Plan> pla
          * @throws IllegalArgumentException if a customer or API key points at something missing
          */
         public QuotaConfig build() {
+            for (Customer customer : customers.values()) {
+                if (!plans.containsKey(customer.plan())) {
+                    throw new IllegalArgumentException(
+                            "customer " + customer.id() + " is on unknown plan " + customer.plan());
+                }
+            }
+            for (var entry : apiKeys.entrySet()) {
+                if (!customers.containsKey(entry.getValue())) {
+                    throw new IllegalArgumentException("an API key points at unknown customer " + entry.getValue());
+                }
+            }
             return new QuotaConfig(version, identity, plans, rules, amounts, customers, apiKeys, warnings, enabled,
                     mode, allow);
         }

@@ -72,9 +72,9 @@ public final class QuotaService implements AutoCloseable {
         this.guard = new FailedKeyGuard(layout, runner, store, clock);
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);
-        this.customers = builder.customers != null ? builder.customers : new ConfigCustomers(config::get);
-        this.identifier = new CallerIdentifier(config::get, guard, customers, listener, rejectionLog);
-        this.admin = new QuotaAdmin(config::get, layout, store, customers, runner, top);
+        this.customers = builder.customers != null ? builder.customers : new ConfigCustomers(this::config);
+        this.identifier = new CallerIdentifier(this::config, guard, customers, listener, rejectionLog);
+        this.admin = new QuotaAdmin(this::config, layout, store, customers, runner, top);
         QuotaConfig initial = Objects.requireNonNull(builder.config, "config must be set");
         config.set(initial.version() > 0 ? initial : initial.withVersion(clock.millis()));
     }
@@ -86,7 +86,7 @@ public final class QuotaService implements AutoCloseable {
 
     /** The active config. */
     public QuotaConfig config() {
-        return config.get();
+        return Objects.requireNonNull(config.get(), "set in the constructor, never cleared");
     }
 
     /** Reads and resets for operators: standings, resets, customer lookup. */
@@ -104,7 +104,7 @@ public final class QuotaService implements AutoCloseable {
      */
     public QuotaConfig reload(QuotaConfig next) {
         while (true) {
-            QuotaConfig current = config.get();
+            QuotaConfig current = config();
             QuotaConfig versioned;
             if (next.version() > 0) {
                 if (next.version() <= current.version()) {
@@ -139,7 +139,7 @@ public final class QuotaService implements AutoCloseable {
         try {
             next = Objects.requireNonNull(loader.get(), "the config loader returned null");
         } catch (RuntimeException e) {
-            listener.onReload(false, config.get().version());
+            listener.onReload(false, config().version());
             throw e;
         }
         return reload(next);
@@ -187,12 +187,9 @@ public final class QuotaService implements AutoCloseable {
      *                                  or the amount limits are not configured
      */
     public QuotaDecision decide(Caller caller, @Nullable String rule, @Nullable Amount amount) {
-        if (!caller.counted()) {
-            throw new IllegalArgumentException("a " + caller.kind() + " caller is not counted; answer it instead");
-        }
+        Customer customer = counted(caller);
         long start = System.nanoTime();
-        Customer customer = caller.customer();
-        QuotaConfig cfg = config.get();
+        QuotaConfig cfg = config();
         QuotaDecision decision;
         if (Exemption.exempt(cfg, caller)) {
             decision = QuotaDecision.bypassed();
@@ -229,12 +226,9 @@ public final class QuotaService implements AutoCloseable {
      * @throws IllegalArgumentException as {@link #decide(Caller, String, Amount)}
      */
     public QuotaDecision decideBeforeBody(Caller caller, @Nullable String rule) {
-        if (!caller.counted()) {
-            throw new IllegalArgumentException("a " + caller.kind() + " caller is not counted; answer it instead");
-        }
+        Customer customer = counted(caller);
         long start = System.nanoTime();
-        Customer customer = caller.customer();
-        QuotaConfig cfg = config.get();
+        QuotaConfig cfg = config();
         if (Exemption.exempt(cfg, caller)) {
             return QuotaDecision.bypassed(); // reported with the second step
         }
@@ -261,12 +255,12 @@ public final class QuotaService implements AutoCloseable {
      */
     public QuotaDecision decideAfterBody(Caller caller, @Nullable String rule, @Nullable Amount amount,
                                          QuotaDecision beforeBody) {
-        if (!caller.counted() || !beforeBody.allowed()) {
+        Customer customer = caller.customer();
+        if (customer == null || !beforeBody.allowed()) {
             throw new IllegalArgumentException("a refused or uncounted request has no second step");
         }
         long start = System.nanoTime();
-        Customer customer = caller.customer();
-        QuotaConfig cfg = config.get();
+        QuotaConfig cfg = config();
         QuotaDecision decision;
         if (beforeBody.outcome() == QuotaDecision.Outcome.BYPASSED || Exemption.exempt(cfg, caller)) {
             decision = QuotaDecision.bypassed();
@@ -293,7 +287,7 @@ public final class QuotaService implements AutoCloseable {
      */
     public QuotaDecision consumeAmount(Customer customer, Amount amount) {
         long start = System.nanoTime();
-        QuotaConfig cfg = config.get();
+        QuotaConfig cfg = config();
         QuotaDecision decision;
         if (Exemption.exempt(cfg, Caller.of(customer))) {
             decision = QuotaDecision.bypassed();
@@ -335,6 +329,15 @@ public final class QuotaService implements AutoCloseable {
         fallback.close();
     }
 
+    /** The customer a decision is made for. */
+    private static Customer counted(Caller caller) {
+        Customer customer = caller.customer();
+        if (customer == null) {
+            throw new IllegalArgumentException("a " + caller.kind() + " caller is not counted; answer it instead");
+        }
+        return customer;
+    }
+
     static Plan planOf(QuotaConfig cfg, Customer customer) {
         return cfg.plan(customer.plan()).orElseThrow(() -> new IllegalArgumentException(
                 "customer " + customer.id() + " is on unknown plan \"" + customer.plan() + "\""));
@@ -353,12 +356,13 @@ public final class QuotaService implements AutoCloseable {
         return limits;
     }
 
-    private void report(Customer customer, @Nullable String rule, QuotaDecision decision, long startNanos) {
-        listener.onDecision(customer, rule, decision, Duration.ofNanos(System.nanoTime() - startNanos));
+    /** Tells the listeners and the rejection log; {@code limits}: the rule's or amount limits' name, or null. */
+    private void report(Customer customer, @Nullable String limits, QuotaDecision decision, long startNanos) {
+        listener.onDecision(customer, limits, decision, Duration.ofNanos(System.nanoTime() - startNanos));
         if (decision.outcome() == QuotaDecision.Outcome.REJECTED
                 || decision.outcome() == QuotaDecision.Outcome.SHADOW_REJECTED
                 || decision.outcome() == QuotaDecision.Outcome.EXCEEDS_LIMIT) {
-            rejectionLog.rejected(customer, rule, decision);
+            rejectionLog.rejected(customer, limits, decision);
         }
     }
 }

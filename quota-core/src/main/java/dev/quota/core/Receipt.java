@@ -3,7 +3,9 @@ package dev.quota.core;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.spi.Take;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a decision took: from which store, which buckets (keys and specs as they were when charged)
@@ -16,9 +18,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class Receipt {
 
     /** The receipt of a decision that took nothing. */
-    public static final Receipt NONE = new Receipt(null, List.of(), 0);
+    public static final Receipt NONE = new Receipt();
 
-    private final QuotaStore store;
+    /** Null only for {@link #NONE}, which has nothing to refund and so is never asked for its store. */
+    private final @Nullable QuotaStore store;
     /** The takes a refund gives back: everything taken except the plan's request tokens. */
     private final List<Take> refundable;
     /** The tokens the decision took from its plan, as {@link DecisionCharge#planTokens} counts them. */
@@ -26,7 +29,7 @@ public final class Receipt {
     private final AtomicBoolean spent = new AtomicBoolean();
 
     Receipt(QuotaStore store, List<Take> refundable, long planTokens) {
-        this.store = store;
+        this.store = Objects.requireNonNull(store, "store");
         this.refundable = List.copyOf(refundable);
         this.planTokens = planTokens;
     }
@@ -39,8 +42,14 @@ public final class Receipt {
         if (earlier.planTokens == 0) {
             return later;
         }
-        QuotaStore from = later.refundable.isEmpty() ? earlier.store : later.store;
+        QuotaStore from = later.refundable.isEmpty() ? earlier.store() : later.store();
         return new Receipt(from, later.refundable, earlier.planTokens + later.planTokens);
+    }
+
+    private Receipt() {
+        this.store = null;
+        this.refundable = List.of();
+        this.planTokens = 0;
     }
 
     /** Whether a refund would give anything back. */
@@ -48,8 +57,9 @@ public final class Receipt {
         return !refundable.isEmpty() && !spent.get();
     }
 
+    /** The store the takes came from; only a receipt of a decision that took something has one. */
     QuotaStore store() {
-        return store;
+        return Objects.requireNonNull(store, "a receipt that took nothing has no store");
     }
 
     List<Take> refundableTakes() {

@@ -81,13 +81,16 @@ final class RejectionLog {
         this.throttle = perSecond == 0 ? null : new LogThrottle(clock, perSecond, perSecond, summaryEvery);
     }
 
-    /** A request or amount decision that was rejected or shadow-rejected. */
-    void rejected(Customer customer, @Nullable String rule, QuotaDecision decision) {
+    /**
+     * A request or amount decision that was rejected or shadow-rejected; {@code limits} is the
+     * rule's or the amount limits' name (the line's {@code rule} field), or null for the plan alone.
+     */
+    void rejected(Customer customer, @Nullable String limits, QuotaDecision decision) {
         if (perSecond == 0 || !enabled.getAsBoolean()) {
             return;
         }
         offer(() -> "quota.rejected customer=" + fingerprint(customer) + " plan=" + customer.plan()
-                + " rule=" + (rule == null ? "-" : rule) + " policy=" + policy(decision)
+                + " rule=" + (limits == null ? "-" : limits) + " policy=" + policy(decision)
                 + " retry_after_ms=" + ceilMillis(decision.retryAfter()) + " outcome=" + decision.outcome());
     }
 

@@ -3,9 +3,7 @@ package dev.quota.core;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /** Small configs built in code for tests. */
 public final class Configs {
@@ -30,13 +28,11 @@ public final class Configs {
     }
 
     public static QuotaConfig config(List<Plan> plans, List<Rule> rules, List<AmountLimits> amounts) {
-        Map<String, Plan> p = new HashMap<>();
-        plans.forEach(x -> p.put(x.name(), x));
-        Map<String, Rule> r = new HashMap<>();
-        rules.forEach(x -> r.put(x.name(), x));
-        Map<String, AmountLimits> a = new HashMap<>();
-        amounts.forEach(x -> a.put(x.name(), x));
-        return new QuotaConfig(0, Identity.DEFAULT, p, r, a, Map.of(), Map.of(), List.of());
+        QuotaConfig.Builder config = QuotaConfig.builder();
+        plans.forEach(config::plan);
+        rules.forEach(config::rule);
+        amounts.forEach(config::amounts);
+        return config.build();
     }
 
     public static QuotaConfig config(Plan... plans) {
@@ -45,7 +41,6 @@ public final class Configs {
 
     /** {@code base} with another master switch, global mode and allow-list. */
     public static QuotaConfig operated(QuotaConfig base, boolean enabled, Mode mode, AllowList allow) {
-        return new QuotaConfig(base.version(), base.identity(), base.plans(), base.rules(), base.amounts(),
-                base.customers(), base.apiKeys(), base.warnings(), enabled, mode, allow);
+        return base.toBuilder().enabled(enabled).mode(mode).allow(allow).build();
     }
 }

@@ -60,9 +60,9 @@ class DecisionChargeTest {
                 Named.<QuotaStore>of("bucket by bucket", new OneByOne(InMemoryStore.builder().clock(clock).build())))) {
             QuotaStore store = named.getPayload();
             List<Draw> draws = List.of(
-                    draw("plan", PLAN, 1, Draw.Role.PLAN, planMode),
-                    draw("rule", RULE, 1, Draw.Role.RULE, ruleMode),
-                    draw("amount", AMOUNT, 300, Draw.Role.AMOUNT, amountMode));
+                    draw("plan", PLAN, 1, LimitStatus.Role.PLAN, planMode),
+                    draw("rule", RULE, 1, LimitStatus.Role.RULE, ruleMode),
+                    draw("amount", AMOUNT, 300, LimitStatus.Role.AMOUNT, amountMode));
             for (int i = 0; i < draws.size(); i++) {
                 long drain = draws.get(i).declared().get(0).capacity() - holds[i];
                 if (drain > 0) {
@@ -95,7 +95,7 @@ class DecisionChargeTest {
         }
     }
 
-    private static Draw draw(String name, Limit limit, long tokens, Draw.Role role, String mode) {
+    private static Draw draw(String name, Limit limit, long tokens, LimitStatus.Role role, String mode) {
         return new Draw(new BucketKey("charge-test:" + name), new BucketSpec(List.of(limit), 1), List.of(limit),
                 List.of(name + "-" + limit.name()), null, tokens, role, FailurePolicy.CLOSED,
                 mode.equals("S") ? Mode.SHADOW : Mode.ENFORCE, false);

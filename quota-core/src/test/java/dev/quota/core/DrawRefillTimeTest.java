@@ -50,7 +50,7 @@ class DrawRefillTimeTest {
         InMemoryStore store = InMemoryStore.builder().clock(clock).build();
         BucketKey key = new BucketKey("guard:203.0.113.7");
         BucketSpec spec = new BucketSpec(List.of(limit), 1);
-        assertThat(store.tryConsume(key, spec, limit.capacity()).consumed()).isTrue();
+        assertThat(store.tryConsume(key, spec, limit.capacity()).tokensTaken()).isTrue();
         clock.advance(later);
         ConsumeResult read = store.peek(key, spec);
         assertThat(read.remaining()).containsExactly(0);

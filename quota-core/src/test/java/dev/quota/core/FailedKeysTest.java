@@ -78,8 +78,7 @@ class FailedKeysTest {
 
     @Test
     void blockedAddress_withNoKeys_refusesEveryKeyUntilTheBlockEnds() {
-        Identity identity = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 64, null,
-                Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.NO_KEYS, null);
+        Identity identity = Identity.builder().whileBlocked(Identity.WhileBlocked.NO_KEYS).build();
         QuotaService service = service(withIdentity(base, identity));
         service.decide(call(service, "acme-key", "203.0.113.7"), null, null);
         for (int i = 0; i < 11; i++) {
@@ -100,9 +99,8 @@ class FailedKeysTest {
 
     @Test
     void ipv6_isGroupedByTheConfiguredPrefix() {
-        Identity identity = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 48, null,
-                new Limit("failed-keys", 2, Refill.greedy(2, Duration.ofMinutes(1))), Identity.WhileBlocked.KNOWN_KEYS,
-                null);
+        Identity identity = Identity.builder().ipv6Prefix(48)
+                .failedKeys(new Limit("failed-keys", 2, Refill.greedy(2, Duration.ofMinutes(1)))).build();
         QuotaService service = service(withIdentity(base, identity));
         call(service, "g1", "2001:db8:1:1::1");
         call(service, "g2", "2001:db8:1:2::99");
@@ -171,7 +169,7 @@ class FailedKeysTest {
     }
 
     private static LimitStatus blockedStatus() {
-        return new LimitStatus("identity-failed-keys", Identity.DEFAULT_FAILED_KEYS, 0, Duration.ofMinutes(1),
-                Duration.ofMinutes(1), true);
+        return LimitStatus.of("identity-failed-keys", Identity.DEFAULT_FAILED_KEYS, LimitStatus.Role.FAILED_KEYS, 0,
+                Duration.ofMinutes(1), Duration.ofMinutes(1));
     }
 }

@@ -20,9 +20,8 @@ import org.junit.jupiter.api.Test;
 class IdentityTest {
 
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
-    private final Identity behindGateway = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous",
-            List.of(Cidr.parse("10.0.0.0/8")), 64, "X-User-Id", Identity.DEFAULT_FAILED_KEYS,
-            Identity.WhileBlocked.KNOWN_KEYS, null);
+    private final Identity behindGateway = Identity.builder().trustedProxies(List.of(Cidr.parse("10.0.0.0/8")))
+            .userHeader("X-User-Id").build();
     private final QuotaConfig base = config(plan("anonymous", greedy("burst", 5, 1, Duration.ofHours(1))),
             plan("enterprise", greedy("burst", 5, 1, Duration.ofHours(1))));
 
@@ -101,8 +100,7 @@ class IdentityTest {
 
     @Test
     void principalUnknownToTheDirectory_isCountedOnThePrincipalPlan_apartFromAConfiguredUserId() {
-        Identity principals = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 64,
-                null, Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, "enterprise");
+        Identity principals = Identity.builder().principalPlan("enterprise").build();
         QuotaConfig config = base.toBuilder().identity(principals)
                 .customer(Customer.of("user:alice", "enterprise"))
                 .apiKey(ApiKeys.sha256Hex("alice-key"), "user:alice").build();
@@ -121,12 +119,10 @@ class IdentityTest {
     }
 
     @Test
-    void constructor_refusesBadSettings() {
-        assertThatThrownBy(() -> new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 0,
-                null, Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, null))
+    void build_refusesBadSettings() {
+        assertThatThrownBy(() -> Identity.builder().ipv6Prefix(0).build())
                 .hasMessage("ipv6Prefix must be 1 to 128 but was 0");
-        assertThatThrownBy(() -> new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 64,
-                " ", Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, null))
+        assertThatThrownBy(() -> Identity.builder().userHeader(" ").build())
                 .hasMessage("identity userHeader must not be blank");
     }
 }

@@ -27,8 +27,8 @@ class QuotaListenerTest {
         final List<Duration> elapsed = new CopyOnWriteArrayList<>();
 
         @Override
-        public void onDecision(Customer customer, @Nullable String rule, QuotaDecision decision, Duration took) {
-            events.add("decision " + customer.id() + " " + rule + " " + decision.outcome()
+        public void onDecision(Customer customer, @Nullable String limits, QuotaDecision decision, Duration took) {
+            events.add("decision " + customer.id() + " " + limits + " " + decision.outcome()
                     + (decision.violated() == null ? "" : " " + decision.violated().policy()));
             elapsed.add(took);
         }
@@ -123,7 +123,7 @@ class QuotaListenerTest {
     void aThrowingListener_isIgnoredAndLaterListenersAreStillTold() {
         QuotaListener broken = new QuotaListener() {
             @Override
-            public void onDecision(Customer customer, @Nullable String rule, QuotaDecision decision, Duration took) {
+            public void onDecision(Customer customer, @Nullable String limits, QuotaDecision decision, Duration took) {
                 throw new IllegalStateException("listener bug");
             }
         };

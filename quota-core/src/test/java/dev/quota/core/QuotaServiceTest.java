@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class QuotaServiceTest {
@@ -22,7 +21,8 @@ class QuotaServiceTest {
     private final Customer alice = Customer.of("alice", "free");
 
     private QuotaService service(QuotaConfig config) {
-        return QuotaService.builder().store(InMemoryStore.builder().clock(clock).build()).config(config).clock(clock).build();
+        return QuotaService.builder().store(InMemoryStore.builder().clock(clock).build()).config(config).clock(clock)
+                .build();
     }
 
     @Test
@@ -203,7 +203,7 @@ class QuotaServiceTest {
         assertThat(tooMuch.allowed()).isFalse();
         assertThat(tooMuch.violated().policy()).isEqualTo("transfer-amount-daily");
         assertThat(tooMuch.violated().remaining()).isEqualTo(10_000);
-        assertThat(tooMuch.violated().requests()).isFalse();
+        assertThat(tooMuch.violated().role()).isEqualTo(LimitStatus.Role.AMOUNT);
         assertThat(otherCurrency.allowed()).isTrue();
         assertThat(service.admin().amountStanding(alice, "transfer-amount", "EUR"))
                 .extracting(LimitStatus::policy, LimitStatus::remaining)
@@ -289,8 +289,10 @@ class QuotaServiceTest {
     @Test
     void customerForApiKey_matchesBySha256() {
         QuotaConfig base = config(plan("free", greedy("burst", 5, 1, Duration.ofHours(1))));
-        QuotaConfig withKey = new QuotaConfig(0, Identity.DEFAULT, base.plans(), Map.of(), Map.of(),
-                Map.of("ACME", Customer.of("ACME", "free")), Map.of(dev.quota.core.config.ApiKeys.sha256Hex("secret-key"), "ACME"), List.of());
+        QuotaConfig.Builder builder = QuotaConfig.builder().customer(Customer.of("ACME", "free"))
+                .apiKey(dev.quota.core.config.ApiKeys.sha256Hex("secret-key"), "ACME");
+        base.plans().values().forEach(builder::plan);
+        QuotaConfig withKey = builder.build();
         QuotaService service = service(withKey);
 
         assertThat(service.customerForApiKey("secret-key")).isEqualTo(Customer.of("ACME", "free"));

@@ -205,7 +205,8 @@ class RejectionLogTest {
 
     private static QuotaDecision rejection() {
         Limit burst = greedy("burst", 1, 1, Duration.ofSeconds(1));
-        LimitStatus status = new LimitStatus("free-burst", burst, 0, Duration.ofSeconds(1), Duration.ofSeconds(1), true);
+        LimitStatus status = LimitStatus.of("free-burst", burst, LimitStatus.Role.PLAN, 0, Duration.ofSeconds(1),
+                Duration.ofSeconds(1));
         return new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(status), status, Duration.ofSeconds(1));
     }
 }

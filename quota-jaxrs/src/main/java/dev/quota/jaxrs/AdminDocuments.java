@@ -48,7 +48,7 @@ final class AdminDocuments {
             refill(json, status.limit().refill());
             json.member("remaining", status.remaining())
                     .member("resetSeconds", status.resetSeconds())
-                    .name("requests").value(status.requests())
+                    .name("requests").value(status.role() != LimitStatus.Role.AMOUNT)
                     .endObject();
         }
         return json.endArray().endObject().toString();

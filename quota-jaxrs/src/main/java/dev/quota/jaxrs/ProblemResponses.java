@@ -69,11 +69,11 @@ final class ProblemResponses {
         long retryAfter = RateLimitHeaders.retryAfterSeconds(decision.retryAfter());
         JsonWriter body = problem("quota-exceeded", "Too Many Requests", 429, detail(violated, retryAfter), instance)
                 .member("limit", violated.policy());
-        if (!violated.shared()) {
+        if (violated.role() != LimitStatus.Role.SHARED) {
             body.member("remaining", violated.remaining());
         }
         body.member("retryAfterSeconds", retryAfter);
-        if (!violated.requests()) {
+        if (violated.role() == LimitStatus.Role.AMOUNT) {
             body.member("resetSeconds", violated.resetSeconds());
         }
         Response.ResponseBuilder response = Response.status(TOO_MANY_REQUESTS).header(RETRY_AFTER, Long.toString(retryAfter));
@@ -201,7 +201,7 @@ final class ProblemResponses {
     /** "Limit free-burst is exhausted (20 per 2 s); retry in 1 s." */
     private static String detail(LimitStatus violated, long retryAfter) {
         StringBuilder out = new StringBuilder(96).append("Limit ").append(violated.policy());
-        if (violated.shared()) {
+        if (violated.role() == LimitStatus.Role.SHARED) {
             out.append(", shared by every customer of this endpoint, is exhausted (");
         } else if (violated.remaining() == 0) {
             out.append(" is exhausted (");

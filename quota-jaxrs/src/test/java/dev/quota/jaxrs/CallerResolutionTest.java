@@ -13,7 +13,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -104,7 +103,7 @@ class CallerResolutionTest {
 
     @Test
     void missingKey_whenTheConfigRejectsThem_is401MissingKey() {
-        start(TestConfig.standard().identity(new Identity("X-API-Key", Identity.MissingKey.REJECT, "anonymous")));
+        start(TestConfig.standard().identity(Identity.builder().missingKey(Identity.MissingKey.REJECT).build()));
 
         HttpResponse<String> response = fixture.server.get("/api/v1/accounts/1");
 
@@ -117,7 +116,8 @@ class CallerResolutionTest {
 
     @Test
     void keyHeaderNamedInTheConfig_isTheOneRead() {
-        start(TestConfig.standard().identity(new Identity("Authorization-Key", Identity.MissingKey.REJECT, "anonymous")));
+        start(TestConfig.standard().identity(Identity.builder().header("Authorization-Key")
+                .missingKey(Identity.MissingKey.REJECT).build()));
 
         HttpResponse<String> viaConfigured = fixture.server.get("/api/v1/whoami", "Authorization-Key", TestConfig.ACME_KEY);
         HttpResponse<String> viaDefault = fixture.server.get("/api/v1/whoami", "X-API-Key", TestConfig.ACME_KEY);
@@ -195,8 +195,7 @@ class CallerResolutionTest {
 
     @Test
     void principalUnknownToTheDirectory_isCountedAsUserOnThePrincipalPlan() {
-        Identity principals = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 64,
-                null, Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, "free");
+        Identity principals = Identity.builder().principalPlan("free").build();
         fixture = Fixture.with(TestConfig.standard().identity(principals))
                 .feature(f -> f.clientAddress(TEST_ADDRESS).callerResolver(CallerResolver.principal()))
                 .application(app -> app.register(new TestAuthentication(), Priorities.AUTHENTICATION))
@@ -207,8 +206,7 @@ class CallerResolutionTest {
 
     @Test
     void firstOf_takesTheFirstResolverThatSawACredential() {
-        Identity principals = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 64,
-                null, Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, "free");
+        Identity principals = Identity.builder().principalPlan("free").build();
         fixture = Fixture.with(TestConfig.standard().identity(principals))
                 .feature(f -> f.clientAddress(TEST_ADDRESS).callerResolver(
                         CallerResolver.firstOf(CallerResolver.principal(), CallerResolver.apiKey())))

@@ -101,8 +101,8 @@ class ClientAddressDefaultTest {
                 .as("no trusted proxies: the header is any client's claim")
                 .isEqualTo("ip:127.0.0.1 on anonymous");
 
-        service.reload(TestConfig.standard().identity(new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS,
-                "anonymous", List.of(Cidr.parse("127.0.0.0/8")), 64, null, Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, null))
+        service.reload(TestConfig.standard().identity(Identity.builder()
+                .trustedProxies(List.of(Cidr.parse("127.0.0.0/8"))).build())
                 .build().withVersion(0));
 
         assertThat(RawHttp.get("127.0.0.1", port, "/api/v1/whoami", forwarded).body())

@@ -47,8 +47,7 @@ class FailureTest {
 
     @Test
     void customerOnUnknownPlan_is503() {
-        Identity gold = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 64, null,
-                Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, "gold");
+        Identity gold = Identity.builder().principalPlan("gold").build();
         try (Fixture fixture = Fixture.with(TestConfig.standard().identity(gold))
                 .feature(f -> f.callerResolver(CallerResolver.firstOf(CallerResolver.principal(),
                         CallerResolver.apiKey())))

@@ -3,8 +3,6 @@ package dev.quota.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.Identity;
-import dev.quota.core.Limit;
-import dev.quota.core.Refill;
 import dev.quota.core.net.Cidr;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -39,8 +37,7 @@ class KeyGuessingBehindSharedAddressesTest {
     private void start(List<Cidr> trustedProxies, Identity.WhileBlocked whileBlocked) {
         fixture = Fixture.start(TestConfig.standard()
                 .customer("globex", "free", GLOBEX_KEY)
-                .identity(new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", trustedProxies, 64,
-                        null, Identity.DEFAULT_FAILED_KEYS, whileBlocked, null)));
+                .identity(Identity.builder().trustedProxies(trustedProxies).whileBlocked(whileBlocked).build()));
     }
 
     /** A request with {@code key} from {@code peer}, with {@code X-Forwarded-For: client} when client is not null. */

@@ -8,7 +8,6 @@ import dev.quota.core.Refill;
 import jakarta.ws.rs.Priorities;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -28,8 +27,7 @@ class NamespaceTest {
                     .plan("anonymous", new Limit("minute", 5, Refill.greedy(5, Duration.ofMinutes(1))))
                     .customer("ip:" + ADDRESS, "free", IP_KEY)
                     .customer("user:alice", "free", USER_KEY)
-                    .identity(new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 64, null,
-                            Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, "free")))
+                    .identity(Identity.builder().principalPlan("free").build()))
             .feature(f -> f.clientAddress(Fixture.PEER)
                     .callerResolver(CallerResolver.firstOf(CallerResolver.principal(), CallerResolver.apiKey())))
             .application(app -> app.register(new TestAuthentication(), Priorities.AUTHENTICATION))

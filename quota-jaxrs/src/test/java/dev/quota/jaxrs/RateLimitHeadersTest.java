@@ -64,9 +64,12 @@ class RateLimitHeadersTest {
         Limit burst = new Limit("burst", 20, Refill.greedy(10, Duration.ofSeconds(1)));
         Limit daily = new Limit("daily", 1000, Refill.calendar(ChronoUnit.DAYS, ZoneId.of("UTC")));
         List<LimitStatus> limits = List.of(
-                new LimitStatus("free-burst", burst, 0, Duration.ofMillis(1500), Duration.ofMillis(100), true),
-                new LimitStatus("transfer-amount-daily", daily, 5, Duration.ofHours(1), Duration.ZERO, false),
-                new LimitStatus("free-daily", daily, 980, Duration.ofSeconds(86_400), Duration.ZERO, true));
+                LimitStatus.of("free-burst", burst, LimitStatus.Role.PLAN, 0, Duration.ofMillis(1500),
+                        Duration.ofMillis(100)),
+                LimitStatus.of("transfer-amount-daily", daily, LimitStatus.Role.AMOUNT, 5, Duration.ofHours(1),
+                        Duration.ZERO),
+                LimitStatus.of("free-daily", daily, LimitStatus.Role.PLAN, 980, Duration.ofSeconds(86_400),
+                        Duration.ZERO));
 
         assertThat(RateLimitHeaders.policy(limits)).isEqualTo("\"free-burst\";q=20;w=2, \"free-daily\";q=1000;w=86400");
         assertThat(RateLimitHeaders.rateLimit(limits)).isEqualTo("\"free-burst\";r=0;t=2, \"free-daily\";r=980;t=86400");
@@ -76,7 +79,8 @@ class RateLimitHeadersTest {
     void headers_withoutRequestLimits_areAbsent() {
         Limit daily = new Limit("daily", 1000, Refill.calendar(ChronoUnit.DAYS, ZoneId.of("UTC")));
         List<LimitStatus> amounts = List.of(
-                new LimitStatus("transfer-amount-daily", daily, 5, Duration.ofHours(1), Duration.ZERO, false));
+                LimitStatus.of("transfer-amount-daily", daily, LimitStatus.Role.AMOUNT, 5, Duration.ofHours(1),
+                        Duration.ZERO));
 
         assertThat(RateLimitHeaders.policy(amounts)).isNull();
         assertThat(RateLimitHeaders.rateLimit(amounts)).isNull();

@@ -15,9 +15,8 @@ class TrustedProxiesTest {
     /** Every test request comes from loopback, so the test names the connection's peer in a header. */
     private static final ClientAddress PEER = request -> request.getHeaderString("X-Test-Peer");
 
-    private static final Identity BEHIND_PROXIES = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS,
-            "anonymous", List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("fd00::/8")), 64, null,
-            Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, null);
+    private static final Identity BEHIND_PROXIES = Identity.builder()
+            .trustedProxies(List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("fd00::/8"))).build();
 
     private Fixture fixture;
 
@@ -94,8 +93,7 @@ class TrustedProxiesTest {
 
     @Test
     void ipv6Prefix_fromTheConfig_setsTheGroupSize() {
-        start(new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous", List.of(), 48, null,
-                Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, null));
+        start(Identity.builder().ipv6Prefix(48).build());
 
         assertThat(whoami("2001:db8:1:2::a")).isEqualTo("ip:2001:db8:1::/48 on anonymous");
     }
@@ -109,8 +107,8 @@ class TrustedProxiesTest {
 
     @Test
     void userHeader_isBelievedOnlyFromATrustedProxy_andOnlyWhenConfigured() {
-        Identity withUserHeader = new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous",
-                List.of(Cidr.parse("10.0.0.0/8")), 64, "X-User-Id", Identity.DEFAULT_FAILED_KEYS, Identity.WhileBlocked.KNOWN_KEYS, null);
+        Identity withUserHeader = Identity.builder().trustedProxies(List.of(Cidr.parse("10.0.0.0/8")))
+                .userHeader("X-User-Id").build();
         start(withUserHeader);
 
         assertThat(fixture.server.get("/api/v1/whoami", "X-Test-Peer", "10.0.0.5", "X-User-Id", "alice").body())

@@ -116,7 +116,7 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
             out.writeLong(nanosToFull);
             out.writeShort(results.size());
             for (ConsumeResult result : results) {
-                out.writeBoolean(result.consumed());
+                out.writeBoolean(result.tokensTaken());
                 out.writeLong(result.nanosToWait());
                 out.writeLong(result.nanosToFull());
                 out.writeShort(result.remaining().length);

@@ -32,9 +32,9 @@ import javax.cache.expiry.ModifiedExpiryPolicy;
  * QuotaStore store = JCacheStore.builder(cache).build();           // compare-and-swap
  * }</pre>
  *
- * <p>Two {@link Mode modes}:
+ * <p>Two ways to update a bucket ({@link Update}):
  * <ul>
- *   <li>{@link Mode#COMPARE_AND_SWAP} (the default): all of a customer's buckets are one entry (every
+ *   <li>{@link Update#COMPARE_AND_SWAP} (the default): all of a customer's buckets are one entry (every
  *       bucket key with the same {@code {...}} part: {@code quota:{c.<c>}}); a decision reads the entry,
  *       computes every bucket in this JVM, and writes it back with {@code replace(key, old, new)} or
  *       {@code putIfAbsent}: one read and one write, atomic over the customer's buckets. A lost race
@@ -42,12 +42,12 @@ import javax.cache.expiry.ModifiedExpiryPolicy;
  *       Only byte arrays travel between members, so it works on Payara whatever the application is
  *       called on each member and whatever thread calls. Needs a provider that compares values in
  *       serialized form (Hazelcast does; {@code build()} checks it).
- *   <li>{@link Mode#ENTRY_PROCESSOR}: the same entries, each decision one {@code invoke} of this
+ *   <li>{@link Update#ENTRY_PROCESSOR}: the same entries, each decision one {@code invoke} of this
  *       module's entry processor, run where the entry lives. Needs a provider whose entry processors
  *       run atomically where the data is (Hazelcast, Apache Ignite, Oracle Coherence), and this
  *       module's classes deserializable on every member.
  * </ul>
- * Every instance sharing a cache uses the same mode.
+ * Every instance sharing a cache updates buckets the same way.
  *
  * <p>A decision over buckets in several entries (a customer's, and a limit every customer shares)
  * takes one entry at a time and gives back what a refusal must not keep ({@link PerBucketStore}):
@@ -69,7 +69,7 @@ import javax.cache.expiry.ModifiedExpiryPolicy;
 public final class JCacheStore extends PerBucketStore {
 
     /** How buckets are changed; see {@link JCacheStore}. */
-    public enum Mode {
+    public enum Update {
         /** Read, compute in this JVM, conditional write of byte arrays: nothing but bytes between members. */
         COMPARE_AND_SWAP,
         /** An entry processor of this module, run on the member that owns the entry: one grid call per change. */
@@ -79,15 +79,15 @@ public final class JCacheStore extends PerBucketStore {
     private static final String PING_KEY = "quota:ping";
 
     private final Cache<String, byte[]> cache;
-    private final Mode mode;
+    private final Update update;
     private final Buckets buckets;
     private final String description;
     /** {@code cache 'name' failed on }, the start of a failure's message. */
     private final String failedOn;
 
-    JCacheStore(Cache<String, byte[]> cache, Mode mode, Buckets buckets, String description) {
+    JCacheStore(Cache<String, byte[]> cache, Update update, Buckets buckets, String description) {
         this.cache = cache;
-        this.mode = mode;
+        this.update = update;
         this.buckets = buckets;
         this.description = description;
         this.failedOn = "cache '" + cache.getName() + "' failed on ";
@@ -188,7 +188,7 @@ public final class JCacheStore extends PerBucketStore {
         });
     }
 
-    /** Reads the entry (one {@code get}) and computes in this JVM, in both modes: a peek writes nothing. */
+    /** Reads the entry (one {@code get}) and computes in this JVM, whichever the update: a peek writes nothing. */
     @Override
     public ConsumeResult peek(BucketKey key, BucketSpec spec) {
         return call(key, () -> buckets.peek(key, spec));
@@ -202,9 +202,9 @@ public final class JCacheStore extends PerBucketStore {
         });
     }
 
-    /** The mode this store changes buckets in. */
-    public Mode mode() {
-        return mode;
+    /** How this store updates a bucket. */
+    public Update update() {
+        return update;
     }
 
     /**

@@ -14,14 +14,14 @@ import java.util.concurrent.TimeUnit;
 import javax.cache.Cache;
 
 /**
- * Settings for a {@link JCacheStore}. Defaults: {@link JCacheStore.Mode#COMPARE_AND_SWAP}, the system
+ * Settings for a {@link JCacheStore}. Defaults: {@link JCacheStore.Update#COMPARE_AND_SWAP}, the system
  * clock, a retry budget of 1,000 lost compare-and-swap races, an expiry margin of 60 s, and per-entry expiry where the provider
  * supports it.
  */
 public final class JCacheStoreBuilder {
 
     private final Cache<String, byte[]> cache;
-    private JCacheStore.Mode mode = JCacheStore.Mode.COMPARE_AND_SWAP;
+    private JCacheStore.Update update = JCacheStore.Update.COMPARE_AND_SWAP;
     private Clock clock = Clock.systemUTC();
     private int retryBudget = DEFAULT_RETRY_BUDGET;
     private Duration expiryMargin = Duration.ofSeconds(60);
@@ -34,9 +34,13 @@ public final class JCacheStoreBuilder {
         this.cache = Objects.requireNonNull(cache, "cache");
     }
 
-    /** How buckets are changed; default {@link JCacheStore.Mode#COMPARE_AND_SWAP}. See {@link JCacheStore}. */
-    public JCacheStoreBuilder mode(JCacheStore.Mode mode) {
-        this.mode = Objects.requireNonNull(mode, "mode");
+    /**
+     * How a bucket is updated; default {@link JCacheStore.Update#COMPARE_AND_SWAP}. See {@link JCacheStore}.
+     *
+     * @throws NullPointerException if {@code update} is null
+     */
+    public JCacheStoreBuilder update(JCacheStore.Update update) {
+        this.update = Objects.requireNonNull(update, "update");
         return this;
     }
 
@@ -49,7 +53,7 @@ public final class JCacheStoreBuilder {
     /**
      * How many compare-and-swap races one change may lose (its bucket written by other members
      * between its read and its write) before it fails; default 1,000. Used in
-     * {@link JCacheStore.Mode#COMPARE_AND_SWAP} only. Counted in lost races, not time: time blocked
+     * {@link JCacheStore.Update#COMPARE_AND_SWAP} only. Counted in lost races, not time: time blocked
      * in the grid (a GC pause, a member-loss stall) never counts, and each lost race means another
      * change was written, so hot contention makes progress instead of failing. A change that fails
      * anyway is refused with 503, never admitted by the failure policy, which answers only an outage
@@ -79,7 +83,7 @@ public final class JCacheStoreBuilder {
 
     /**
      * Whether each write sets its entry's expiry where the provider supports it; default true.
-     * Supported: Hazelcast (Payara's data grid), in {@link JCacheStore.Mode#COMPARE_AND_SWAP}. With
+     * Supported: Hazelcast (Payara's data grid), in {@link JCacheStore.Update#COMPARE_AND_SWAP}. With
      * false, or elsewhere, the cache's own expiry policy applies (see {@link JCacheStore}).
      */
     public JCacheStoreBuilder perEntryExpiry(boolean perEntry) {
@@ -88,12 +92,12 @@ public final class JCacheStoreBuilder {
     }
 
     /**
-     * The store. In {@link JCacheStore.Mode#COMPARE_AND_SWAP}, first checks with a probe entry (written,
+     * The store. In {@link JCacheStore.Update#COMPARE_AND_SWAP}, first checks with a probe entry (written,
      * replaced and removed) that the cache's {@code replace(key, old, new)} replaces an unchanged entry
      * given the value read from it, and refuses a stale one.
      *
      * @throws IllegalStateException if the cache is closed, or in compare-and-swap mode does not pass
-     *                               that check (use {@link JCacheStore.Mode#ENTRY_PROCESSOR}, or for
+     *                               that check (use {@link JCacheStore.Update#ENTRY_PROCESSOR}, or for
      *                               Hazelcast the in-memory format BINARY, its default)
      * @throws QuotaStoreException   if the cache does not answer the check
      */
@@ -103,10 +107,10 @@ public final class JCacheStoreBuilder {
         }
         TimeMeter time = Bandwidths.timeMeter(clock);
         String provider = provider(cache);
-        if (mode == JCacheStore.Mode.ENTRY_PROCESSOR) {
+        if (update == JCacheStore.Update.ENTRY_PROCESSOR) {
             CacheLifetime lifetime = CacheLifetime.of(cache, false);
             lifetime.warnIfEternal();
-            return new JCacheStore(cache, mode, new ProcessorBuckets(cache, lifetime, time),
+            return new JCacheStore(cache, update, new ProcessorBuckets(cache, lifetime, time),
                     "jcache '" + cache.getName() + "' (" + provider + "), entry processors, entries "
                             + lifetime.describe());
         }
@@ -118,7 +122,7 @@ public final class JCacheStoreBuilder {
         }
         String expiry = writer.perEntryExpiry() ? "each entry expires " + expiryMargin.toSeconds()
                 + " s after its bucket is full again" : "entries " + lifetime.describe();
-        return new JCacheStore(cache, mode, new CasBuckets(cache, writer, lifetime, time, retryBudget,
+        return new JCacheStore(cache, update, new CasBuckets(cache, writer, lifetime, time, retryBudget,
                 expiryMargin.toNanos()),
                 "jcache '" + cache.getName() + "' (" + provider + "), compare-and-swap, " + expiry);
     }
@@ -146,7 +150,7 @@ public final class JCacheStoreBuilder {
                     : !replaced ? "replace(key, value read, new value) did not replace an unchanged entry,"
                             + " so it does not compare byte arrays by content"
                     : "replace(key, stale value, new value) replaced an entry that had changed")
-                    + ". Use Mode.ENTRY_PROCESSOR, or a cache that compares values in serialized form"
+                    + ". Use Update.ENTRY_PROCESSOR, or a cache that compares values in serialized form"
                     + " (Hazelcast: in-memory format BINARY, the default)");
         }
     }

@@ -78,7 +78,7 @@ class ExpiryTest {
         Cache<String, byte[]> cache = JCacheStore.cache(grid.cacheManager(0), "expiry-ep-" + UUID.randomUUID(),
                 Duration.ofSeconds(2));
         BucketKey key = key();
-        try (JCacheStore store = JCacheStore.builder(cache).mode(JCacheStore.Mode.ENTRY_PROCESSOR).clock(clock).build()) {
+        try (JCacheStore store = JCacheStore.builder(cache).update(JCacheStore.Update.ENTRY_PROCESSOR).clock(clock).build()) {
             assertThat(store.describe()).endsWith("entry processors, entries kept at least 2 s after a write");
             long written = System.nanoTime();
             store.tryConsume(key, greedy(2, Duration.ofSeconds(1)), 1);
@@ -96,7 +96,7 @@ class ExpiryTest {
         BucketKey quick = key();
         BucketKey slow = key();
         try (StderrCapture log = new StderrCapture();
-             JCacheStore store = JCacheStore.builder(cache).mode(JCacheStore.Mode.ENTRY_PROCESSOR).clock(clock).build()) {
+             JCacheStore store = JCacheStore.builder(cache).update(JCacheStore.Update.ENTRY_PROCESSOR).clock(clock).build()) {
             store.tryConsume(quick, greedy(10, Duration.ofSeconds(10)), 10); // full again in 10 s: fine
             assertThat(log.text()).doesNotContain("needs");
 
@@ -114,7 +114,7 @@ class ExpiryTest {
             JCacheStore.builder(eternal).clock(clock).build().close(); // compare-and-swap sets each entry's expiry
             assertThat(log.text()).doesNotContain("keeps bucket entries until they are removed");
 
-            JCacheStore.builder(eternal).mode(JCacheStore.Mode.ENTRY_PROCESSOR).clock(clock).build().close();
+            JCacheStore.builder(eternal).update(JCacheStore.Update.ENTRY_PROCESSOR).clock(clock).build().close();
 
             assertThat(log.text()).contains("cache 'expiry-eternal' keeps bucket entries until they are removed");
         }

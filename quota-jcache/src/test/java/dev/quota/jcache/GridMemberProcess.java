@@ -8,7 +8,6 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
-import dev.quota.core.Identity;
 import dev.quota.core.Limit;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
@@ -26,7 +25,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -64,8 +62,7 @@ public final class GridMemberProcess {
             CircuitBreakerStore breaker = CircuitBreakerStore.builder(store).healthCheck(store::ping).build();
             Plan plan = new Plan("free", List.of(new Limit("burst", 200, Refill.greedy(1, Duration.ofHours(1)))),
                     FailurePolicy.CLOSED);
-            QuotaConfig config = new QuotaConfig(1, Identity.DEFAULT, Map.of("free", plan), Map.of(), Map.of(),
-                    Map.of(), Map.of(), List.of());
+            QuotaConfig config = QuotaConfig.builder().version(1).plan(plan).build();
             try (QuotaService service = QuotaService.builder().store(breaker).config(config).clock(clock).build()) {
                 BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
                 System.out.println("READY");

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
-import dev.quota.core.Identity;
 import dev.quota.core.LimitStatus;
 import dev.quota.core.Limit;
 import dev.quota.core.Plan;
@@ -22,7 +21,6 @@ import dev.quota.testkit.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -44,15 +42,15 @@ class GridOutageTest {
     private static final int LIVE_INSTANCES = 2;
 
     @ParameterizedTest
-    @EnumSource(JCacheStore.Mode.class)
-    void gridWithoutQuorum_breakerOpens_policiesAnswer_andTheGridTakesOverWhenAMemberJoins(JCacheStore.Mode mode) {
+    @EnumSource(JCacheStore.Update.class)
+    void gridWithoutQuorum_breakerOpens_policiesAnswer_andTheGridTakesOverWhenAMemberJoins(JCacheStore.Update mode) {
         HazelcastGrid grid = HazelcastGrid.members(2);
         grid.start();
         List<State> transitions = new CopyOnWriteArrayList<>();
         QuotaService service = null;
         try {
             MutableClock bucketTime = MutableClock.at("2026-11-29T10:00:00Z");
-            JCacheStore store = JCacheStore.builder(grid.cache(0, "protected-" + mode)).mode(mode).clock(bucketTime)
+            JCacheStore store = JCacheStore.builder(grid.cache(0, "protected-" + mode)).update(mode).clock(bucketTime)
                     .build();
             CircuitBreakerStore breaker = CircuitBreakerStore.builder(store).healthCheck(store::ping)
                     .listener((from, to) -> transitions.add(to)).build();
@@ -132,12 +130,12 @@ class GridOutageTest {
     }
 
     private static QuotaConfig threePlans() {
-        Map<String, Plan> plans = new java.util.HashMap<>();
+        QuotaConfig.Builder config = QuotaConfig.builder();
         for (FailurePolicy policy : FailurePolicy.values()) {
             String name = policy.name().toLowerCase(java.util.Locale.ROOT);
-            plans.put(name, new Plan(name, List.of(new Limit("burst", CAPACITY, Refill.greedy(1, Duration.ofHours(1)))),
+            config.plan(new Plan(name, List.of(new Limit("burst", CAPACITY, Refill.greedy(1, Duration.ofHours(1)))),
                     policy));
         }
-        return new QuotaConfig(0, Identity.DEFAULT, plans, Map.of(), Map.of(), Map.of(), Map.of(), List.of());
+        return config.build();
     }
 }

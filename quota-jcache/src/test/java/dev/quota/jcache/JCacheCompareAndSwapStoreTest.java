@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 class JCacheCompareAndSwapStoreTest extends JCacheStoreContract {
 
     @Override
-    JCacheStore.Mode mode() {
-        return JCacheStore.Mode.COMPARE_AND_SWAP;
+    JCacheStore.Update update() {
+        return JCacheStore.Update.COMPARE_AND_SWAP;
     }
 
     @Test
@@ -30,7 +30,7 @@ class JCacheCompareAndSwapStoreTest extends JCacheStoreContract {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("cache 'object-cas' (com.hazelcast.cache.impl.HazelcastServerCachingProvider)")
                 .hasMessageContaining("does not compare byte arrays by content")
-                .hasMessageContaining("Use Mode.ENTRY_PROCESSOR");
+                .hasMessageContaining("Use Update.ENTRY_PROCESSOR");
     }
 
     @Test
@@ -38,11 +38,11 @@ class JCacheCompareAndSwapStoreTest extends JCacheStoreContract {
         // past build()'s check, on a cache where every replace loses: each attempt is a lost race
         Cache<String, byte[]> objects = grid.cache(1, "object-races");
         var time = dev.quota.core.internal.Bandwidths.timeMeter(clock);
-        JCacheStore racing = new JCacheStore(objects, mode(), new CasBuckets(objects, new JCacheWriter(objects),
+        JCacheStore racing = new JCacheStore(objects, update(), new CasBuckets(objects, new JCacheWriter(objects),
                 CacheLifetime.of(objects, false), time, 20, 0), "racing");
         BucketKey key = freshKey();
         BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
-        assertThat(racing.tryConsume(key, spec, 1).consumed()).as("a new bucket is created, no race").isTrue();
+        assertThat(racing.tryConsume(key, spec, 1).tokensTaken()).as("a new bucket is created, no race").isTrue();
 
         assertThatThrownBy(() -> racing.tryConsume(key, spec, 1)).isInstanceOf(QuotaStoreException.class)
                 .hasMessageContaining("entry " + key + " in cache 'object-races': lost 21 compare-and-swap races,"

@@ -14,14 +14,14 @@ import org.junit.jupiter.api.Test;
 class JCacheEntryProcessorStoreTest extends JCacheStoreContract {
 
     @Override
-    JCacheStore.Mode mode() {
-        return JCacheStore.Mode.ENTRY_PROCESSOR;
+    JCacheStore.Update update() {
+        return JCacheStore.Update.ENTRY_PROCESSOR;
     }
 
     @Test
     void entryProcessors_workWhereValuesAreComparedAsObjects() {
         // the cache compare-and-swap refuses (in-memory format OBJECT): a processor needs no comparison
-        try (JCacheStore objects = JCacheStore.builder(grid.cache(1, "object-ep")).mode(mode()).clock(clock).build()) {
+        try (JCacheStore objects = JCacheStore.builder(grid.cache(1, "object-ep")).update(update()).clock(clock).build()) {
             BucketKey key = freshKey();
             BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
 

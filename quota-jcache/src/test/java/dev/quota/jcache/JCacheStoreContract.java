@@ -35,11 +35,11 @@ abstract class JCacheStoreContract extends QuotaStoreContract {
     private static int stores;
 
     /** The mode under test. */
-    abstract JCacheStore.Mode mode();
+    abstract JCacheStore.Update update();
 
     /** A store of this mode on member {@code member}, reading {@code clock}. */
     JCacheStore store(int member, MutableClock clock) {
-        return JCacheStore.builder(grid.cache(member, "contract-" + mode())).mode(mode()).clock(clock).build();
+        return JCacheStore.builder(grid.cache(member, "contract-" + update())).update(update()).clock(clock).build();
     }
 
     @Override
@@ -66,13 +66,13 @@ abstract class JCacheStoreContract extends QuotaStoreContract {
         BucketKey plan = new BucketKey(grid.keyOwnedBy(0, "quota-test:p:"));
         BucketKey rule = new BucketKey(grid.keyOwnedBy(1, "quota-test:r:"));
         BucketKey shared = new BucketKey(grid.keyOwnedBy(0, "quota-test:s:"));
-        assertThat(store.tryConsume(rule, TEN_PER_HOUR, 10).consumed()).isTrue();
+        assertThat(store.tryConsume(rule, TEN_PER_HOUR, 10).tokensTaken()).isTrue();
 
         // plan 2 tokens (1 when refused), shared 1, rule 1: the empty rule refuses
         List<ConsumeResult> results = store.tryConsume(List.of(new Take(plan, TEN_PER_HOUR, 2, 1),
                 Take.of(shared, TEN_PER_HOUR, 1), Take.of(rule, TEN_PER_HOUR, 1)));
 
-        assertThat(results).extracting(ConsumeResult::consumed).containsExactly(true, false, false);
+        assertThat(results).extracting(ConsumeResult::tokensTaken).containsExactly(true, false, false);
         assertThat(results.get(2).nanosToWait()).isEqualTo(Duration.ofMinutes(6).toNanos());
         assertThat(store.peek(plan, TEN_PER_HOUR).remaining()).as("plan: the refusal charge only").containsExactly(9);
         assertThat(store.peek(shared, TEN_PER_HOUR).remaining()).as("shared: given back").containsExactly(10);
@@ -81,8 +81,8 @@ abstract class JCacheStoreContract extends QuotaStoreContract {
 
     @Test
     void describe_namesTheCacheTheProviderAndTheMode() {
-        assertThat(store.describe()).startsWith("jcache 'contract-" + mode() + "' (com.hazelcast.")
-                .contains(mode() == JCacheStore.Mode.COMPARE_AND_SWAP ? "compare-and-swap" : "entry processors");
+        assertThat(store.describe()).startsWith("jcache 'contract-" + update() + "' (com.hazelcast.")
+                .contains(update() == JCacheStore.Update.COMPARE_AND_SWAP ? "compare-and-swap" : "entry processors");
     }
 
     @Test
@@ -93,8 +93,8 @@ abstract class JCacheStoreContract extends QuotaStoreContract {
     /** One policy for unreadable bytes in every mode: removed, the bucket starts full (entry processors included). */
     @Test
     void bytesThatAreNoBucket_areRemoved_andTheBucketStartsFull() {
-        Cache<String, byte[]> cache = grid.cache(1, "contract-" + mode());
-        JCacheStore onMember = JCacheStore.builder(cache).mode(mode()).clock(MutableClock.at("2026-11-29T10:00:00Z"))
+        Cache<String, byte[]> cache = grid.cache(1, "contract-" + update());
+        JCacheStore onMember = JCacheStore.builder(cache).update(update()).clock(MutableClock.at("2026-11-29T10:00:00Z"))
                 .build();
         BucketKey key = new BucketKey("unreadable:" + java.util.UUID.randomUUID());
         BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);

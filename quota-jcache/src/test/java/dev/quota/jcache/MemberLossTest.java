@@ -55,9 +55,9 @@ class MemberLossTest {
     }
 
     @ParameterizedTest
-    @EnumSource(JCacheStore.Mode.class)
+    @EnumSource(JCacheStore.Update.class)
     void memberKilledUnderLoad_survivorGoesOnFromBackups_otherFollowsThePolicy_noneAdmitsTooMuch(
-            JCacheStore.Mode mode) throws Exception {
+            JCacheStore.Update mode) throws Exception {
         HazelcastGrid grid = HazelcastGrid.members(2);
         grid.start();
         List<QuotaService> instances = new ArrayList<>();
@@ -66,7 +66,7 @@ class MemberLossTest {
             String cacheName = "loss-" + mode;
             for (int member = 0; member < 2; member++) {
                 // as quota-cdi wires it and the README shows: the breaker's health check pings the grid
-                JCacheStore store = JCacheStore.builder(grid.cache(member, cacheName)).mode(mode).clock(bucketTime).build();
+                JCacheStore store = JCacheStore.builder(grid.cache(member, cacheName)).update(mode).clock(bucketTime).build();
                 CircuitBreakerStore breaker = CircuitBreakerStore.builder(store).healthCheck(store::ping).build();
                 instances.add(QuotaService.builder().store(breaker).clock(bucketTime)
                         .config(OnePlan.config("free", CAPACITY, Refill.greedy(1, Duration.ofHours(1)), FailurePolicy.LOCAL))

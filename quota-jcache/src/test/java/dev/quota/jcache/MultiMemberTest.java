@@ -21,7 +21,7 @@ class MultiMemberTest {
     class CompareAndSwap extends MultiInstanceContract {
         @Override
         protected QuotaStore newInstanceStore(int member, MutableClock clock) {
-            return store(member, JCacheStore.Mode.COMPARE_AND_SWAP, clock);
+            return store(member, JCacheStore.Update.COMPARE_AND_SWAP, clock);
         }
     }
 
@@ -29,12 +29,12 @@ class MultiMemberTest {
     class EntryProcessor extends MultiInstanceContract {
         @Override
         protected QuotaStore newInstanceStore(int member, MutableClock clock) {
-            return store(member, JCacheStore.Mode.ENTRY_PROCESSOR, clock);
+            return store(member, JCacheStore.Update.ENTRY_PROCESSOR, clock);
         }
     }
 
     /** A store on {@code member}'s own view of the mode's cache, with the defaults. */
-    private static QuotaStore store(int member, JCacheStore.Mode mode, MutableClock clock) {
-        return JCacheStore.builder(grid.cache(member, "multi-" + mode)).mode(mode).clock(clock).build();
+    private static QuotaStore store(int member, JCacheStore.Update mode, MutableClock clock) {
+        return JCacheStore.builder(grid.cache(member, "multi-" + mode)).update(mode).clock(clock).build();
     }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
-import dev.quota.core.Identity;
 import dev.quota.core.Limit;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
@@ -48,8 +47,7 @@ class OneEntryPerCustomerTest {
                 List.of(new Limit("export", 3, Refill.greedy(3, Duration.ofHours(1)))), List.of(), null);
         Rule report = new Rule("report", List.of(), 1, List.of(),
                 List.of(new Limit("reports", 5, Refill.greedy(5, Duration.ofHours(1)))), null);
-        return new QuotaConfig(1, Identity.DEFAULT, Map.of("free", plan), Map.of("export", export, "report", report),
-                Map.of(), Map.of(), Map.of(), List.of());
+        return QuotaConfig.builder().version(1).plan(plan).rule(export).rule(report).build();
     }
 
     @Test
@@ -81,7 +79,7 @@ class OneEntryPerCustomerTest {
     void withEntryProcessors_aDecisionOverTheCustomersPlanCalendarDayAndRule_isOneInvoke() {
         CountingCache counting = CountingCache.of(JCacheStore.cache(grid.cacheManager(1),
                 "one-invoke-" + UUID.randomUUID(), Duration.ofDays(2)));
-        JCacheStore store = JCacheStore.builder(counting.cache()).mode(JCacheStore.Mode.ENTRY_PROCESSOR).clock(clock)
+        JCacheStore store = JCacheStore.builder(counting.cache()).update(JCacheStore.Update.ENTRY_PROCESSOR).clock(clock)
                 .build();
         try (QuotaService service = QuotaService.builder().store(store).config(config()).clock(clock).build()) {
             Customer carol = Customer.of("carol", "free");

@@ -120,13 +120,13 @@ public final class MicrometerQuotaListener implements QuotaListener {
     }
 
     @Override
-    public void onDecision(Customer customer, @Nullable String rule, QuotaDecision decision, Duration elapsed) {
+    public void onDecision(Customer customer, @Nullable String limits, QuotaDecision decision, Duration elapsed) {
         latency.record(elapsed);
         QuotaDecision.Fallback fallback = decision.fallback();
         if (fallback != null) {
             Objects.requireNonNull(fallbacks.get(fallback.kind()), "a counter per kind, made at start").increment();
         }
-        var key = new SeriesKey(customer.plan(), rule == null ? NONE : rule,
+        var key = new SeriesKey(customer.plan(), limits == null ? NONE : limits,
                 decision.violated() == null ? NONE : decision.violated().policy(), decision.outcome());
         Counter counter = decisions.get(key);
         if (counter == null) {

@@ -6,7 +6,6 @@ import dev.quota.core.AllowList;
 import dev.quota.core.Credential;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
-import dev.quota.core.Identity;
 import dev.quota.core.Limit;
 import dev.quota.core.LimitStatus;
 import dev.quota.core.Mode;
@@ -32,7 +31,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -46,8 +44,7 @@ class MicrometerQuotaListenerTest {
                 FailurePolicy.LOCAL);
         Rule transfers = new Rule("transfers", List.of(), 1,
                 List.of(new Limit("per-minute", 1, Refill.greedy(1, Duration.ofMinutes(1)))), List.of(), null);
-        return new QuotaConfig(0, Identity.DEFAULT, Map.of("free", free), Map.of("transfers", transfers), Map.of(),
-                Map.of(), Map.of(), List.of(), true, mode, allow);
+        return QuotaConfig.builder().plan(free).rule(transfers).mode(mode).allow(allow).build();
     }
 
     private QuotaService service(MeterRegistry registry, QuotaConfig config) {
@@ -236,8 +233,8 @@ class MicrometerQuotaListenerTest {
         var registry = new SimpleMeterRegistry();
         var listener = new MicrometerQuotaListener(registry);
         Limit daily = new Limit("daily", 1_000_000, Refill.greedy(1_000_000, Duration.ofDays(1)));
-        LimitStatus status = new LimitStatus("transfer-amount-daily", daily, 12_345, Duration.ofHours(1),
-                Duration.ofHours(1), false);
+        LimitStatus status = LimitStatus.of("transfer-amount-daily", daily, LimitStatus.Role.AMOUNT, 12_345,
+                Duration.ofHours(1), Duration.ofHours(1));
         QuotaDecision rejected = new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(status), status,
                 Duration.ofHours(1));
 

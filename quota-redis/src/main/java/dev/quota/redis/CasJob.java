@@ -2,6 +2,7 @@ package dev.quota.redis;
 
 import dev.quota.core.spi.StoreFailures;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
@@ -87,7 +88,8 @@ abstract class CasJob {
         if (failed != null) {
             throw failed;
         }
-        return (T) result;
+        // every job's compute answers before the job can complete
+        return (T) Objects.requireNonNull(result, "a job completes only once computed");
     }
 
     /** Answers every job of {@code jobs} not answered yet with {@code t}, as a store failure. */

@@ -82,7 +82,9 @@ final class CasRound {
             }
         }
         for (CasJob job : toSend) {
-            groups.get(cluster ? KeySlots.slot(job.keys().get(0)) : 0).jobs.add(job);
+            // the job's first key has a cell (compute read it), so its flight exists already
+            groups.computeIfAbsent(cluster ? KeySlots.slot(job.keys().get(0)) : 0, s -> new ScriptFlight(now, expiry))
+                    .jobs.add(job);
         }
         return new ArrayList<>(groups.values());
     }

@@ -58,7 +58,7 @@ final class CasScript {
      * The two arguments for {@code n} keys: what each is expected to hold and what to write
      * (null: no key / leave it), and the TTLs in milliseconds ({@code <= 0}: none).
      */
-    static Object[] arguments(int n, byte @Nullable [][] expected, byte @Nullable [][] written, long[] ttls) {
+    static Object[] arguments(int n, byte[] @Nullable [] expected, byte[] @Nullable [] written, long[] ttls) {
         StringBuilder header = new StringBuilder(n * 16);
         int length = 0;
         for (int i = 0; i < n; i++) {

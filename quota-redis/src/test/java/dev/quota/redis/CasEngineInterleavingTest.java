@@ -279,7 +279,7 @@ class CasEngineInterleavingTest {
 
         long remaining() {
             ConsumeResult decided = result.join();
-            assertThat(decided.consumed()).isTrue();
+            assertThat(decided.tokensTaken()).isTrue();
             return decided.remaining()[0];
         }
 

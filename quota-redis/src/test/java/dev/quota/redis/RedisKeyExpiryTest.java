@@ -124,7 +124,7 @@ class RedisKeyExpiryTest {
                 parts.add(pool.submit(() -> {
                     int consumed = 0;
                     for (int i = first; i < customers; i += THREADS) {
-                        consumed += store.tryConsume(customerKey(prefix, i), spec, 1).consumed() ? 1 : 0;
+                        consumed += store.tryConsume(customerKey(prefix, i), spec, 1).tokensTaken() ? 1 : 0;
                     }
                     return consumed;
                 }));

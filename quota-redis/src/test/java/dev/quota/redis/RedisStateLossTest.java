@@ -92,7 +92,7 @@ class RedisStateLossTest {
             assertThat(log.text()).contains("WARN").contains(key.value()).contains("not a bucket state");
         }
 
-        assertThat(result.consumed()).isTrue();
+        assertThat(result.tokensTaken()).isTrue();
         assertThat(result.remaining()).containsExactly(9);
         assertThat(store.tryConsume(key, SPEC, 1).remaining()).containsExactly(8);
     }

@@ -70,12 +70,12 @@ class RedisStoreLocalRejectionTest {
     @Test
     void tryConsume_whileNoTokenIsDue_rejectsWithoutRedisCommand() {
         BucketKey key = freshKey();
-        assertThat(store.tryConsume(key, SLOW, 5).consumed()).isTrue();
+        assertThat(store.tryConsume(key, SLOW, 5).tokensTaken()).isTrue();
         resetStats();
 
         for (int i = 0; i < 100; i++) {
             ConsumeResult rejected = store.tryConsume(key, SLOW, 1);
-            assertThat(rejected.consumed()).isFalse();
+            assertThat(rejected.tokensTaken()).isFalse();
             assertThat(rejected.remaining()).containsExactly(0);
             assertThat(rejected.nanosToWait()).isEqualTo(Duration.ofSeconds(12).toNanos());
             assertThat(rejected.nanosToFull()).isEqualTo(Duration.ofMinutes(1).toNanos());
@@ -124,7 +124,7 @@ class RedisStoreLocalRejectionTest {
 
         ConsumeResult rejected = store.tryConsume(key, SLOW, 1);
 
-        assertThat(rejected.consumed()).isFalse();
+        assertThat(rejected.tokensTaken()).isFalse();
         assertThat(rejected.nanosToWait()).isEqualTo(Duration.ofMillis(11_300).toNanos());
         assertThat(calls()).isEmpty();
     }
@@ -138,13 +138,13 @@ class RedisStoreLocalRejectionTest {
         clock.advance(Duration.ofSeconds(12).minusNanos(1));
         resetStats();
         ConsumeResult justBefore = store.tryConsume(key, SLOW, 1);
-        assertThat(justBefore.consumed()).isFalse();
+        assertThat(justBefore.tokensTaken()).isFalse();
         assertThat(justBefore.nanosToWait()).isEqualTo(1);
         assertThat(calls()).isEmpty();
 
         clock.advance(Duration.ofNanos(1));
         ConsumeResult due = store.tryConsume(key, SLOW, 1);
-        assertThat(due.consumed()).isTrue();
+        assertThat(due.tokensTaken()).isTrue();
         assertThat(due.remaining()).containsExactly(0);
         // one script: it reads the bucket and writes the token taken
         assertThat(calls()).containsOnly(entry("evalsha", 1L), entry("get", 1L), entry("set", 1L));
@@ -156,12 +156,12 @@ class RedisStoreLocalRejectionTest {
         BucketSpec spec = spec(3, 3, Duration.ofMinutes(1), 1); // one token every 20 s
         store.tryConsume(key, spec, 2);
         ConsumeResult first = store.tryConsume(key, spec, 2); // 1 left, 2 wanted: Redis says 20 s
-        assertThat(first.consumed()).isFalse();
+        assertThat(first.tokensTaken()).isFalse();
         resetStats();
 
         ConsumeResult again = store.tryConsume(key, spec, 2);
 
-        assertThat(again.consumed()).isFalse();
+        assertThat(again.tokensTaken()).isFalse();
         assertThat(again.remaining()).containsExactly(1);
         assertThat(again.nanosToWait()).isEqualTo(first.nanosToWait());
         assertThat(calls()).isEmpty();
@@ -176,7 +176,7 @@ class RedisStoreLocalRejectionTest {
 
         ConsumeResult one = store.tryConsume(key, spec, 1);
 
-        assertThat(one.consumed()).isTrue();
+        assertThat(one.tokensTaken()).isTrue();
         assertThat(one.remaining()).containsExactly(0);
     }
 
@@ -188,7 +188,7 @@ class RedisStoreLocalRejectionTest {
         ConsumeResult upgraded = store.tryConsume(key, spec(10, 10, Duration.ofMinutes(1), 2), 1);
 
         // used 5 of 5; the limit becomes 10: 5 left before this request, 4 after
-        assertThat(upgraded.consumed()).isTrue();
+        assertThat(upgraded.tokensTaken()).isTrue();
         assertThat(upgraded.remaining()).containsExactly(4);
     }
 
@@ -196,18 +196,18 @@ class RedisStoreLocalRejectionTest {
     void addTokens_clearsTheRememberedRejection() {
         BucketKey key = freshKey();
         store.tryConsume(key, SLOW, 5);
-        assertThat(store.tryConsume(key, SLOW, 1).consumed()).isFalse();
+        assertThat(store.tryConsume(key, SLOW, 1).tokensTaken()).isFalse();
 
         store.addTokens(key, SLOW, 1);
 
-        assertThat(store.tryConsume(key, SLOW, 1).consumed()).isTrue();
+        assertThat(store.tryConsume(key, SLOW, 1).tokensTaken()).isTrue();
     }
 
     @Test
     void reset_clearsTheRememberedRejection() {
         BucketKey key = freshKey();
         store.tryConsume(key, SLOW, 5);
-        assertThat(store.tryConsume(key, SLOW, 1).consumed()).isFalse();
+        assertThat(store.tryConsume(key, SLOW, 1).tokensTaken()).isFalse();
 
         store.reset(key);
 
@@ -222,10 +222,10 @@ class RedisStoreLocalRejectionTest {
             other.reset(key);
 
             clock.advance(Duration.ofMillis(999));
-            assertThat(store.tryConsume(key, SLOW, 1).consumed()).isFalse(); // still trusted
+            assertThat(store.tryConsume(key, SLOW, 1).tokensTaken()).isFalse(); // still trusted
 
             clock.advance(Duration.ofMillis(1));
-            assertThat(store.tryConsume(key, SLOW, 1).consumed()).isTrue();
+            assertThat(store.tryConsume(key, SLOW, 1).tokensTaken()).isTrue();
         }
     }
 
@@ -237,7 +237,7 @@ class RedisStoreLocalRejectionTest {
         resetStats();
 
         for (int i = 0; i < 10; i++) {
-            assertThat(store.tryConsume(key, SLOW, 1).consumed()).isFalse();
+            assertThat(store.tryConsume(key, SLOW, 1).tokensTaken()).isFalse();
         }
 
         assertThat(calls()).containsOnly(entry("evalsha", 10L), entry("get", 10L));
@@ -255,7 +255,7 @@ class RedisStoreLocalRejectionTest {
         for (int i = 0; i < requests; i++) {
             results.add(pool.submit(() -> {
                 start.await();
-                return store.tryConsume(key, spec, 1).consumed();
+                return store.tryConsume(key, spec, 1).tokensTaken();
             }));
         }
         start.countDown();
@@ -283,9 +283,9 @@ class RedisStoreLocalRejectionTest {
         List<List<ConsumeResult>> both = store.engine().consumeAll(List.of(
                 List.of(new Take(flooded, SLOW, 1, 0)), List.of(new Take(other, SLOW, 1, 0))));
 
-        assertThat(both.get(0).get(0).consumed()).isFalse();
+        assertThat(both.get(0).get(0).tokensTaken()).isFalse();
         assertThat(both.get(0).get(0).nanosToWait()).isEqualTo(Duration.ofSeconds(12).toNanos());
-        assertThat(both.get(1).get(0).consumed()).isTrue();
+        assertThat(both.get(1).get(0).tokensTaken()).isTrue();
         assertThat(both.get(1).get(0).remaining()).containsExactly(3);
         // one script, reading and writing only the key it takes from
         assertThat(admin.commandStats()).containsEntry("get", 1L).containsEntry("set", 1L);
@@ -324,14 +324,14 @@ class RedisStoreLocalRejectionTest {
         int admitted = 0;
         for (int i = 0; i < 2_000; i++) {
             clock.advance(Duration.ofMillis(5));
-            admitted += target.tryConsume(key, tenPerSecond, 1).consumed() ? 1 : 0;
+            admitted += target.tryConsume(key, tenPerSecond, 1).tokensTaken() ? 1 : 0;
         }
         return admitted;
     }
 
     private static void refuseHundredTimes(RedisStore target, BucketKey key) {
         for (int i = 0; i < 100; i++) {
-            assertThat(target.tryConsume(key, SLOW, 1).consumed()).isFalse();
+            assertThat(target.tryConsume(key, SLOW, 1).tokensTaken()).isFalse();
         }
     }
 

@@ -85,7 +85,7 @@ class RedisStoreWrittenStateTest {
         long expectedRemaining = 9;
         for (int i = 0; i < 20; i++) {
             ConsumeResult result = (i % 2 == 0 ? a : b).tryConsume(key, TEN, 1);
-            if (result.consumed()) {
+            if (result.tokensTaken()) {
                 assertThat(result.remaining()).containsExactly(expectedRemaining--);
                 admitted++;
             }
@@ -103,7 +103,7 @@ class RedisStoreWrittenStateTest {
         b.reset(key);
 
         ConsumeResult result = a.tryConsume(key, TEN, 1);
-        assertThat(result.consumed()).isTrue();
+        assertThat(result.tokensTaken()).isTrue();
         assertThat(result.remaining()).containsExactly(9);
     }
 
@@ -148,7 +148,7 @@ class RedisStoreWrittenStateTest {
 
             ConsumeResult result = shortLived.tryConsume(key, fast, 1);
 
-            assertThat(result.consumed()).isTrue();
+            assertThat(result.tokensTaken()).isTrue();
             assertThat(result.remaining()).containsExactly(999);
             // the state written before is not offered once its key is gone: one script, no miss
             assertThat(admin.commandStats().get("evalsha")).isEqualTo(1);

@@ -170,7 +170,7 @@ class SentinelFailoverTest {
         @Override
         public List<ConsumeResult> tryConsume(List<Take> takes) {
             List<ConsumeResult> results = delegate.tryConsume(takes);
-            if (results.get(0).consumed()) {
+            if (results.get(0).tokensTaken()) {
                 admitted.incrementAndGet();
             }
             return results;

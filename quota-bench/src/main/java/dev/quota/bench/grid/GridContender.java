@@ -48,7 +48,7 @@ abstract class GridContender {
     static GridContender of(String name, Shape shape, Cache<String, byte[]> cache) {
         return switch (name) {
             case "quota-cas" -> new Quota(JCacheStore.builder(cache).build(), shape);
-            case "quota-processor" -> new Quota(JCacheStore.builder(cache).mode(JCacheStore.Mode.ENTRY_PROCESSOR)
+            case "quota-processor" -> new Quota(JCacheStore.builder(cache).update(JCacheStore.Update.ENTRY_PROCESSOR)
                     .build(), shape);
             case "bucket4j-jcache" -> new Bucket4j(Bucket4jJCache.entryProcessorBasedBuilder(cache).build(), shape);
             default -> throw new IllegalArgumentException("unknown grid contender " + name);
@@ -75,11 +75,11 @@ abstract class GridContender {
             // the core's key scheme: a customer's buckets share the braced part
             Take plan = Take.of(new BucketKey("quota:{c." + customer + "}:p"), PLAN, 1);
             if (shape == Shape.ONE_LIMIT) {
-                return store.tryConsume(List.of(plan)).get(0).consumed();
+                return store.tryConsume(List.of(plan)).get(0).tokensTaken();
             }
             Take rule = Take.of(new BucketKey("quota:{c." + customer + "}:r:transfers"), RULE, 1);
             List<ConsumeResult> results = store.tryConsume(List.of(plan, rule));
-            return results.get(0).consumed() && results.get(1).consumed();
+            return results.get(0).tokensTaken() && results.get(1).tokensTaken();
         }
     }
 

@@ -2,7 +2,6 @@ package dev.quota.bench.http;
 
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
-import dev.quota.core.Identity;
 import dev.quota.core.Limit;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
@@ -83,14 +82,15 @@ public final class HttpBench {
 
     private static QuotaConfig withCustomers(Map<String, Plan> plans, Map<String, dev.quota.core.Rule> rules,
                                              Map<String, dev.quota.core.AmountLimits> amounts) {
-        Map<String, Customer> customers = new HashMap<>();
-        Map<String, String> keys = new HashMap<>();
+        QuotaConfig.Builder config = QuotaConfig.builder();
+        plans.values().forEach(config::plan);
+        rules.values().forEach(config::rule);
+        amounts.values().forEach(config::amounts);
         for (int i = 0; i < CUSTOMERS; i++) {
             Customer c = Customer.of("http-customer-" + i, "bench");
-            customers.put(c.id(), c);
-            keys.put(ApiKeys.sha256Hex(LoadGenerator.apiKey(i)), c.id());
+            config.customer(c).apiKey(ApiKeys.sha256Hex(LoadGenerator.apiKey(i)), c.id());
         }
-        return new QuotaConfig(0, Identity.DEFAULT, plans, rules, amounts, customers, keys, List.of());
+        return config.build();
     }
 
     /**

@@ -27,6 +27,12 @@ final class ConfigMap {
         this.problems = problems;
     }
 
+    /** The config file's top level, already known to be a map. */
+    @SuppressWarnings("unchecked")
+    static ConfigMap root(Map<?, ?> top, ConfigProblems problems) {
+        return new ConfigMap((Map<String, Object>) top, "", problems);
+    }
+
     /** The value as a map, or null (with an error) if it is something else. */
     @SuppressWarnings("unchecked")
     static @Nullable ConfigMap of(@Nullable Object value, String path, ConfigProblems problems) {

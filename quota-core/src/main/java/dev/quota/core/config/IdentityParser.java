@@ -81,7 +81,8 @@ final class IdentityParser {
         }
         String planPath = ConfigProblems.key("identity", "anonymousPlan");
         boolean saysAnonymous = section != null && (section.has("missingKey") || section.has("anonymousPlan"));
-        if (!saysAnonymous && plansRead && !planNames.contains(anonymousPlan)) {
+        // without an anonymousPlan key, the plan is still the default one, never null
+        if (!saysAnonymous && anonymousPlan != null && plansRead && !planNames.contains(anonymousPlan)) {
             // Nothing asks for anonymous callers and there is no plan for them: they need a key.
             missingKey = "reject";
             String similar = ConfigMap.closest(anonymousPlan, planNames.toArray(String[]::new));
@@ -100,10 +101,14 @@ final class IdentityParser {
             return null;
         }
         try {
-            return new Identity(header, Identity.MissingKey.valueOf(missingKey.toUpperCase(Locale.ROOT)),
-                    anonymousPlan, trustedProxies, ipv6Prefix.intValue(), userHeader, failedKeys,
-                    whileBlocked.equals("no-keys") ? Identity.WhileBlocked.NO_KEYS : Identity.WhileBlocked.KNOWN_KEYS,
-                    principalPlan);
+            return Identity.builder().header(header)
+                    .missingKey(Identity.MissingKey.valueOf(missingKey.toUpperCase(Locale.ROOT)))
+                    .anonymousPlan(anonymousPlan).trustedProxies(trustedProxies).ipv6Prefix(ipv6Prefix.intValue())
+                    .userHeader(userHeader).failedKeys(failedKeys)
+                    .whileBlocked(whileBlocked.equals("no-keys") ? Identity.WhileBlocked.NO_KEYS
+                            : Identity.WhileBlocked.KNOWN_KEYS)
+                    .principalPlan(principalPlan)
+                    .build();
         } catch (IllegalArgumentException e) {
             problems.error("identity", String.valueOf(e.getMessage()));
             return null;

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /** Reads a list of limits ({@code plans.free.limits}, {@code rules.x.shared}, ...). */
@@ -146,7 +147,7 @@ final class LimitsParser {
         try {
             return Durations.parse(text, ConfigProblems::quote);
         } catch (IllegalArgumentException e) {
-            problems.error(path, e.getMessage());
+            problems.error(path, Objects.requireNonNullElse(e.getMessage(), "not a duration"));
             return null;
         }
     }

@@ -45,12 +45,12 @@ final class QuotaConfigParser {
     }
 
     private @Nullable QuotaConfig parse(Object root) {
-        if (!(root instanceof Map)) {
+        if (!(root instanceof Map<?, ?> map)) {
             problems.error("", "the config must be a map of sections (plans, rules, customers, ...) but was "
                     + ConfigProblems.describe(root));
             return null;
         }
-        ConfigMap top = ConfigMap.of(root, "", problems);
+        ConfigMap top = ConfigMap.root(map, problems);
         top.allowOnly("version", "enabled", "mode", "identity", "plans", "rules", "amounts", "customers", "apiKeys",
                 "allow");
         Long version = top.integer("version", 1);
@@ -74,8 +74,15 @@ final class QuotaConfigParser {
             problems.warn("enabled", "false: nothing is limited, every request is let through");
         }
         try {
-            return new QuotaConfig(version == null ? 0 : version, identity, plans, rules, amounts, customers, apiKeys,
-                    problems.warnings(), enabled, mode, allow);
+            QuotaConfig.Builder config = QuotaConfig.builder().version(version == null ? 0 : version)
+                    .identity(identity).enabled(enabled).mode(mode).allow(allow);
+            plans.values().forEach(config::plan);
+            rules.values().forEach(config::rule);
+            amounts.values().forEach(config::amounts);
+            customers.values().forEach(config::customer);
+            apiKeys.forEach(config::apiKey);
+            problems.warnings().forEach(config::warning);
+            return config.build();
         } catch (IllegalArgumentException e) {
             problems.error("", String.valueOf(e.getMessage()));
             return null;
@@ -122,7 +129,10 @@ final class QuotaConfigParser {
 
     private Map<String, AmountLimits> amounts(@Nullable ConfigMap section) {
         Map<String, AmountLimits> amounts = new LinkedHashMap<>();
-        for (String name : section == null ? Set.<String>of() : section.keys()) {
+        if (section == null) {
+            return amounts;
+        }
+        for (String name : section.keys()) {
             String path = section.path(name);
             ConfigMap amount = Limit.isValidName(name) ? ConfigMap.of(section.raw(name), path, problems) : null;
             if (amount == null) {
@@ -148,7 +158,10 @@ final class QuotaConfigParser {
 
     private Map<String, Customer> customers(@Nullable ConfigMap section) {
         Map<String, Customer> customers = new LinkedHashMap<>();
-        for (String id : section == null ? Set.<String>of() : section.keys()) {
+        if (section == null) {
+            return customers;
+        }
+        for (String id : section.keys()) {
             String path = section.path(id);
             if (id.isEmpty() || id.length() > MAX_CUSTOMER_ID) {
                 problems.error(path, "customer id must be 1 to " + MAX_CUSTOMER_ID + " characters but was " + id.length());

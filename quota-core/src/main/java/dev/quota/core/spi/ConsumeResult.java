@@ -7,17 +7,19 @@ package dev.quota.core.spi;
  * until it alone could give the take's tokens (zero when it could now: another take refused the
  * consume). A take charged its refusal tokens on a refused consume reports them taken, and
  * whether its own bucket had the take's tokens: with 5 tokens left, a take of 10 (refusal 1)
- * reports {@code consumed}, 4 remaining, and the wait until 10 will be there.
+ * reports {@code tokensTaken}, 4 remaining, and the wait until 10 will be there.
  *
- * @param consumed    whether tokens were taken from this bucket (from every limit of it): the take's
- *                    tokens when the consume was admitted, its refusal tokens when it was refused
+ * @param tokensTaken whether tokens were taken from this bucket (from every limit of it): the take's
+ *                    tokens when the consume was admitted, its refusal tokens when it was refused, so
+ *                    true for a refused take that was charged; {@link #sufficient()} says whether the
+ *                    bucket had the take's own tokens
  * @param remaining   tokens left in each limit, in {@link BucketSpec#limits()} order, after this take;
  *                    owned by the caller, not copied
  * @param nanosToWait 0 when this bucket alone had the take's tokens; else nanoseconds until it
  *                    would ({@link Long#MAX_VALUE} when it never can: more than its capacity)
  * @param nanosToFull nanoseconds until every limit of the bucket is full again
  */
-public record ConsumeResult(boolean consumed, long[] remaining, long nanosToWait, long nanosToFull) {
+public record ConsumeResult(boolean tokensTaken, long[] remaining, long nanosToWait, long nanosToFull) {
 
     /** Whether this bucket alone had enough tokens for its take. */
     public boolean sufficient() {

@@ -89,7 +89,7 @@ public abstract class PerBucketStore implements QuotaStore {
     private void giveBackTaken(List<Take> group, List<ConsumeResult> results, RuntimeException failure) {
         for (int i = 0; i < group.size(); i++) {
             ConsumeResult result = results.get(i);
-            if (result.consumed()) {
+            if (result.tokensTaken()) {
                 Take taken = group.get(i);
                 try {
                     addTokens(taken.key(), taken.spec(), result.sufficient() ? taken.tokens() : taken.refusalTokens());

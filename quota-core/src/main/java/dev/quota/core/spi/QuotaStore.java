@@ -50,7 +50,8 @@ public interface QuotaStore extends AutoCloseable {
     void addTokens(BucketKey key, BucketSpec spec, long tokens);
 
     /**
-     * Reads the bucket without taking anything ({@code consumed} is true, {@code nanosToWait} 0).
+     * Reads the bucket without taking anything: the answer of a take of no tokens that passed
+     * ({@code tokensTaken} true, {@code nanosToWait} 0), with the bucket's remaining tokens.
      *
      * @throws dev.quota.core.QuotaStoreException if the store cannot answer
      */

@@ -64,10 +64,10 @@ class OperationsConfigTest {
         assertThat(config.modeOf(config.plans().get("anonymous"))).isEqualTo(Mode.SHADOW);
         assertThat(config.rules().get("transfers").mode()).isEqualTo(Mode.SHADOW);
         assertThat(config.rules().get("export").mode()).isNull();
-        assertThat(config.identity()).isEqualTo(new Identity("X-API-Key", Identity.MissingKey.ANONYMOUS, "anonymous",
-                List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("fd00::/8")), 56, "X-User-Id",
-                new Limit("failed-keys", 5, Refill.greedy(5, Duration.ofMinutes(10))), Identity.WhileBlocked.KNOWN_KEYS,
-                null));
+        assertThat(config.identity()).isEqualTo(Identity.builder()
+                .trustedProxies(List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("fd00::/8"))).ipv6Prefix(56)
+                .userHeader("X-User-Id")
+                .failedKeys(new Limit("failed-keys", 5, Refill.greedy(5, Duration.ofMinutes(10)))).build());
         assertThat(config.allow()).isEqualTo(new AllowList(Set.of("batch-importer", "42"), Set.of(KEY),
                 List.of(Cidr.parse("192.0.2.0/24"), Cidr.parse("2001:db8::/32"), Cidr.parse("198.51.100.7/32"))));
         assertThat(config.warnings()).containsExactly("enabled: false: nothing is limited, every request is let through");

@@ -59,9 +59,9 @@ class QuotaConfigLoaderTest {
         assertThat(config.version()).isEqualTo(3);
         assertThat(config.enabled()).isTrue();
         assertThat(config.mode()).isEqualTo(Mode.ENFORCE);
-        assertThat(config.identity()).isEqualTo(new Identity("X-Bank-Key", Identity.MissingKey.ANONYMOUS, "guest",
-                List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("fd00::/8")), 56, "X-User-Id",
-                greedy("failed-keys", 5, 5, Duration.ofMinutes(10)), Identity.WhileBlocked.KNOWN_KEYS, null));
+        assertThat(config.identity()).isEqualTo(Identity.builder().header("X-Bank-Key").anonymousPlan("guest")
+                .trustedProxies(List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("fd00::/8"))).ipv6Prefix(56)
+                .userHeader("X-User-Id").failedKeys(greedy("failed-keys", 5, 5, Duration.ofMinutes(10))).build());
         assertThat(config.plans()).containsOnlyKeys("guest", "free", "pro");
         assertThat(config.plans().get("guest")).isEqualTo(new Plan("guest",
                 List.of(greedy("burst", 5, 5, Duration.ofMinutes(1))), FailurePolicy.CLOSED, Mode.SHADOW));

@@ -235,7 +235,7 @@ class CircuitBreakerStoreTest {
         assertThat(checks).hasValue(1);
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
         assertThat(breaker.outage()).isFalse();
-        assertThat(breaker.tryConsume(KEY, SPEC, 1).consumed()).isTrue();
+        assertThat(breaker.tryConsume(KEY, SPEC, 1).tokensTaken()).isTrue();
     }
 
     @Test
@@ -278,7 +278,7 @@ class CircuitBreakerStoreTest {
         healthy.set(true);
         store.down(false);
         probeUntilClosed();
-        assertThat(breaker.tryConsume(KEY, SPEC, 1).consumed()).isTrue();
+        assertThat(breaker.tryConsume(KEY, SPEC, 1).tokensTaken()).isTrue();
         assertThat(transitions).containsExactly("CLOSED->OPEN", "OPEN->CLOSED");
     }
 
@@ -307,7 +307,7 @@ class CircuitBreakerStoreTest {
 
         healthy.set(true);
         probeUntilClosed();
-        assertThat(breaker.tryConsume(KEY, SPEC, 1).consumed()).isTrue();
+        assertThat(breaker.tryConsume(KEY, SPEC, 1).tokensTaken()).isTrue();
         assertThat(transitions).containsExactly("CLOSED->OPEN", "OPEN->CLOSED");
     }
 
@@ -365,7 +365,7 @@ class CircuitBreakerStoreTest {
         store.down(false);
 
         // fails fast until the open duration has passed; then the call is the trial, and succeeds
-        Await.until(PATIENCE, () -> breaker.tryConsume(KEY, SPEC, 1).consumed(), () -> "a successful trial");
+        Await.until(PATIENCE, () -> breaker.tryConsume(KEY, SPEC, 1).tokensTaken(), () -> "a successful trial");
 
         assertThat(store.calls()).isEqualTo(6);
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
@@ -408,7 +408,7 @@ class CircuitBreakerStoreTest {
         assertThat(transitions).containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->OPEN");
 
         // and the next trial is let through
-        Await.until(PATIENCE, () -> breaker.tryConsume(KEY, SPEC, 1).consumed(), () -> "a successful trial");
+        Await.until(PATIENCE, () -> breaker.tryConsume(KEY, SPEC, 1).tokensTaken(), () -> "a successful trial");
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
     }
 
@@ -422,7 +422,7 @@ class CircuitBreakerStoreTest {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<Boolean> trial = pool.submit(() -> Await.result(PATIENCE,
-                    () -> breaker.tryConsume(KEY, SPEC, 1).consumed(), () -> "the trial call"));
+                    () -> breaker.tryConsume(KEY, SPEC, 1).tokensTaken(), () -> "the trial call"));
             Await.until(PATIENCE, () -> store.calls() == 6, () -> "the trial reaches the store and waits there");
             assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
 

@@ -1,13 +1,11 @@
 package dev.quota.core.resilience;
 
 import dev.quota.core.FailurePolicy;
-import dev.quota.core.Identity;
 import dev.quota.core.Limit;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.Refill;
 import java.util.List;
-import java.util.Map;
 
 /** A config of one plan with one limit named {@code burst}, for the resilience tests. */
 public final class OnePlan {
@@ -18,6 +16,6 @@ public final class OnePlan {
     /** Plan {@code plan}: one limit of {@code capacity} refilled by {@code refill}, under {@code policy}. */
     public static QuotaConfig config(String plan, long capacity, Refill refill, FailurePolicy policy) {
         Plan p = new Plan(plan, List.of(new Limit("burst", capacity, refill)), policy);
-        return new QuotaConfig(0, Identity.DEFAULT, Map.of(plan, p), Map.of(), Map.of(), Map.of(), Map.of(), List.of());
+        return QuotaConfig.builder().plan(p).build();
     }
 }

@@ -72,10 +72,10 @@ class InMemoryStoreTest extends QuotaStoreContract {
         consumer.start();
         assertThat(gate.stopped.await(10, TimeUnit.SECONDS)).isTrue();
         store.reset(a); // the cache drops "a" (as expiry or size eviction would)
-        assertThat(store.tryConsume(a, spec, 1).consumed()).isTrue(); // a new "a": 1 of 2 left
+        assertThat(store.tryConsume(a, spec, 1).tokensTaken()).isTrue(); // a new "a": 1 of 2 left
         gate.release.countDown();
 
-        assertThat(racing.get(10, TimeUnit.SECONDS)).allSatisfy(r -> assertThat(r.consumed()).isTrue());
+        assertThat(racing.get(10, TimeUnit.SECONDS)).allSatisfy(r -> assertThat(r.tokensTaken()).isTrue());
         assertThat(store.peek(a, spec).remaining()).as("both consumes counted in the bucket \"a\" maps to")
                 .containsExactly(0);
     }

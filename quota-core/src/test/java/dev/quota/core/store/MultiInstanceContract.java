@@ -7,7 +7,6 @@ import dev.quota.core.AmountLimits;
 import dev.quota.core.Caller;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
-import dev.quota.core.Identity;
 import dev.quota.core.Limit;
 import dev.quota.core.LimitStatus;
 import dev.quota.core.Plan;
@@ -24,9 +23,7 @@ import java.time.Duration;
 import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -141,12 +138,10 @@ public abstract class MultiInstanceContract {
     protected static QuotaConfig config(long capacity, List<Rule> rules, List<AmountLimits> amounts) {
         Plan plan = new Plan("free", List.of(new Limit("burst", capacity, Refill.greedy(1, Duration.ofHours(1)))),
                 FailurePolicy.CLOSED);
-        Map<String, Rule> ruleMap = new HashMap<>();
-        rules.forEach(r -> ruleMap.put(r.name(), r));
-        Map<String, AmountLimits> amountMap = new HashMap<>();
-        amounts.forEach(a -> amountMap.put(a.name(), a));
-        return new QuotaConfig(1, Identity.DEFAULT, Map.of("free", plan), ruleMap, amountMap, Map.of(), Map.of(),
-                List.of());
+        QuotaConfig.Builder config = QuotaConfig.builder().version(1).plan(plan);
+        rules.forEach(config::rule);
+        amounts.forEach(config::amounts);
+        return config.build();
     }
 
     /** Runs the tasks {@value #IN_FLIGHT} at a time, started together; their results in task order. */

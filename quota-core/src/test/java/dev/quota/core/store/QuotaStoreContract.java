@@ -65,7 +65,7 @@ public abstract class QuotaStoreContract {
     void tryConsume_onNewBucket_startsFull() {
         ConsumeResult result = store.tryConsume(freshKey(), greedy(20, 10, Duration.ofSeconds(1), 1), 1);
 
-        assertThat(result.consumed()).isTrue();
+        assertThat(result.tokensTaken()).isTrue();
         assertThat(result.remaining()).containsExactly(19);
         assertThat(result.nanosToWait()).isZero();
     }
@@ -75,12 +75,12 @@ public abstract class QuotaStoreContract {
         BucketKey key = freshKey();
         BucketSpec spec = greedy(20, 10, Duration.ofSeconds(1), 1);
         for (int i = 0; i < 20; i++) {
-            assertThat(store.tryConsume(key, spec, 1).consumed()).isTrue();
+            assertThat(store.tryConsume(key, spec, 1).tokensTaken()).isTrue();
         }
 
         ConsumeResult rejected = store.tryConsume(key, spec, 1);
 
-        assertThat(rejected.consumed()).isFalse();
+        assertThat(rejected.tokensTaken()).isFalse();
         assertThat(rejected.remaining()).containsExactly(0);
         assertThat(rejected.nanosToWait()).isEqualTo(Duration.ofMillis(100).toNanos());
         assertThat(rejected.nanosToFull()).isEqualTo(Duration.ofSeconds(2).toNanos());
@@ -90,13 +90,13 @@ public abstract class QuotaStoreContract {
     void tryConsume_afterRefillPeriod_admitsAgain() {
         BucketKey key = freshKey();
         BucketSpec spec = greedy(5, 5, Duration.ofMinutes(1), 1);
-        assertThat(store.tryConsume(key, spec, 5).consumed()).isTrue();
-        assertThat(store.tryConsume(key, spec, 1).consumed()).isFalse();
+        assertThat(store.tryConsume(key, spec, 5).tokensTaken()).isTrue();
+        assertThat(store.tryConsume(key, spec, 1).tokensTaken()).isFalse();
 
         clock.advance(Duration.ofSeconds(12));
 
         ConsumeResult result = store.tryConsume(key, spec, 1);
-        assertThat(result.consumed()).isTrue();
+        assertThat(result.tokensTaken()).isTrue();
         assertThat(result.remaining()).containsExactly(0);
     }
 
@@ -104,14 +104,14 @@ public abstract class QuotaStoreContract {
     void tryConsume_withIntervalRefill_returnsNothingUntilPeriodEnds() {
         BucketKey key = freshKey();
         BucketSpec spec = new BucketSpec(List.of(new Limit("window", 3, Refill.interval(3, Duration.ofMinutes(15)))), 1);
-        assertThat(store.tryConsume(key, spec, 3).consumed()).isTrue();
+        assertThat(store.tryConsume(key, spec, 3).tokensTaken()).isTrue();
 
         clock.advance(Duration.ofMinutes(14));
-        assertThat(store.tryConsume(key, spec, 1).consumed()).isFalse();
+        assertThat(store.tryConsume(key, spec, 1).tokensTaken()).isFalse();
 
         clock.advance(Duration.ofMinutes(1));
         ConsumeResult result = store.tryConsume(key, spec, 3);
-        assertThat(result.consumed()).isTrue();
+        assertThat(result.tokensTaken()).isTrue();
     }
 
     @Test
@@ -124,7 +124,7 @@ public abstract class QuotaStoreContract {
 
         ConsumeResult rejected = store.tryConsume(key, spec, 2);
 
-        assertThat(rejected.consumed()).isFalse();
+        assertThat(rejected.tokensTaken()).isFalse();
         assertThat(rejected.remaining()).containsExactly(8, 1);
         assertThat(store.tryConsume(key, spec, 1).remaining()).containsExactly(7, 0);
     }
@@ -151,7 +151,7 @@ public abstract class QuotaStoreContract {
 
         ConsumeResult refused = store.tryConsume(List.of(new Take(key, spec, 10, 1))).get(0);
 
-        assertThat(refused.consumed()).as("the refusal token was taken").isTrue();
+        assertThat(refused.tokensTaken()).as("the refusal token was taken").isTrue();
         assertThat(refused.sufficient()).as("the bucket lacked the take's 10 tokens").isFalse();
         assertThat(refused.remaining()).containsExactly(1);
         assertThat(refused.nanosToWait()).as("9 more tokens at 12 an hour").isEqualTo(Duration.ofMinutes(45).toNanos());
@@ -166,7 +166,7 @@ public abstract class QuotaStoreContract {
 
         ConsumeResult refused = store.tryConsume(List.of(new Take(key, spec, 2, 1))).get(0);
 
-        assertThat(refused.consumed()).isFalse();
+        assertThat(refused.tokensTaken()).isFalse();
         assertThat(refused.sufficient()).isFalse();
         assertThat(store.peek(key, spec).remaining()).containsExactly(0);
     }
@@ -180,7 +180,7 @@ public abstract class QuotaStoreContract {
         List<ConsumeResult> results = store.tryConsume(List.of(new Take(k.get(0), hourly(20), 10, 1),
                 new Take(k.get(1), hourly(5), 1, 0, true), new Take(k.get(2), hourly(5), 1, 0, true)));
 
-        assertThat(results).extracting(ConsumeResult::consumed).containsExactly(true, false, false);
+        assertThat(results).extracting(ConsumeResult::tokensTaken).containsExactly(true, false, false);
         assertThat(results).extracting(ConsumeResult::sufficient).containsExactly(true, true, false);
         assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(10);
         assertThat(store.peek(k.get(1), hourly(5)).remaining()).as("shadow limits count all or none").containsExactly(5);
@@ -196,7 +196,7 @@ public abstract class QuotaStoreContract {
         List<ConsumeResult> results = store.tryConsume(List.of(new Take(k.get(0), hourly(20), 10, 1),
                 new Take(k.get(1), hourly(5), 1, 0, true), Take.of(k.get(2), hourly(5), 1)));
 
-        assertThat(results).extracting(ConsumeResult::consumed).containsExactly(true, false, false);
+        assertThat(results).extracting(ConsumeResult::tokensTaken).containsExactly(true, false, false);
         assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(19);
         assertThat(store.peek(k.get(1), hourly(5)).remaining()).containsExactly(5);
     }
@@ -209,7 +209,7 @@ public abstract class QuotaStoreContract {
         List<ConsumeResult> results = store.tryConsume(List.of(
                 new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
 
-        assertThat(results).allSatisfy(r -> assertThat(r.consumed()).isTrue());
+        assertThat(results).allSatisfy(r -> assertThat(r.tokensTaken()).isTrue());
         assertThat(results).extracting(r -> r.remaining()[0]).containsExactly(10L, 10L, 4L);
     }
 
@@ -222,9 +222,9 @@ public abstract class QuotaStoreContract {
         List<ConsumeResult> results = store.tryConsume(List.of(
                 new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
 
-        assertThat(results.get(0).consumed()).isTrue();
+        assertThat(results.get(0).tokensTaken()).isTrue();
         assertThat(results.get(0).sufficient()).isTrue();
-        assertThat(results.get(2).consumed()).isFalse();
+        assertThat(results.get(2).tokensTaken()).isFalse();
         assertThat(results.get(2).sufficient()).isFalse();
         assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(19);
         assertThat(store.peek(k.get(1), hourly(20)).remaining()).containsExactly(19);
@@ -241,7 +241,7 @@ public abstract class QuotaStoreContract {
                 new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
 
         assertThat(results.get(0).sufficient()).isFalse();
-        assertThat(results.get(0).consumed()).isTrue();
+        assertThat(results.get(0).tokensTaken()).isTrue();
         assertThat(results.get(1).sufficient()).isTrue();
         assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(4);
         assertThat(store.peek(k.get(1), hourly(20)).remaining()).containsExactly(19);
@@ -257,7 +257,7 @@ public abstract class QuotaStoreContract {
         List<ConsumeResult> results = store.tryConsume(List.of(
                 new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
 
-        assertThat(results).allSatisfy(r -> assertThat(r.consumed()).isFalse());
+        assertThat(results).allSatisfy(r -> assertThat(r.tokensTaken()).isFalse());
         assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(0);
         assertThat(store.peek(k.get(1), hourly(20)).remaining()).containsExactly(20);
         assertThat(store.peek(k.get(2), hourly(5)).remaining()).containsExactly(5);
@@ -373,7 +373,7 @@ public abstract class QuotaStoreContract {
                 Take.of(empty, emptySpec, 1)));
 
         ConsumeResult untaken = results.get(0);
-        assertThat(untaken.consumed()).isFalse();
+        assertThat(untaken.tokensTaken()).isFalse();
         assertThat(untaken.remaining()).containsExactly(7);
         assertThat(untaken.nanosToWait()).as("it alone could give its tokens now").isZero();
         assertThat(untaken.sufficient()).isTrue();
@@ -388,7 +388,7 @@ public abstract class QuotaStoreContract {
 
         ConsumeResult result = store.tryConsume(key, spec, 11);
 
-        assertThat(result.consumed()).isFalse();
+        assertThat(result.tokensTaken()).isFalse();
         assertThat(result.nanosToWait()).isEqualTo(Long.MAX_VALUE);
         assertThat(store.peek(key, spec).remaining()).containsExactly(10);
     }
@@ -403,9 +403,9 @@ public abstract class QuotaStoreContract {
         List<ConsumeResult> results = store.tryConsume(List.of(new Take(plan, planSpec, 1, 1),
                 Take.of(amount, amountSpec, 1_001)));
 
-        assertThat(results.get(0).consumed()).isTrue();
+        assertThat(results.get(0).tokensTaken()).isTrue();
         assertThat(results.get(0).remaining()).containsExactly(9);
-        assertThat(results.get(1).consumed()).isFalse();
+        assertThat(results.get(1).tokensTaken()).isFalse();
         assertThat(results.get(1).nanosToWait()).isEqualTo(Long.MAX_VALUE);
         assertThat(store.peek(amount, amountSpec).remaining()).containsExactly(1_000);
     }
@@ -438,7 +438,7 @@ public abstract class QuotaStoreContract {
         for (int i = 0; i < threads; i++) {
             results.add(pool.submit(() -> {
                 start.await();
-                return store.tryConsume(takes).get(1).consumed();
+                return store.tryConsume(takes).get(1).tokensTaken();
             }));
         }
         start.countDown();
@@ -456,6 +456,6 @@ public abstract class QuotaStoreContract {
 
     /** Hook for stores whose contention handling may give up; the default consumes once. */
     protected boolean consumeWithRetryOnContention(BucketKey key, BucketSpec spec) {
-        return store.tryConsume(key, spec, 1).consumed();
+        return store.tryConsume(key, spec, 1).tokensTaken();
     }
 }
