@@ -8,7 +8,11 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,9 +75,29 @@ class Http2AbuseTest {
         long before = decisions();
         int sent;
         int goAway;
+        // what Jersey's responder logger lets through: never a stack trace for a stream the client reset
+        java.util.logging.Logger responder = java.util.logging.Logger.getLogger(ClientResets.JERSEY_RESPONDER);
+        List<LogRecord> passed = new CopyOnWriteArrayList<>();
+        Handler recorder = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                passed.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        responder.addHandler(recorder);
         try (RawHttp2 attacker = RawHttp2.connect(api, InetAddress.getByName("127.0.0.61"))) {
             sent = attacker.rapidReset(authority(api), "/api/v1/rates", FLOOD);
             goAway = attacker.awaitGoAway();
+        } finally {
+            responder.removeHandler(recorder);
         }
         // the streams the server started before it closed the connection are all decided by now
         AtomicLong last = new AtomicLong(-1);
@@ -91,6 +115,9 @@ class Http2AbuseTest {
         assertThat(processed).as("streams decided out of %d sent", sent)
                 .isLessThanOrEqualTo(4L * ApiServer.MAX_CONTROL_FRAMES_PER_SECOND);
         assertThat(legitimate.status()).isEqualTo(200);
+        assertThat(responder.getFilter()).as("the demo's filter on Jersey's responder log").isInstanceOf(ClientResets.class);
+        assertThat(passed).as("Jersey records with a stack trace of a reset stream")
+                .noneMatch(r -> ClientResets.clientGone(r.getThrown()) != null);
     }
 
     @Test
