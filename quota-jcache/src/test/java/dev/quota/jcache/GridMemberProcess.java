@@ -2,8 +2,6 @@ package dev.quota.jcache;
 
 import com.hazelcast.cache.impl.HazelcastServerCachingProvider;
 import com.hazelcast.config.Config;
-import com.hazelcast.config.JoinConfig;
-import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import dev.quota.core.Customer;
@@ -118,28 +116,6 @@ public final class GridMemberProcess {
     }
 
     private static Config config(String clusterName, int port, String[] ports) {
-        Config config = new Config();
-        config.setClusterName(clusterName);
-        config.setProperty("hazelcast.logging.type", "slf4j");
-        config.setProperty("hazelcast.phone.home.enabled", "false");
-        config.setProperty("hazelcast.shutdownhook.enabled", "false");
-        config.setProperty("hazelcast.socket.bind.any", "false");
-        config.setProperty("hazelcast.wait.seconds.before.join", "0");
-        // a test grid on 2 cores: fewer partitions and threads
-        config.setProperty("hazelcast.partition.count", "71");
-        config.setProperty("hazelcast.partition.operation.thread.count", "2");
-        config.setProperty("hazelcast.operation.generic.thread.count", "2");
-        config.setProperty("hazelcast.io.thread.count", "1");
-        NetworkConfig network = config.getNetworkConfig();
-        network.setPort(port).setPortAutoIncrement(false);
-        network.getInterfaces().setEnabled(true).addInterface("127.0.0.1");
-        JoinConfig join = network.getJoin();
-        join.getMulticastConfig().setEnabled(false);
-        join.getAutoDetectionConfig().setEnabled(false);
-        join.getTcpIpConfig().setEnabled(true);
-        for (String p : ports) {
-            join.getTcpIpConfig().addMember("127.0.0.1:" + p);
-        }
-        return config;
+        return HazelcastGrid.loopback(clusterName, port, List.of(ports));
     }
 }

@@ -195,20 +195,19 @@ final class HazelcastGrid implements BeforeAllCallback, AfterAllCallback, Extens
         throw new IllegalStateException("member " + index + " owns no partition");
     }
 
-    private void requireOwn() {
-        if (shared) {
-            throw new IllegalStateException("a shared grid is not stopped or grown by one class: use members(n)");
-        }
-    }
-
-    private Config config(int port) {
+    /**
+     * A member of cluster {@code clusterName} on {@code 127.0.0.1:port} that joins the members on
+     * {@code memberPorts} by TCP only (no multicast, no discovery), sized for a test grid on 2 cores:
+     * no join delay, 71 partitions, few threads. Members in other JVMs ({@link GridMemberProcess})
+     * use the same.
+     */
+    static Config loopback(String clusterName, int port, List<String> memberPorts) {
         Config config = new Config();
         config.setClusterName(clusterName);
         config.setProperty("hazelcast.logging.type", "slf4j");
         config.setProperty("hazelcast.phone.home.enabled", "false");
         config.setProperty("hazelcast.shutdownhook.enabled", "false");
         config.setProperty("hazelcast.socket.bind.any", "false");
-        // a test grid on 2 cores: no join delay, fewer partitions and threads
         config.setProperty("hazelcast.wait.seconds.before.join", "0");
         config.setProperty("hazelcast.partition.count", "71");
         config.setProperty("hazelcast.partition.operation.thread.count", "2");
@@ -221,9 +220,20 @@ final class HazelcastGrid implements BeforeAllCallback, AfterAllCallback, Extens
         join.getMulticastConfig().setEnabled(false);
         join.getAutoDetectionConfig().setEnabled(false);
         join.getTcpIpConfig().setEnabled(true);
-        for (int p : ports) {
+        for (String p : memberPorts) {
             join.getTcpIpConfig().addMember("127.0.0.1:" + p);
         }
+        return config;
+    }
+
+    private void requireOwn() {
+        if (shared) {
+            throw new IllegalStateException("a shared grid is not stopped or grown by one class: use members(n)");
+        }
+    }
+
+    private Config config(int port) {
+        Config config = loopback(clusterName, port, ports.stream().map(String::valueOf).toList());
         config.addCacheConfig(new CacheSimpleConfig().setName("object-*").setInMemoryFormat(InMemoryFormat.OBJECT)
                 .setKeyType(String.class.getName()).setValueType(byte[].class.getName()));
         config.addSplitBrainProtectionConfig(new SplitBrainProtectionConfig(PROTECTION, true, protectedMinimum));
