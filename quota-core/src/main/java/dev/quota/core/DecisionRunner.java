@@ -219,6 +219,29 @@ final class DecisionRunner {
     }
 
     /**
+     * Gives back the in-flight leases {@code receipt} holds, to the store that holds them, once:
+     * one store call per lease set. Best effort: a failure is logged and reported, not thrown; the
+     * lease then comes back at its deadline.
+     */
+    void release(Receipt receipt) {
+        if (!receipt.release()) {
+            return;
+        }
+        for (Take lease : receipt.leases()) {
+            try {
+                call(() -> {
+                    receipt.leaseStore().addTokens(lease.key(), lease.spec(), lease.tokens());
+                    return null;
+                });
+            } catch (QuotaStoreException e) {
+                log.warn("could not give back the in-flight lease of {} ({}); it comes back {} after it was taken",
+                        lease.key(), e.getMessage(), lease.spec().leaseTimeout());
+                listener.onStoreFailure(e);
+            }
+        }
+    }
+
+    /**
      * One store call: the takes {@link DecisionCharge} makes of the draws, then the outcome from what
      * each bucket answered, and the receipt with what the plan was charged. An enforced bucket that lacked its tokens refuses; failing that, a shadow
      * one that lacked them makes a shadow rejection.
@@ -235,6 +258,11 @@ final class DecisionRunner {
             if (violated.exceedsCapacity()) {
                 return decision(QuotaDecision.Outcome.EXCEEDS_LIMIT, slots, results, refusing, Duration.ZERO, now,
                         target, planTokens);
+            }
+            if (violated.role() == LimitStatus.Role.IN_FLIGHT) {
+                // when a running request ends is nobody's guess: no retry-after
+                return decision(QuotaDecision.Outcome.REJECTED, slots, results, refusing, Duration.ZERO, now, target,
+                        planTokens);
             }
             return decision(QuotaDecision.Outcome.REJECTED, slots, results, refusing,
                     violated.retryAfter(results[refusing], now), now, target, planTokens);
@@ -265,6 +293,7 @@ final class DecisionRunner {
         boolean admitted = outcome == QuotaDecision.Outcome.ALLOWED
                 || outcome == QuotaDecision.Outcome.SHADOW_REJECTED;
         List<Take> settleable = new ArrayList<>(admitted ? 2 : 0);
+        List<Take> leases = List.of();
         LimitStatus violated = null;
         for (int i = 0; i < slots.size(); i++) {
             Draw slot = slots.get(i);
@@ -282,12 +311,17 @@ final class DecisionRunner {
             if (results[i].tokensTaken() && slot.refundable()) {
                 refundable.add(Take.of(slot.key(), slot.spec(), slot.tokens()));
             }
-            if (results[i].tokensTaken() && slot.role() == LimitStatus.Role.PLAN && admitted) {
+            if (results[i].tokensTaken() && slot.role() == LimitStatus.Role.PLAN && !slot.spec().leases()
+                    && admitted) {
                 settleable.add(Take.of(slot.key(), slot.spec(), slot.tokens()));
             }
+            if (results[i].tokensTaken() && results[i].lease() != 0) {
+                leases = leases.isEmpty() ? new ArrayList<>(2) : leases;
+                leases.add(Take.of(slot.key(), slot.spec(), results[i].lease()));
+            }
         }
-        Receipt receipt = refundable.isEmpty() && planTokens == 0 ? Receipt.NONE
-                : new Receipt(target, refundable, planTokens, settleable);
+        Receipt receipt = refundable.isEmpty() && planTokens == 0 && leases.isEmpty() ? Receipt.NONE
+                : new Receipt(target, refundable, planTokens, settleable, leases);
         return new QuotaDecision(outcome, statuses, violated, retryAfter, receipt);
     }
 
