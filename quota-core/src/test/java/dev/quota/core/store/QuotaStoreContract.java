@@ -558,6 +558,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract {
         QuotaDecision next = service.decide(customer, null);
         assertThat(next.allowed()).isFalse();
         assertThat(next.violated().remaining()).isZero();
+        assertThat(Settling.planRemaining(service, id)).isZero(); // the standing shows no debt below 0
         // 17 owed and the 1 asked for, at 100 an hour: 36 s each
         assertThat(next.retryAfter()).isEqualTo(Duration.ofSeconds(18 * 36));
         clock.advance(Duration.ofSeconds(18 * 36 - 1));
