@@ -134,6 +134,11 @@ final class CasEngine {
         return clock.currentTimeNanos();
     }
 
+    /** Compare-and-swap scripts that found a key changed since the engine was built. */
+    long conflicts() {
+        return pipeline.flying().conflicts();
+    }
+
     /** How many jobs the last step left held behind keys in flight (for tests that order replies). */
     int heldCount() {
         return pipeline.heldCount();

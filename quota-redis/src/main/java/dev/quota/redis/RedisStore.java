@@ -133,6 +133,17 @@ public final class RedisStore implements QuotaStore {
         StoreFailures.call("redis does not answer (" + description + ")", () -> client.getKeys().count());
     }
 
+    /**
+     * Compare-and-swap scripts of this store that found a key changed since it last saw it, since
+     * the store was built: each wrote nothing and its decisions were computed again from what the
+     * keys held, one more round trip. Divided by the decisions made, it says how contested the keys
+     * are: a key nobody else writes costs none; a limit every customer shares, written by many
+     * instances, costs up to one a decision. Any thread.
+     */
+    public long conflicts() {
+        return engine.conflicts();
+    }
+
     /** The Bucket4j engine of this store, for its compliance tests. */
     CasEngine engine() {
         return engine;
