@@ -29,7 +29,10 @@ import org.redisson.api.RedissonClient;
  *       round trip: one script checks that every key holds what this instance assumed and writes
  *       them all, or writes nothing and answers what they hold;
  *   <li>concurrent decisions of this instance share round trips (one caller combines everyone's),
- *       so a hot customer costs Redis a fraction of a command per request;
+ *       so a hot customer costs Redis a fraction of a command per request; on a key only this
+ *       instance writes, the next script goes before the last one's reply (up to four on their
+ *       way), computed on what that one writes and valid only if it wrote; {@link #conflicts()}
+ *       counts the scripts that found a key changed by another instance;
  *   <li>a consume starts from the state this instance last wrote or saw for the key, so a customer
  *       served by one instance is never read before it is written; a key another instance wrote
  *       costs one more round trip;

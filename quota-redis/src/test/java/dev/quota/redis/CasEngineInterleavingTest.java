@@ -147,6 +147,39 @@ class CasEngineInterleavingTest {
     }
 
     @Test
+    void keyAnotherInstanceWrote_isNotPipelinedFor100Ms_thenIsAgain() {
+        BucketKey key = freshKey();
+        assertThat(store.tryConsume(key, TEN, 1).remaining()).containsExactly(9); // remembered: 9
+        try (RedisStore other = RedisStore.builder().uri(redis.uri()).clock(clock).build()) {
+            assertThat(other.tryConsume(key, TEN, 3).remaining()).containsExactly(6); // Redis: 6
+        }
+        replies().hold();
+        Caller first = Caller.consume(store, key, 1);
+        awaitUntil(() -> replies().sent() == 1);
+        replies().release(0); // expected 9, Redis holds 6: a conflict
+        awaitUntil(() -> replies().sent() == 2); // computed again on the 6 answered
+        Caller second = Caller.consume(store, key, 1);
+        awaitUntil(() -> store.engine().heldCount() == 1); // the key is contested: waits for the reply
+
+        assertThat(replies().sent()).isEqualTo(2);
+        replies().release(1);
+        assertThat(first.remaining()).isEqualTo(5);
+        awaitUntil(() -> replies().sent() == 3);
+        replies().release(2);
+        assertThat(second.remaining()).isEqualTo(4);
+
+        wall.addAndGet(KeysInFlight.CONTESTED_NANOS);
+        Caller third = Caller.consume(store, key, 1);
+        awaitUntil(() -> replies().sent() == 4);
+        Caller fourth = Caller.consume(store, key, 1);
+        awaitUntil(() -> replies().sent() == 5); // pipelined again, before the third's reply
+        releaseAll(3, 5);
+        assertThat(third.remaining()).isEqualTo(3);
+        assertThat(fourth.remaining()).isEqualTo(2);
+        assertThat(store.conflicts()).isEqualTo(1);
+    }
+
+    @Test
     void jobPastThePipelineDepth_isSentWhenAReplyIsReleased_notBefore() {
         BucketKey key = freshKey();
         replies().hold();
