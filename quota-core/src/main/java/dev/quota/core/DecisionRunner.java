@@ -235,13 +235,22 @@ final class DecisionRunner {
         return decision(QuotaDecision.Outcome.ALLOWED, slots, results, -1, Duration.ZERO, now, target, planTokens);
     }
 
+    /**
+     * The first bucket of {@code mode} that lacked its tokens, or -1. An in-flight limit is named
+     * only when no rate limit lacked too: a rate limit's retry-after is a wait the client must
+     * make anyway, where an in-flight limit knows none.
+     */
     private static int firstLacking(List<Draw> slots, ConsumeResult[] results, Mode mode) {
+        int inFlight = -1;
         for (int i = 0; i < results.length; i++) {
             if (slots.get(i).mode() == mode && !results[i].sufficient()) {
-                return i;
+                if (slots.get(i).role() != LimitStatus.Role.IN_FLIGHT) {
+                    return i;
+                }
+                inFlight = inFlight < 0 ? i : inFlight;
             }
         }
-        return -1;
+        return inFlight;
     }
 
     private static QuotaDecision decision(QuotaDecision.Outcome outcome, List<Draw> slots, ConsumeResult[] results,

@@ -123,6 +123,21 @@ class InFlightLimitTest {
     }
 
     @Test
+    void whenARateLimitLacksToo_theRefusalNamesIt_withItsRetryAfter() {
+        Rule fivePerHour = new Rule("transfers", List.of(), 1, List.of(greedy("per-hour", 5, 5, Duration.ofHours(1))),
+                List.of(), null).withConcurrency(Concurrency.of(5));
+        QuotaService service = service(free(), fivePerHour);
+        admitFive(service, alice);
+
+        QuotaDecision sixth = service.decide(alice, "transfers");
+
+        assertThat(sixth.violated().policy()).isEqualTo("transfers-per-hour");
+        assertThat(sixth.retryAfter()).isEqualTo(Duration.ofMinutes(12));
+        assertThat(sixth.limits()).filteredOn(s -> s.policy().equals("transfers-in-flight"))
+                .singleElement().satisfies(s -> assertThat(s.exhausted()).isTrue());
+    }
+
+    @Test
     void planConcurrency_countsEveryRequestOfTheCustomer() {
         QuotaService service = service(free().withConcurrency(Concurrency.of(2)), transfers);
         QuotaDecision first = service.decide(alice, null);
