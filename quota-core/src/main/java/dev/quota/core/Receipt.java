@@ -10,9 +10,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a decision took: from which store, which buckets (keys and specs as they were when charged)
  * and how many tokens each, how many its plan was charged, and the in-flight leases it holds
- * ({@link QuotaService#release(QuotaDecision)} gives them back, once). {@link QuotaService#refund(QuotaDecision)} gives back exactly that, to
- * exactly those buckets, once; a hot reload, a calendar day that ended in between, or a decision
- * the in-JVM fallback made while Redis was down do not move the tokens anywhere else.
+ * ({@link QuotaService#release(QuotaDecision)} gives them back, once).
+ * {@link QuotaService#refund(QuotaDecision)} gives back the tokens, to exactly those buckets,
+ * once; a hot reload, a calendar day that ended in between, or a decision the in-JVM fallback made
+ * while Redis was down do not move the tokens anywhere else.
  *
  * <p>Opaque: it carries no public state. A decision that took nothing has {@link #NONE}.
  */

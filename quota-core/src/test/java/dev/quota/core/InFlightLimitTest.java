@@ -138,6 +138,22 @@ class InFlightLimitTest {
     }
 
     @Test
+    void inShadowMode_theRequestPastTheLimitRuns_reportedAsAShadowRejectionWithoutRetryAfter() {
+        Rule watched = new Rule("transfers", List.of(), 1, List.of(), List.of(), null, Mode.SHADOW)
+                .withConcurrency(Concurrency.of(1));
+        QuotaService service = service(free(), watched);
+        assertThat(service.decide(alice, "transfers").receipt().holdsLeases()).isTrue();
+
+        QuotaDecision second = service.decide(alice, "transfers");
+
+        assertThat(second.outcome()).isEqualTo(QuotaDecision.Outcome.SHADOW_REJECTED);
+        assertThat(second.allowed()).isTrue();
+        assertThat(second.violated().policy()).isEqualTo("transfers-in-flight");
+        assertThat(second.retryAfter()).isZero();
+        assertThat(second.receipt().holdsLeases()).as("a shadow limit takes nothing it lacks").isFalse();
+    }
+
+    @Test
     void planConcurrency_countsEveryRequestOfTheCustomer() {
         QuotaService service = service(free().withConcurrency(Concurrency.of(2)), transfers);
         QuotaDecision first = service.decide(alice, null);
