@@ -25,6 +25,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code quota:{c.<c>}:p}: the plan's rolling limits, together in one bucket;
  *   <li>{@code quota:{c.<c>}:r:<rule>}: a rule's per-customer limits;
  *   <li>{@code quota:{c.<c>}:a:<amounts>:<qualifier>}: amount limits per qualifier (currency);
+ *   <li>{@code quota:{c.<c>}:l} and {@code quota:{c.<c>}:l:<rule>}: the in-flight leases of the
+ *       customer's plan and of a rule ({@link Concurrency});
  *   <li>{@code quota:{s.<rule>}}: a rule's limits shared by every customer;
  *   <li>{@code quota:{f.<h>}}: failed API-key lookups of one client address group;
  *   <li>a calendar limit appends {@code :<limit>:<window start, epoch seconds>} and is a bucket of
@@ -62,6 +64,9 @@ final class BucketLayout {
     /** Specs of calendar windows per limit instance, window and config version. */
     private final Cache<WindowKey, BucketSpec> windows = Caffeine.newBuilder()
             .maximumSize(10_000).executor(Runnable::run).build();
+    /** Lease-set specs per in-flight limit, scale, share, config version and policy name. */
+    private final Cache<LeaseKey, LeaseSet> leaseSets = Caffeine.newBuilder()
+            .maximumSize(10_000).executor(Runnable::run).build();
     /** The failed-keys limit as a list, per identity settings, so its spec is found by instance too. */
     private final Cache<Identity, List<Limit>> guardLimits = Caffeine.newBuilder()
             .weakKeys().maximumSize(100).executor(Runnable::run).build();
@@ -93,8 +98,9 @@ final class BucketLayout {
     }
 
     /**
-     * The plan's buckets of a request: the rule's cost (1 without a rule). What a request whose
-     * amount is in its body is charged when it arrives, before the body is read.
+     * The plan's buckets of a request: the rule's cost (1 without a rule), and the in-flight leases
+     * of the plan and the rule. What a request whose amount is in its body is charged when it
+     * arrives, before the body is read: it is running from then on.
      */
     List<Draw> plan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule, LocalShare share) {
         List<Draw> out = new ArrayList<>(2);
@@ -116,8 +122,29 @@ final class BucketLayout {
     private void addPlan(List<Draw> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                          LocalShare share) {
         long cost = rule == null ? 1 : rule.cost();
-        add(out, customerKey(customerPart(customer), "p"), plan.name(), plan.limits(), customer.multiplier(), share,
+        String c = customerPart(customer);
+        add(out, customerKey(c, "p"), plan.name(), plan.limits(), customer.multiplier(), share,
                 cost, LimitStatus.Role.PLAN, config.version(), clock.instant(), plan.onStoreFailure(), config.modeOf(plan));
+        Concurrency planLeases = plan.concurrency();
+        if (planLeases != null) {
+            addLeases(out, customerKey(c, "l"), plan.name(), planLeases, customer.multiplier(), share, config.version(),
+                    plan.onStoreFailure(), config.modeOf(plan));
+        }
+        Concurrency ruleLeases = rule == null ? null : rule.concurrency();
+        if (rule != null && ruleLeases != null) {
+            FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
+            addLeases(out, customerKey(c, "l:" + rule.name()), rule.name(), ruleLeases, customer.multiplier(), share,
+                    config.version(), policy, config.modeOf(rule));
+        }
+    }
+
+    /** Appends the lease set of one in-flight limit, scaled by {@code scale} and cut to {@code share}. */
+    private void addLeases(List<Draw> out, String key, String owner, Concurrency concurrency, double scale,
+                           LocalShare share, long version, FailurePolicy onFailure, Mode mode) {
+        LeaseSet set = leaseSets.get(new LeaseKey(concurrency, scale, share, version, owner),
+                k -> LeaseSet.of(concurrency, scale, share, version, owner));
+        out.add(new Draw(new BucketKey(key), set.spec, set.limits, set.policies, null, 1, LimitStatus.Role.IN_FLIGHT,
+                onFailure, mode, set.noShare));
     }
 
     private void addAfterPlan(List<Draw> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
@@ -272,6 +299,26 @@ final class BucketLayout {
         public int hashCode() {
             return System.identityHashCode(limits) * 31 + Double.hashCode(scale) * 17 + share.hashCode() * 13
                     + Long.hashCode(version) + policyPrefix.hashCode();
+        }
+    }
+
+    /** An in-flight limit, a scale, a share, a config version and the plan or rule it belongs to. */
+    private record LeaseKey(Concurrency concurrency, double scale, LocalShare share, long version, String owner) {
+    }
+
+    /** The lease set of an in-flight limit, scaled and cut to a share; {@code noShare} as for {@link Rolling}. */
+    private record LeaseSet(BucketSpec spec, List<Limit> limits, List<String> policies, boolean noShare) {
+
+        static LeaseSet of(Concurrency concurrency, double scale, LocalShare share, long version, String owner) {
+            Limit whole = concurrency.asLimit().scaled(scale);
+            if (whole.capacity() > BucketSpec.MAX_LEASES) {
+                whole = new Limit(whole.name(), BucketSpec.MAX_LEASES,
+                        Refill.interval(BucketSpec.MAX_LEASES, concurrency.leaseTimeout()));
+            }
+            Limit part = share.of(whole);
+            long slots = part != null ? part.capacity() : 1;
+            BucketSpec spec = BucketSpec.leases(Concurrency.NAME, slots, concurrency.leaseTimeout(), version);
+            return new LeaseSet(spec, spec.limits(), List.of(owner + "-" + Concurrency.NAME), part == null);
         }
     }
 

@@ -179,6 +179,29 @@ final class DecisionRunner {
     }
 
     /**
+     * Gives back the in-flight leases {@code receipt} holds, to the store that holds them, once:
+     * one store call per lease set. Best effort: a failure is logged and reported, not thrown; the
+     * lease then comes back at its deadline.
+     */
+    void release(Receipt receipt) {
+        if (!receipt.release()) {
+            return;
+        }
+        for (Take lease : receipt.leases()) {
+            try {
+                call(() -> {
+                    receipt.leaseStore().addTokens(lease.key(), lease.spec(), lease.tokens());
+                    return null;
+                });
+            } catch (QuotaStoreException e) {
+                log.warn("could not give back the in-flight lease of {} ({}); it comes back {} after it was taken",
+                        lease.key(), e.getMessage(), lease.spec().leaseTimeout());
+                listener.onStoreFailure(e);
+            }
+        }
+    }
+
+    /**
      * One store call: the takes {@link DecisionCharge} makes of the draws, then the outcome from what
      * each bucket answered, and the receipt with what the plan was charged. An enforced bucket that lacked its tokens refuses; failing that, a shadow
      * one that lacked them makes a shadow rejection.
@@ -197,23 +220,38 @@ final class DecisionRunner {
                         target, planTokens);
             }
             return decision(QuotaDecision.Outcome.REJECTED, slots, results, refusing,
-                    violated.retryAfter(results[refusing], now), now, target, planTokens);
+                    retryAfter(violated, results[refusing], now), now, target, planTokens);
         }
         int shadowViolated = firstLacking(slots, results, Mode.SHADOW);
         if (shadowViolated >= 0) {
             return decision(QuotaDecision.Outcome.SHADOW_REJECTED, slots, results, shadowViolated,
-                    slots.get(shadowViolated).retryAfter(results[shadowViolated], now), now, target, planTokens);
+                    retryAfter(slots.get(shadowViolated), results[shadowViolated], now), now, target, planTokens);
         }
         return decision(QuotaDecision.Outcome.ALLOWED, slots, results, -1, Duration.ZERO, now, target, planTokens);
     }
 
+    /** How long until the request could pass on the bucket that refused it; zero for an in-flight limit. */
+    private static Duration retryAfter(Draw violated, ConsumeResult result, Instant now) {
+        // when a running request ends is nobody's guess
+        return violated.role() == LimitStatus.Role.IN_FLIGHT ? Duration.ZERO : violated.retryAfter(result, now);
+    }
+
+    /**
+     * The first bucket of {@code mode} that lacked its tokens, or -1. An in-flight limit is named
+     * only when no rate limit lacked too: a rate limit's retry-after is a wait the client must
+     * make anyway, where an in-flight limit knows none.
+     */
     private static int firstLacking(List<Draw> slots, ConsumeResult[] results, Mode mode) {
+        int inFlight = -1;
         for (int i = 0; i < results.length; i++) {
             if (slots.get(i).mode() == mode && !results[i].sufficient()) {
-                return i;
+                if (slots.get(i).role() != LimitStatus.Role.IN_FLIGHT) {
+                    return i;
+                }
+                inFlight = inFlight < 0 ? i : inFlight;
             }
         }
-        return -1;
+        return inFlight;
     }
 
     private static QuotaDecision decision(QuotaDecision.Outcome outcome, List<Draw> slots, ConsumeResult[] results,
@@ -221,6 +259,7 @@ final class DecisionRunner {
                                           long planTokens) {
         List<LimitStatus> statuses = new ArrayList<>(slots.size() + 2);
         List<Take> refundable = new ArrayList<>(slots.size());
+        List<Take> leases = List.of();
         LimitStatus violated = null;
         for (int i = 0; i < slots.size(); i++) {
             Draw slot = slots.get(i);
@@ -238,9 +277,13 @@ final class DecisionRunner {
             if (results[i].tokensTaken() && slot.refundable()) {
                 refundable.add(Take.of(slot.key(), slot.spec(), slot.tokens()));
             }
+            if (results[i].tokensTaken() && results[i].lease() != 0) {
+                leases = leases.isEmpty() ? new ArrayList<>(2) : leases;
+                leases.add(Take.of(slot.key(), slot.spec(), results[i].lease()));
+            }
         }
-        Receipt receipt = refundable.isEmpty() && planTokens == 0 ? Receipt.NONE
-                : new Receipt(target, refundable, planTokens);
+        Receipt receipt = refundable.isEmpty() && planTokens == 0 && leases.isEmpty() ? Receipt.NONE
+                : new Receipt(target, refundable, planTokens, leases);
         return new QuotaDecision(outcome, statuses, violated, retryAfter, receipt);
     }
 

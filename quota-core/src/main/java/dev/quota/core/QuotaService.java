@@ -311,6 +311,16 @@ public final class QuotaService implements AutoCloseable {
     }
 
     /**
+     * Gives back the in-flight leases {@code decision} holds ({@link Concurrency}), to the store
+     * that holds them, once (a second call does nothing): called when the request's response has
+     * been written, or failed. One store call per lease set. Best effort: a store failure is logged
+     * and counted as a store failure, not thrown, and the lease comes back at its lease timeout.
+     */
+    public void release(QuotaDecision decision) {
+        runner.release(decision.receipt());
+    }
+
+    /**
      * The customer an API key belongs to, or null when the key is unknown or malformed: a lookup
      * in the customer directory by the key's SHA-256, without counting anything.
      */

@@ -27,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * by {@link Quota @Quota} or matched from the config. Admitted responses carry
  * {@code RateLimit-Policy}, {@code RateLimit} and {@code X-RateLimit-*}; a rejection is answered
  * {@code 429} with {@code Retry-After} and an RFC 9457 problem body; unknown keys {@code 401}.
+ * A request refused by an in-flight limit ({@code concurrency}) is answered {@code 429} with problem
+ * type {@code too-many-in-flight} and {@value ProblemResponses#IN_FLIGHT_LIMIT}, without
+ * {@code Retry-After}; an admitted request's in-flight leases are given back when its response has
+ * been written or failed ({@link ResponseEnd}).
  * Nothing the limiter does answers {@code 500}: a failing check is logged and answered {@code 503}.
  * The filter runs at {@link #PRIORITY}, after authentication, so a principal is available.
  * Requests the runtime refuses on a resource path (405, 406, 415) cost their plan one token too;
@@ -100,10 +104,10 @@ public final class QuotaFeature implements Feature {
         QuotaBindings bindings = new QuotaBindings(service);
         List<Object> enforcing = List.of(new QuotaRequestFilter(service, resolver, clientAddress, bindings),
                 new QuotaResponseFilter(service), new RuntimeRefusalFilter(service, resolver, clientAddress),
-                new AmountInterceptor(service), new QuotaExceededMapper());
+                new AmountInterceptor(service), new QuotaExceededMapper(), new ResponseEnd.EndOfResponse());
         for (Object provider : enforcing) {
             context.register(provider, provider instanceof QuotaExceededMapper || provider instanceof AmountInterceptor
-                    ? Priorities.USER : PRIORITY);
+                    ? Priorities.USER : provider instanceof ResponseEnd.EndOfResponse ? ResponseEnd.PRIORITY : PRIORITY);
         }
         // binds every resource method at start-up where the runtime runs dynamic features: early errors
         context.register(bindings);

@@ -119,6 +119,7 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
                 out.writeBoolean(result.tokensTaken());
                 out.writeLong(result.nanosToWait());
                 out.writeLong(result.nanosToFull());
+                out.writeLong(result.lease());
                 out.writeShort(result.remaining().length);
                 for (long remaining : result.remaining()) {
                     out.writeLong(remaining);
@@ -149,11 +150,12 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
                     boolean consumed = in.readBoolean();
                     long wait = in.readLong();
                     long toFull = in.readLong();
+                    long lease = in.readLong();
                     long[] remaining = new long[in.readUnsignedShort()];
                     for (int r = 0; r < remaining.length; r++) {
                         remaining[r] = in.readLong();
                     }
-                    results.add(new ConsumeResult(consumed, remaining, wait, toFull));
+                    results.add(new ConsumeResult(consumed, remaining, wait, toFull, lease));
                 }
                 return new Answer(results, written, nanosToFull);
             } catch (IOException e) {
@@ -182,11 +184,12 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
         return bytes.toByteArray();
     }
 
-    /** A spec as bytes: its config version, then per limit its name, capacity and refill. */
+    /** A spec as bytes: its config version, whether it is a lease set, then per limit its name, capacity and refill. */
     private static byte[] encode(BucketSpec spec) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(8 + 48 * spec.limits().size());
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeLong(spec.version());
+            out.writeBoolean(spec.leases());
             out.writeShort(spec.limits().size());
             for (Limit limit : spec.limits()) {
                 out.writeUTF(limit.name());
@@ -249,6 +252,7 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
     private static BucketSpec decodeSpec(byte[] encoded) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(encoded))) {
             long version = in.readLong();
+            boolean leases = in.readBoolean();
             int count = in.readUnsignedShort();
             List<Limit> limits = new ArrayList<>(count);
             for (int l = 0; l < count; l++) {
@@ -260,7 +264,7 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
                 limits.add(new Limit(name, capacity, greedy ? Refill.greedy(tokens, period)
                         : Refill.interval(tokens, period)));
             }
-            return new BucketSpec(limits, version);
+            return new BucketSpec(limits, version, leases);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -57,8 +57,24 @@ public final class BucketMath {
     public record Outcome(List<ConsumeResult> results, @Nullable RemoteBucketState[] writes) {
     }
 
-    /** Takes {@code tokens} from the bucket {@code before} (null: it does not exist yet) at {@code nowNanos}. */
+    /**
+     * Takes {@code tokens} from the bucket {@code before} (null: it does not exist yet) at {@code nowNanos};
+     * from a lease set, holds that many free slots, and the result names the lease.
+     */
     public static Step consume(@Nullable RemoteBucketState before, BucketSpec spec, long tokens, long nowNanos) {
+        if (spec.leases()) {
+            LeaseSlots slots = LeaseSlots.of(before, spec, nowNanos);
+            long free = slots.free();
+            long capacity = spec.limits().get(0).capacity();
+            if (free < tokens) {
+                long wait = tokens > capacity ? Long.MAX_VALUE : slots.nanosToFirstFree(nowNanos);
+                return new Step(new ConsumeResult(false, new long[] {Math.min(free, capacity)}, wait,
+                        slots.nanosToAllFree(nowNanos)), null);
+            }
+            long lease = slots.take(tokens, nowNanos);
+            return new Step(new ConsumeResult(true, new long[] {Math.min(free - tokens, capacity)}, 0,
+                    slots.nanosToAllFree(nowNanos), lease), slots.state());
+        }
         MutableBucketEntry entry = entry(before);
         RemoteVerboseResult<ConsumptionProbe> verbose = run(entry, spec,
                 VerboseCommand.from(new TryConsumeAndReturnRemainingTokensCommand(tokens)), nowNanos);
@@ -74,6 +90,11 @@ public final class BucketMath {
 
     /** The bucket as it stands at {@code nowNanos}, without taking anything. */
     public static ConsumeResult peek(@Nullable RemoteBucketState state, BucketSpec spec, long nowNanos) {
+        if (spec.leases()) {
+            LeaseSlots slots = LeaseSlots.of(state, spec, nowNanos);
+            return new ConsumeResult(true, new long[] {Math.min(slots.free(), spec.limits().get(0).capacity())}, 0,
+                    slots.nanosToAllFree(nowNanos));
+        }
         MutableBucketEntry entry = entry(state);
         RemoteVerboseResult<Long> verbose = run(entry, spec, VerboseCommand.from(new GetAvailableTokensCommand()),
                 nowNanos);
@@ -82,9 +103,17 @@ public final class BucketMath {
                 0, diagnostics.calculateFullRefillingTime());
     }
 
-    /** The bucket with {@code tokens} given back to every limit, never above capacity. */
+    /**
+     * The bucket with {@code tokens} given back to every limit, never above capacity; for a lease
+     * set, with the lease whose deadline is {@code tokens} given back (nothing when it has ended).
+     */
     public static RemoteBucketState addTokens(@Nullable RemoteBucketState state, BucketSpec spec, long tokens,
                                               long nowNanos) {
+        if (spec.leases()) {
+            LeaseSlots slots = LeaseSlots.of(state, spec, nowNanos);
+            slots.release(tokens);
+            return slots.state();
+        }
         MutableBucketEntry entry = entry(state);
         run(entry, spec, new AddTokensCommand(tokens), nowNanos);
         return entry.get();

@@ -43,7 +43,10 @@ public interface QuotaStore extends AutoCloseable {
 
     /**
      * Gives {@code tokens} back to every limit of the bucket, never above capacity: a refund of
-     * tokens a decision took.
+     * tokens a decision took. For a lease set ({@link BucketSpec#leases()}), gives back the lease
+     * whose deadline is {@code tokens} ({@link ConsumeResult#lease()}): its slot is free again,
+     * unless the lease has ended already (then its slot may hold someone else's lease, left alone).
+     * One atomic step, as every other operation, so it costs one round trip.
      *
      * @throws dev.quota.core.QuotaStoreException if the store cannot answer
      */

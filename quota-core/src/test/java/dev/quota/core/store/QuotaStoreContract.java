@@ -32,16 +32,26 @@ import org.junit.jupiter.params.provider.ValueSource;
  * optimisations off.
  *
  * <p>Consumes of several buckets run with the keys in one Redis Cluster slot and spread over
- * several (a cluster store splits those). The concurrent one keeps its keys in one slot: a split
+ * several (a cluster store splits those). Lease sets: {@link LeaseStoreContract}. The concurrent one keeps its keys in one slot: a split
  * consume may refuse a concurrent request early, so only one slot gives an exact count.
  */
-public abstract class QuotaStoreContract {
+public abstract class QuotaStoreContract implements LeaseStoreContract {
 
     protected final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
     protected QuotaStore store;
 
     /** A new store reading {@code clock}. */
     protected abstract QuotaStore newStore(MutableClock clock);
+
+    @Override
+    public QuotaStore leaseStore() {
+        return store;
+    }
+
+    @Override
+    public MutableClock leaseClock() {
+        return clock;
+    }
 
     @BeforeEach
     void openStore() {
