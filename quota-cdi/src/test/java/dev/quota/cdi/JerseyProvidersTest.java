@@ -29,6 +29,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.glassfish.grizzly.http.server.HttpServer;
@@ -82,6 +84,31 @@ class JerseyProvidersTest {
 
             assertThat(anonymous.statusCode()).isEqualTo(200);
             assertThat(anonymous.headers().firstValue("RateLimit-Policy")).hasValue("\"anonymous-burst\";q=3;w=3600");
+        }
+    }
+
+    @Test
+    void anInFlightLimitFromThePlansFile_refusesASecondRequestWhileOneRuns_andTheEndOfTheFirstFreesIt()
+            throws Exception {
+        TestResource.arrived = new CountDownLatch(1);
+        TestResource.gate = new CountDownLatch(1);
+        try (SystemProperties ignored = new SystemProperties();
+             Running running = start()) {
+            CompletableFuture<HttpResponse<String>> first = http.sendAsync(HttpRequest.newBuilder(
+                    running.base.resolve("held")).GET().build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(TestResource.arrived.await(30, TimeUnit.SECONDS)).as("the first request runs").isTrue();
+
+            HttpResponse<String> second = get(running, "/accounts", null, null);
+
+            assertThat(second.statusCode()).isEqualTo(429);
+            assertThat(second.headers().firstValue("Quota-In-Flight-Limit")).hasValue("1");
+            assertThat(second.headers().firstValue("Retry-After")).isEmpty();
+            assertThat(second.body()).startsWith("{\"type\":\"urn:quota:problem:too-many-in-flight\"");
+            TestResource.gate.countDown();
+            assertThat(first.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            assertThat(get(running, "/accounts", null, null).statusCode()).as("its lease is back").isEqualTo(200);
+        } finally {
+            TestResource.gate.countDown();
         }
     }
 
@@ -169,6 +196,9 @@ class JerseyProvidersTest {
     /** A resource of the application. */
     @jakarta.ws.rs.Path("/")
     public static class TestResource {
+        static volatile CountDownLatch arrived = new CountDownLatch(0);
+        static volatile CountDownLatch gate = new CountDownLatch(0);
+
         @GET
         @jakarta.ws.rs.Path("accounts")
         public String accounts() {
@@ -182,6 +212,13 @@ class JerseyProvidersTest {
         public String report(@PathParam("rows") int rows) {
             CDI.current().select(QuotaRequest.class).get().settle(rows);
             return rows + " rows";
+        }
+
+        @GET
+        @jakarta.ws.rs.Path("held")
+        public String held() throws InterruptedException {
+            arrived.countDown();
+            return gate.await(30, TimeUnit.SECONDS) ? "done" : "the test never let it finish";
         }
 
         @GET

@@ -259,29 +259,39 @@ final class DecisionRunner {
                 return decision(QuotaDecision.Outcome.EXCEEDS_LIMIT, slots, results, refusing, Duration.ZERO, now,
                         target, planTokens);
             }
-            if (violated.role() == LimitStatus.Role.IN_FLIGHT) {
-                // when a running request ends is nobody's guess: no retry-after
-                return decision(QuotaDecision.Outcome.REJECTED, slots, results, refusing, Duration.ZERO, now, target,
-                        planTokens);
-            }
             return decision(QuotaDecision.Outcome.REJECTED, slots, results, refusing,
-                    violated.retryAfter(results[refusing], now), now, target, planTokens);
+                    retryAfter(violated, results[refusing], now), now, target, planTokens);
         }
         int shadowViolated = firstLacking(slots, results, Mode.SHADOW);
         if (shadowViolated >= 0) {
             return decision(QuotaDecision.Outcome.SHADOW_REJECTED, slots, results, shadowViolated,
-                    slots.get(shadowViolated).retryAfter(results[shadowViolated], now), now, target, planTokens);
+                    retryAfter(slots.get(shadowViolated), results[shadowViolated], now), now, target, planTokens);
         }
         return decision(QuotaDecision.Outcome.ALLOWED, slots, results, -1, Duration.ZERO, now, target, planTokens);
     }
 
+    /** How long until the request could pass on the bucket that refused it; zero for an in-flight limit. */
+    private static Duration retryAfter(Draw violated, ConsumeResult result, Instant now) {
+        // when a running request ends is nobody's guess
+        return violated.role() == LimitStatus.Role.IN_FLIGHT ? Duration.ZERO : violated.retryAfter(result, now);
+    }
+
+    /**
+     * The first bucket of {@code mode} that lacked its tokens, or -1. An in-flight limit is named
+     * only when no rate limit lacked too: a rate limit's retry-after is a wait the client must
+     * make anyway, where an in-flight limit knows none.
+     */
     private static int firstLacking(List<Draw> slots, ConsumeResult[] results, Mode mode) {
+        int inFlight = -1;
         for (int i = 0; i < results.length; i++) {
             if (slots.get(i).mode() == mode && !results[i].sufficient()) {
-                return i;
+                if (slots.get(i).role() != LimitStatus.Role.IN_FLIGHT) {
+                    return i;
+                }
+                inFlight = inFlight < 0 ? i : inFlight;
             }
         }
-        return -1;
+        return inFlight;
     }
 
     private static QuotaDecision decision(QuotaDecision.Outcome outcome, List<Draw> slots, ConsumeResult[] results,

@@ -123,6 +123,37 @@ class InFlightLimitTest {
     }
 
     @Test
+    void whenARateLimitLacksToo_theRefusalNamesIt_withItsRetryAfter() {
+        Rule fivePerHour = new Rule("transfers", List.of(), 1, List.of(greedy("per-hour", 5, 5, Duration.ofHours(1))),
+                List.of(), null).withConcurrency(Concurrency.of(5));
+        QuotaService service = service(free(), fivePerHour);
+        admitFive(service, alice);
+
+        QuotaDecision sixth = service.decide(alice, "transfers");
+
+        assertThat(sixth.violated().policy()).isEqualTo("transfers-per-hour");
+        assertThat(sixth.retryAfter()).isEqualTo(Duration.ofMinutes(12));
+        assertThat(sixth.limits()).filteredOn(s -> s.policy().equals("transfers-in-flight"))
+                .singleElement().satisfies(s -> assertThat(s.exhausted()).isTrue());
+    }
+
+    @Test
+    void inShadowMode_theRequestPastTheLimitRuns_reportedAsAShadowRejectionWithoutRetryAfter() {
+        Rule watched = new Rule("transfers", List.of(), 1, List.of(), List.of(), null, Mode.SHADOW)
+                .withConcurrency(Concurrency.of(1));
+        QuotaService service = service(free(), watched);
+        assertThat(service.decide(alice, "transfers").receipt().holdsLeases()).isTrue();
+
+        QuotaDecision second = service.decide(alice, "transfers");
+
+        assertThat(second.outcome()).isEqualTo(QuotaDecision.Outcome.SHADOW_REJECTED);
+        assertThat(second.allowed()).isTrue();
+        assertThat(second.violated().policy()).isEqualTo("transfers-in-flight");
+        assertThat(second.retryAfter()).isZero();
+        assertThat(second.receipt().holdsLeases()).as("a shadow limit takes nothing it lacks").isFalse();
+    }
+
+    @Test
     void planConcurrency_countsEveryRequestOfTheCustomer() {
         QuotaService service = service(free().withConcurrency(Concurrency.of(2)), transfers);
         QuotaDecision first = service.decide(alice, null);

@@ -33,8 +33,10 @@ import org.jspecify.annotations.Nullable;
  * else writes is never read before it is written.
  *
  * <p>Scripts are pipelined ({@link Pipeline}): the combiner never waits for a reply, so while one
- * script is on its way the next callers' jobs go out in another, as long as they touch none of its
- * keys. Every command goes through one {@link RedisLink}, the seam where a test holds replies.
+ * script is on its way the next callers' jobs go out in another; on a key this instance writes
+ * alone, too, computed on what the script in flight leaves there ({@link KeysInFlight}), while
+ * jobs on a key other instances write wait for its reply. Every command goes through one
+ * {@link RedisLink}, the seam where a test holds replies.
  */
 final class CasEngine {
 
@@ -154,6 +156,11 @@ final class CasEngine {
 
     long now() {
         return clock.currentTimeNanos();
+    }
+
+    /** Compare-and-swap scripts that found a key changed since the engine was built. */
+    long conflicts() {
+        return pipeline.flying().conflicts();
     }
 
     /** How many jobs the last step left held behind keys in flight (for tests that order replies). */
