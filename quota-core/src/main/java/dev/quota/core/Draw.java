@@ -69,7 +69,10 @@ record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
                 retry = short_ ? left : Duration.ZERO;
             } else {
                 Duration toFull = Duration.ofNanos(result.nanosToFull());
-                reset = min(refillTime(limit, limit.capacity() - remaining), toFull);
+                // a debt needs more than a whole bucket's refill: exactly that long, not "never"
+                Duration refill = remaining < 0 ? Duration.ofNanos(RefillTimes.nanosFor(limit, limit.capacity() - remaining))
+                        : refillTime(limit, limit.capacity() - remaining);
+                reset = min(refill, toFull);
                 retry = short_ ? min(refillTime(limit, tokens - remaining), Duration.ofNanos(result.nanosToWait()))
                         : Duration.ZERO;
                 if (short_ && retry.isZero()) {

@@ -232,7 +232,8 @@ class DemoApiTest {
         HttpResponse<String> inDebt = Http.get(api.resolve("accounts/ACC-1001"), KEY, FREE);
         assertThat(inDebt.statusCode()).isEqualTo(429);
         assertThat(Http.header(inDebt, "Retry-After")).isEqualTo("2");
-        assertThat(Http.header(inDebt, "RateLimit")).contains("\"free-burst\";r=0;");
+        // full again once the debt and the whole burst are back: 37 tokens, 3.7 s
+        assertThat(Http.header(inDebt, "RateLimit")).contains("\"free-burst\";r=0;t=4,");
         demo.clock.advance(Duration.ofMillis(1_799));
         assertThat(Http.get(api.resolve("accounts/ACC-1001"), KEY, FREE).statusCode()).isEqualTo(429);
         demo.clock.advance(Duration.ofMillis(1));

@@ -559,6 +559,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract {
         assertThat(next.allowed()).isFalse();
         assertThat(next.violated().remaining()).isZero();
         assertThat(Settling.planRemaining(service, id)).isZero(); // the standing shows no debt below 0
+        assertThat(next.violated().resetAfter()).isEqualTo(Duration.ofSeconds(117 * 36)); // 17 owed + 100
         // 17 owed and the 1 asked for, at 100 an hour: 36 s each
         assertThat(next.retryAfter()).isEqualTo(Duration.ofSeconds(18 * 36));
         clock.advance(Duration.ofSeconds(18 * 36 - 1));
