@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -24,6 +25,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code quota:{c.<c>}:p}: the plan's rolling limits, together in one bucket;
  *   <li>{@code quota:{c.<c>}:r:<rule>}: a rule's per-customer limits;
  *   <li>{@code quota:{c.<c>}:a:<amounts>:<qualifier>}: amount limits per qualifier (currency);
+ *   <li>{@code quota:{c.<c>}:l} and {@code quota:{c.<c>}:l:<rule>}: the in-flight leases of the
+ *       customer's plan and of a rule ({@link Concurrency});
  *   <li>{@code quota:{s.<rule>}}: a rule's limits shared by every customer;
  *   <li>{@code quota:{f.<h>}}: failed API-key lookups of one client address group;
  *   <li>a calendar limit appends {@code :<limit>:<window start, epoch seconds>} and is a bucket of
@@ -36,6 +39,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class BucketLayout {
 
+    private static final int PART_SLOTS = 4096;
+
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.-]{1,32}");
 
     /** The prefix of the failed-keys policy name: {@code identity-failed-keys}. */
@@ -43,14 +48,24 @@ final class BucketLayout {
 
     private final String prefix;
     private final Clock clock;
-    /** The key part of each customer: one SHA-256 per customer, not per decision. */
-    private final Cache<Customer, String> customerParts = Caffeine.newBuilder()
-            .maximumSize(100_000).executor(Runnable::run).build();
+    /**
+     * The key parts of customers seen lately, in a table of {@value #PART_SLOTS} slots: a customer's
+     * slot is its hash's, and a newcomer takes it over. A busy customer keeps its slot, so its
+     * decisions hash nothing; with many customers most decisions hash their own (about 0.3 us,
+     * allocating the id's bytes and the part's string only), and the table, shared by all threads,
+     * never holds more than its slots (about 100 bytes each), however many customers there are.
+     * Slots are read and replaced without a lock: an entry is immutable (final fields), so a reader
+     * sees one whole entry or null. Ids that share a slot only cost each other a hash.
+     */
+    private final CustomerPart[] customerParts = new CustomerPart[PART_SLOTS];
     /** Specs of rolling limits per limits, scale, share and config version, so stores find their configuration by instance. */
     private final Cache<SpecKey, Rolling> rolling = Caffeine.newBuilder()
             .maximumSize(10_000).executor(Runnable::run).build();
     /** Specs of calendar windows per limit instance, window and config version. */
     private final Cache<WindowKey, BucketSpec> windows = Caffeine.newBuilder()
+            .maximumSize(10_000).executor(Runnable::run).build();
+    /** Lease-set specs per in-flight limit, scale, share, config version and policy name. */
+    private final Cache<LeaseKey, LeaseSet> leaseSets = Caffeine.newBuilder()
             .maximumSize(10_000).executor(Runnable::run).build();
     /** The failed-keys limit as a list, per identity settings, so its spec is found by instance too. */
     private final Cache<Identity, List<Limit>> guardLimits = Caffeine.newBuilder()
@@ -83,8 +98,9 @@ final class BucketLayout {
     }
 
     /**
-     * The plan's buckets of a request: the rule's cost (1 without a rule). What a request whose
-     * amount is in its body is charged when it arrives, before the body is read.
+     * The plan's buckets of a request: the rule's cost (1 without a rule), and the in-flight leases
+     * of the plan and the rule. What a request whose amount is in its body is charged when it
+     * arrives, before the body is read: it is running from then on.
      */
     List<Draw> plan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule, LocalShare share) {
         List<Draw> out = new ArrayList<>(2);
@@ -106,8 +122,29 @@ final class BucketLayout {
     private void addPlan(List<Draw> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                          LocalShare share) {
         long cost = rule == null ? 1 : rule.cost();
-        add(out, customerKey(customerPart(customer), "p"), plan.name(), plan.limits(), customer.multiplier(), share,
+        String c = customerPart(customer);
+        add(out, customerKey(c, "p"), plan.name(), plan.limits(), customer.multiplier(), share,
                 cost, LimitStatus.Role.PLAN, config.version(), clock.instant(), plan.onStoreFailure(), config.modeOf(plan));
+        Concurrency planLeases = plan.concurrency();
+        if (planLeases != null) {
+            addLeases(out, customerKey(c, "l"), plan.name(), planLeases, customer.multiplier(), share, config.version(),
+                    plan.onStoreFailure(), config.modeOf(plan));
+        }
+        Concurrency ruleLeases = rule == null ? null : rule.concurrency();
+        if (rule != null && ruleLeases != null) {
+            FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
+            addLeases(out, customerKey(c, "l:" + rule.name()), rule.name(), ruleLeases, customer.multiplier(), share,
+                    config.version(), policy, config.modeOf(rule));
+        }
+    }
+
+    /** Appends the lease set of one in-flight limit, scaled by {@code scale} and cut to {@code share}. */
+    private void addLeases(List<Draw> out, String key, String owner, Concurrency concurrency, double scale,
+                           LocalShare share, long version, FailurePolicy onFailure, Mode mode) {
+        LeaseSet set = leaseSets.get(new LeaseKey(concurrency, scale, share, version, owner),
+                k -> LeaseSet.of(concurrency, scale, share, version, owner));
+        out.add(new Draw(new BucketKey(key), set.spec, set.limits, set.policies, null, 1, LimitStatus.Role.IN_FLIGHT,
+                onFailure, mode, set.noShare));
     }
 
     private void addAfterPlan(List<Draw> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
@@ -187,7 +224,19 @@ final class BucketLayout {
     }
 
     private String customerPart(Customer customer) {
-        return customerParts.get(customer, c -> Hashes.keyPart(c.kind().name() + '\u0000' + c.id()));
+        int hash = customer.id().hashCode() * 31 + customer.kind().ordinal();
+        int slot = (hash ^ hash >>> 16) & (PART_SLOTS - 1);
+        CustomerPart known = customerParts[slot];
+        if (known != null && known.kind == customer.kind() && known.id.equals(customer.id())) {
+            return known.part;
+        }
+        String part = Hashes.keyPart(customer.kind().name(), customer.id());
+        customerParts[slot] = new CustomerPart(customer.id(), customer.kind(), part);
+        return part;
+    }
+
+    /** A customer's key part, by what it hashes: kind and id (the plan and the multiplier do not count). */
+    private record CustomerPart(String id, Customer.Kind kind, String part) {
     }
 
     /**
@@ -208,14 +257,33 @@ final class BucketLayout {
                     onFailure, mode, roll.noShare));
         }
         for (int i = 0; i < roll.calendars.size(); i++) {
-            Limit limit = roll.calendars.get(i);
-            CalendarWindow window = CalendarWindow.containing((Refill.Calendar) limit.refill(), now);
-            BucketSpec spec = windows.get(new WindowKey(limit, window.start().getEpochSecond(), version), k ->
-                    new BucketSpec(List.of(new Limit(limit.name(), limit.capacity(),
-                            Refill.interval(limit.capacity(), window.length()))), version));
-            out.add(new Draw(new BucketKey(baseKey + ":" + limit.name() + ":" + window.start().getEpochSecond()),
-                    spec, roll.calendarLimits.get(i), roll.calendarPolicies.get(i), window, tokens, role, onFailure,
-                    mode, roll.calendarNoShare.get(i)));
+            Window current = roll.current.get(i);
+            if (current == null || !current.contains(now)) {
+                current = window(roll.calendars.get(i), now, version);
+                roll.current.set(i, current);
+            }
+            out.add(new Draw(new BucketKey(baseKey + current.keySuffix), current.spec, roll.calendarLimits.get(i),
+                    roll.calendarPolicies.get(i), current.window, tokens, role, onFailure, mode,
+                    roll.calendarNoShare.get(i)));
+        }
+    }
+
+    /** The window of a calendar limit that contains {@code now}, its spec (one instance per window) and key suffix. */
+    private Window window(Limit limit, Instant now, long version) {
+        CalendarWindow window = CalendarWindow.containing((Refill.Calendar) limit.refill(), now);
+        BucketSpec spec = windows.get(new WindowKey(limit, window.start().getEpochSecond(), version), k ->
+                new BucketSpec(List.of(new Limit(limit.name(), limit.capacity(),
+                        Refill.interval(limit.capacity(), window.length()))), version));
+        return new Window(window, spec, ":" + limit.name() + ":" + window.start().getEpochSecond());
+    }
+
+    /**
+     * A calendar limit's current window, kept with its limits so that a decision inside it computes
+     * no dates (a day in a zone is a few date-time objects to find) and looks nothing up.
+     */
+    private record Window(CalendarWindow window, BucketSpec spec, String keySuffix) {
+        boolean contains(Instant now) {
+            return !now.isBefore(window.start()) && now.isBefore(window.end());
         }
     }
 
@@ -231,6 +299,26 @@ final class BucketLayout {
         public int hashCode() {
             return System.identityHashCode(limits) * 31 + Double.hashCode(scale) * 17 + share.hashCode() * 13
                     + Long.hashCode(version) + policyPrefix.hashCode();
+        }
+    }
+
+    /** An in-flight limit, a scale, a share, a config version and the plan or rule it belongs to. */
+    private record LeaseKey(Concurrency concurrency, double scale, LocalShare share, long version, String owner) {
+    }
+
+    /** The lease set of an in-flight limit, scaled and cut to a share; {@code noShare} as for {@link Rolling}. */
+    private record LeaseSet(BucketSpec spec, List<Limit> limits, List<String> policies, boolean noShare) {
+
+        static LeaseSet of(Concurrency concurrency, double scale, LocalShare share, long version, String owner) {
+            Limit whole = concurrency.asLimit().scaled(scale);
+            if (whole.capacity() > BucketSpec.MAX_LEASES) {
+                whole = new Limit(whole.name(), BucketSpec.MAX_LEASES,
+                        Refill.interval(BucketSpec.MAX_LEASES, concurrency.leaseTimeout()));
+            }
+            Limit part = share.of(whole);
+            long slots = part != null ? part.capacity() : 1;
+            BucketSpec spec = BucketSpec.leases(Concurrency.NAME, slots, concurrency.leaseTimeout(), version);
+            return new LeaseSet(spec, spec.limits(), List.of(owner + "-" + Concurrency.NAME), part == null);
         }
     }
 
@@ -251,11 +339,12 @@ final class BucketLayout {
     /**
      * The scaled limits of one owner, split into the rolling bucket (one spec) and calendar limits;
      * {@code noShare}: a rolling limit leaves this instance no token (its spec then holds the limit
-     * at one token, never used), and likewise per calendar limit.
+     * at one token, never used), and likewise per calendar limit; {@code current}: each calendar
+     * limit's window last used (any thread may replace it with the one that contains its time).
      */
     private record Rolling(@Nullable BucketSpec spec, List<Limit> limits, List<String> policies, boolean noShare,
                            List<Limit> calendars, List<List<Limit>> calendarLimits, List<List<String>> calendarPolicies,
-                           List<Boolean> calendarNoShare) {
+                           List<Boolean> calendarNoShare, AtomicReferenceArray<@Nullable Window> current) {
 
         static Rolling of(List<Limit> configured, double scale, LocalShare share, long version, String policyPrefix) {
             List<Limit> limits = new ArrayList<>(configured.size());
@@ -282,7 +371,7 @@ final class BucketLayout {
             BucketSpec spec = limits.isEmpty() ? null : new BucketSpec(limits, version);
             return new Rolling(spec, List.copyOf(limits), List.copyOf(policies), noShare, List.copyOf(calendars),
                     calendars.stream().map(List::of).toList(), calendarPolicies.stream().map(List::of).toList(),
-                    List.copyOf(calendarNoShare));
+                    List.copyOf(calendarNoShare), new AtomicReferenceArray<>(calendars.size()));
         }
     }
 }

@@ -28,7 +28,12 @@ public final class LimitStatus {
         /** An amount limit (money moved per day): not requests, so not advertised. */
         AMOUNT,
         /** Requests with an unknown API key from one client address ({@code identity.failedKeys}). Advertised. */
-        FAILED_KEYS
+        FAILED_KEYS,
+        /**
+         * Requests of the customer running at once ({@link Concurrency}): not a rate, so not in the
+         * {@code RateLimit} headers; a refusal by it has no retry-after.
+         */
+        IN_FLIGHT
     }
 
     private final String policy;
@@ -123,10 +128,10 @@ public final class LimitStatus {
 
     /**
      * Whether this status belongs in the {@code RateLimit} headers the caller sees: the caller's own
-     * request limits ({@link Role#PLAN}, {@link Role#RULE}, {@link Role#FAILED_KEYS}).
+     * request rate limits ({@link Role#PLAN}, {@link Role#RULE}, {@link Role#FAILED_KEYS}).
      */
     public boolean advertised() {
-        return role != Role.SHARED && role != Role.AMOUNT;
+        return role != Role.SHARED && role != Role.AMOUNT && role != Role.IN_FLIGHT;
     }
 
     @Override

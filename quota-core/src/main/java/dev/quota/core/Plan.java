@@ -16,8 +16,11 @@ import org.jspecify.annotations.Nullable;
  * @param onStoreFailure  what to do when the store is unavailable
  * @param mode            whether the plan's limits reject, or null (the default) to follow the
  *                        config's global {@link QuotaConfig#mode()}
+ * @param concurrency     how many requests of one customer may run at once, or null (the default)
+ *                        for no such limit
  */
-public record Plan(String name, List<Limit> limits, FailurePolicy onStoreFailure, @Nullable Mode mode) {
+public record Plan(String name, List<Limit> limits, FailurePolicy onStoreFailure, @Nullable Mode mode,
+                   @Nullable Concurrency concurrency) {
 
     /** @throws IllegalArgumentException if the name is malformed, limits are empty or names repeat */
     public Plan {
@@ -32,7 +35,17 @@ public record Plan(String name, List<Limit> limits, FailurePolicy onStoreFailure
 
     /** A plan that follows the global mode. */
     public Plan(String name, List<Limit> limits, FailurePolicy onStoreFailure) {
-        this(name, limits, onStoreFailure, null);
+        this(name, limits, onStoreFailure, null, null);
+    }
+
+    /** A plan without an in-flight limit. */
+    public Plan(String name, List<Limit> limits, FailurePolicy onStoreFailure, @Nullable Mode mode) {
+        this(name, limits, onStoreFailure, mode, null);
+    }
+
+    /** This plan with at most {@code concurrency} requests of a customer running at once. */
+    public Plan withConcurrency(@Nullable Concurrency concurrency) {
+        return new Plan(name, limits, onStoreFailure, mode, concurrency);
     }
 
     static void requireUniqueNames(List<Limit> limits, String owner) {

@@ -23,9 +23,11 @@ import org.jspecify.annotations.Nullable;
  * @param mode           whether the rule's own limits (per customer and shared) reject, or null
  *                       (the default) to follow the config's global {@link QuotaConfig#mode()}; the
  *                       rule's cost taken from the plan limits follows the plan's mode
+ * @param concurrency    how many requests of one customer may run at once on this rule's endpoints,
+ *                       or null (the default) for no such limit
  */
 public record Rule(String name, List<RouteMatch> matches, long cost, List<Limit> perCustomer, List<Limit> shared,
-                   @Nullable FailurePolicy onStoreFailure, @Nullable Mode mode) {
+                   @Nullable FailurePolicy onStoreFailure, @Nullable Mode mode, @Nullable Concurrency concurrency) {
 
     /** @throws IllegalArgumentException if the name is malformed, {@code cost < 1} or limit names repeat
      *     across per-customer and shared limits */
@@ -55,6 +57,17 @@ public record Rule(String name, List<RouteMatch> matches, long cost, List<Limit>
     /** A rule that follows the global mode. */
     public Rule(String name, List<RouteMatch> matches, long cost, List<Limit> perCustomer, List<Limit> shared,
                 @Nullable FailurePolicy onStoreFailure) {
-        this(name, matches, cost, perCustomer, shared, onStoreFailure, null);
+        this(name, matches, cost, perCustomer, shared, onStoreFailure, null, null);
+    }
+
+    /** A rule without an in-flight limit. */
+    public Rule(String name, List<RouteMatch> matches, long cost, List<Limit> perCustomer, List<Limit> shared,
+                @Nullable FailurePolicy onStoreFailure, @Nullable Mode mode) {
+        this(name, matches, cost, perCustomer, shared, onStoreFailure, mode, null);
+    }
+
+    /** This rule with at most {@code concurrency} requests of a customer running at once. */
+    public Rule withConcurrency(@Nullable Concurrency concurrency) {
+        return new Rule(name, matches, cost, perCustomer, shared, onStoreFailure, mode, concurrency);
     }
 }

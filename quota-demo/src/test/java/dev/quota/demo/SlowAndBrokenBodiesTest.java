@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quota.testkit.Await;
 import dev.quota.testkit.RawHttp;
 import dev.quota.testkit.StderrCapture;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -60,28 +58,11 @@ class SlowAndBrokenBodiesTest {
 
     /** Headers and the first byte of a 100-byte transfer body; the rest never comes. */
     private static Socket startSlowTransfer(String from, String... headers) throws IOException {
-        Socket socket = new Socket();
-        socket.setSoTimeout(20_000); // a guard against hanging the build, not a measure
-        socket.bind(new InetSocketAddress(InetAddress.getByName(from), 0));
-        socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), demo.api.getPort()), 5_000);
-        StringBuilder head = new StringBuilder("POST /api/v1/transfers HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                + "Content-Type: application/json\r\nContent-Length: 100\r\n");
-        for (int i = 0; i + 1 < headers.length; i += 2) {
-            head.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
-        }
-        socket.getOutputStream().write((head + "\r\n{").getBytes(StandardCharsets.ISO_8859_1));
-        socket.getOutputStream().flush();
-        return socket;
+        return SlowTransfer.start(demo.api.getPort(), from, headers);
     }
 
-    /** The status line of the answer on {@code socket}. */
     private static String statusLine(Socket socket) throws IOException {
-        InputStream in = socket.getInputStream();
-        ByteArrayOutputStream line = new ByteArrayOutputStream();
-        for (int b = in.read(); b >= 0 && b != '\n'; b = in.read()) {
-            line.write(b);
-        }
-        return line.toString(StandardCharsets.ISO_8859_1).trim();
+        return SlowTransfer.statusLine(socket);
     }
 
     @Test

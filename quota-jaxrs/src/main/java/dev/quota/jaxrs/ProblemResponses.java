@@ -22,6 +22,8 @@ final class ProblemResponses {
     static final String MEDIA_TYPE = "application/problem+json";
     static final String RETRY_AFTER = "Retry-After";
     static final String TYPE_PREFIX = "urn:quota:problem:";
+    /** On a 429 of an in-flight limit: how many requests of the caller may run at once there. */
+    static final String IN_FLIGHT_LIMIT = "Quota-In-Flight-Limit";
     /**
      * 429 with its reason phrase spelled out, so that the status line reads {@code 429 Too Many
      * Requests} on every runtime: a bare {@code Response.status(429)} left Payara's writing
@@ -55,7 +57,8 @@ final class ProblemResponses {
         return switch (decision.outcome()) {
             case UNAVAILABLE -> Response.status(503).header(RETRY_AFTER, retryAfter(decision.retryAfter())).build();
             case EXCEEDS_LIMIT -> Response.status(UNPROCESSABLE_CONTENT).build();
-            default -> Response.status(TOO_MANY_REQUESTS).header(RETRY_AFTER, retryAfter(decision.retryAfter())).build();
+            default -> inFlight(decision) ? Response.status(TOO_MANY_REQUESTS).build()
+                    : Response.status(TOO_MANY_REQUESTS).header(RETRY_AFTER, retryAfter(decision.retryAfter())).build();
         };
     }
 
@@ -65,6 +68,9 @@ final class ProblemResponses {
      * customer shares is named without its remaining tokens (they tell of other customers).
      */
     static Response tooManyRequests(QuotaDecision decision, @Nullable String instance) {
+        if (inFlight(decision)) {
+            return tooManyInFlight(decision, instance);
+        }
         LimitStatus violated = Objects.requireNonNull(decision.violated(), "a rejection names its limit");
         long retryAfter = RateLimitHeaders.retryAfterSeconds(decision.retryAfter());
         JsonWriter body = problem("quota-exceeded", "Too Many Requests", 429, detail(violated, retryAfter), instance)
@@ -83,6 +89,30 @@ final class ProblemResponses {
                     .header(RateLimitHeaders.RATE_LIMIT, RateLimitHeaders.rateLimit(decision.limits()));
         }
         return withBody(response, body);
+    }
+
+    /**
+     * 429 for a request refused by an in-flight limit: as many of the caller's requests are running
+     * there as may run at once. No {@code Retry-After} (when one of them ends is nobody's guess) and
+     * no {@code RateLimit} headers (their tokens left would contradict the refusal); instead
+     * {@value #IN_FLIGHT_LIMIT} with the limit.
+     */
+    static Response tooManyInFlight(QuotaDecision decision, @Nullable String instance) {
+        LimitStatus violated = Objects.requireNonNull(decision.violated(), "a rejection names its limit");
+        long limit = violated.limit().capacity();
+        JsonWriter body = problem("too-many-in-flight", "Too Many Requests", 429, "Limit " + violated.policy()
+                + " allows " + limit + " requests running at once, and " + limit
+                + " are running; retry when one of them has finished.", instance)
+                .member("limit", violated.policy())
+                .member("inFlightLimit", limit);
+        return withBody(Response.status(TOO_MANY_REQUESTS).header(IN_FLIGHT_LIMIT, Long.toString(limit)), body);
+    }
+
+    /** Whether {@code decision} is a refusal by an in-flight limit. */
+    private static boolean inFlight(QuotaDecision decision) {
+        LimitStatus violated = decision.violated();
+        return decision.outcome() == QuotaDecision.Outcome.REJECTED && violated != null
+                && violated.role() == LimitStatus.Role.IN_FLIGHT;
     }
 
     /**

@@ -27,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * by {@link Quota @Quota} or matched from the config. Admitted responses carry
  * {@code RateLimit-Policy}, {@code RateLimit} and {@code X-RateLimit-*}; a rejection is answered
  * {@code 429} with {@code Retry-After} and an RFC 9457 problem body; unknown keys {@code 401}.
+ * A request refused by an in-flight limit ({@code concurrency}) is answered {@code 429} with problem
+ * type {@code too-many-in-flight} and {@value ProblemResponses#IN_FLIGHT_LIMIT}, without
+ * {@code Retry-After}; an admitted request's in-flight leases are given back when its response has
+ * been written or failed ({@link ResponseEnd}).
  * Nothing the limiter does answers {@code 500}: a failing check is logged and answered {@code 503}.
  * The filter runs at {@link #PRIORITY}, after authentication, so a principal is available.
  * Requests the runtime refuses on a resource path (405, 406, 415) cost their plan one token too;
@@ -53,6 +57,18 @@ public final class QuotaFeature implements Feature {
 
     /** Request property holding the {@link Customer} a request was counted against. */
     public static final String CUSTOMER = "dev.quota.jaxrs.customer";
+
+    /** Request property holding the request's {@link QuotaMeter}, once {@link #meter} made one. */
+    static final String METER = "dev.quota.jaxrs.meter";
+
+    /**
+     * Request property of an admitted request to a {@link SettledCost} method: its
+     * {@link SettledCost#bytesPerToken()} as a {@code Long}.
+     */
+    static final String SETTLED = "dev.quota.jaxrs.settled";
+
+    /** Request property of an admitted request whose cost may be settled: the {@link CostSettling} that will. */
+    static final String SETTLING = "dev.quota.jaxrs.settling";
 
     /** Request property of a decision that waits for the request's body ({@link AmountLimit}). */
     static final String PENDING = "dev.quota.jaxrs.pending";
@@ -100,10 +116,10 @@ public final class QuotaFeature implements Feature {
         QuotaBindings bindings = new QuotaBindings(service);
         List<Object> enforcing = List.of(new QuotaRequestFilter(service, resolver, clientAddress, bindings),
                 new QuotaResponseFilter(service), new RuntimeRefusalFilter(service, resolver, clientAddress),
-                new AmountInterceptor(service), new QuotaExceededMapper());
+                new AmountInterceptor(service), new QuotaExceededMapper(), new ResponseEnd.EndOfResponse());
         for (Object provider : enforcing) {
             context.register(provider, provider instanceof QuotaExceededMapper || provider instanceof AmountInterceptor
-                    ? Priorities.USER : PRIORITY);
+                    ? Priorities.USER : provider instanceof ResponseEnd.EndOfResponse ? ResponseEnd.PRIORITY : PRIORITY);
         }
         // binds every resource method at start-up where the runtime runs dynamic features: early errors
         context.register(bindings);
@@ -139,6 +155,24 @@ public final class QuotaFeature implements Feature {
     /** The decision taken for the request; null when the quota filter did not run or answered 401. */
     public static @Nullable QuotaDecision decision(ContainerRequestContext request) {
         return request.getProperty(DECISION) instanceof QuotaDecision decision ? decision : null;
+    }
+
+    /**
+     * The meter of the request's actual cost, made on the first call: what the resource measures
+     * there is settled against the rule's cost once the response has been written (a request the
+     * quota filter did not admit has nothing to settle: its meter measures for nobody). Portable where
+     * the runtime injects {@code ContainerRequestContext} (Jersey); elsewhere set the
+     * {@value QuotaMeter#HEADER} response header. Call it on the request's thread (in the resource
+     * method); the meter itself may then be used from any thread.
+     */
+    public static QuotaMeter meter(ContainerRequestContext request) {
+        if (request.getProperty(METER) instanceof QuotaMeter meter) {
+            return meter;
+        }
+        QuotaMeter meter = new QuotaMeter();
+        request.setProperty(METER, meter);
+        CostSettling.metered(request);
+        return meter;
     }
 
     /** Settings for a {@link QuotaFeature}. */

@@ -38,6 +38,7 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
     private final CallerResolver resolver;
     private final ClientAddress clientAddress;
     private final QuotaBindings bindings;
+    private final CostSettling settling;
 
     /** The runtime's proxy to the matched method, where it injects one into a registered filter. */
     @Context
@@ -49,6 +50,7 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
         this.resolver = resolver;
         this.clientAddress = clientAddress;
         this.bindings = bindings;
+        this.settling = new CostSettling(service);
     }
 
     @Override
@@ -126,11 +128,13 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
             if (amounts != null && request.hasEntity()) {
                 // the plan's tokens now; the rest once the body is read, with its amount
                 decision = AmountInterceptor.beforeBody(service, request, caller, rule, amounts, path(request));
+                releaseAtEnd(request, decision);
                 if (decision.allowed()) {
                     return;
                 }
             } else {
                 decision = service.decide(caller, rule, null);
+                releaseAtEnd(request, decision);
             }
         } catch (RuntimeException e) {
             // a bug or misconfiguration (no client address, a customer on an unknown plan, an unknown
@@ -146,6 +150,15 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
         } else if (endpoint.amountLimits() != null) {
             // an amount endpoint without a body: charged like any request, but there is no amount to check
             request.abortWith(ProblemResponses.invalidAmount("the body is missing", path(request)));
+        } else {
+            settling.admitted(request, decision, endpoint);
+        }
+    }
+
+    /** Gives back the in-flight leases {@code decision} holds once the response has been written or failed. */
+    private void releaseAtEnd(ContainerRequestContext request, QuotaDecision decision) {
+        if (decision.receipt().holdsLeases()) {
+            ResponseEnd.onEnd(request, ending -> service.release(decision));
         }
     }
 

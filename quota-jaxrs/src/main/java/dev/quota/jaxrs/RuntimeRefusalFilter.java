@@ -61,6 +61,9 @@ final class RuntimeRefusalFilter implements ContainerResponseFilter {
             return;
         }
         request.setProperty(QuotaFeature.DECISION, decision);
+        if (decision.receipt().holdsLeases()) {
+            ResponseEnd.onEnd(request, ending -> service.release(decision));
+        }
         if (decision.allowed()) {
             RateLimitHeaders.addAllowed(response.getHeaders(), decision);
             return;

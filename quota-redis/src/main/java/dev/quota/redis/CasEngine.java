@@ -1,6 +1,7 @@
 package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
@@ -83,9 +84,30 @@ final class CasEngine {
         return out;
     }
 
-    /** Gives tokens back to one bucket. */
+    /** Gives tokens back to one bucket, or takes them regardless when negative. */
     void addTokens(BucketKey key, BucketSpec spec, long tokens) {
-        run(new AddJob(key.value(), spec, tokens));
+        run(new AddJob(List.of(new Adjustment(key, spec, tokens))));
+    }
+
+    /**
+     * Applies adjustments, one job per group (the buckets of one slot), all submitted before any is
+     * awaited: one round trip when they can share one.
+     */
+    void adjust(List<List<Adjustment>> groups) {
+        List<CasJob> jobs = new ArrayList<>(groups.size());
+        for (List<Adjustment> group : groups) {
+            CasJob job = new AddJob(group);
+            jobs.add(job);
+            combiner.submit(job);
+        }
+        try {
+            for (CasJob job : jobs) {
+                combiner.await(job);
+            }
+        } catch (RuntimeException | Error e) {
+            jobs.forEach(CasJob::abandon); // this caller reads no more of them
+            throw e;
+        }
     }
 
     /** Runs {@code job} through the combiner and answers its outcome. */

@@ -11,13 +11,18 @@ final class ConsumeJob extends CasJob {
 
     private final List<Take> takes;
     private final List<String> keys;
+    /** Whether a take holds a lease: a lease given back elsewhere frees a slot, so no cached refusal stands. */
+    private final boolean leases;
 
     ConsumeJob(List<Take> takes) {
         this.takes = takes;
         this.keys = new ArrayList<>(takes.size());
+        boolean anyLeases = false;
         for (Take take : takes) {
             keys.add(take.key().value());
+            anyLeases |= take.spec().leases();
         }
+        this.leases = anyLeases;
     }
 
     @Override
@@ -25,10 +30,14 @@ final class ConsumeJob extends CasJob {
         return keys;
     }
 
-    /** A consume that wrote nothing took nothing: a refusal. */
+    /**
+     * A consume that wrote nothing took nothing: a refusal, which may stand on confirmed states
+     * unless it takes a lease: leases given back on other instances raise a lease set, so a
+     * refusal by one is always confirmed by Redis.
+     */
     @Override
     boolean refusal() {
-        return true;
+        return !leases;
     }
 
     @Override

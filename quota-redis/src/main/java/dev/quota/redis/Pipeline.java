@@ -152,7 +152,7 @@ final class Pipeline implements Combiner.Work {
     /** Puts {@code job} in the round, among the jobs that read first, or fails it past its retry budget. */
     private void sort(CasJob job, List<CasJob> ready, List<CasJob> toRead, Set<String> reads, long now) {
         try {
-            RetryBudget.check(job.rounds, maxLostRaces, "redis keys " + job.keys());
+            RetryBudget.check(job.rounds, maxLostRaces, () -> "redis keys " + job.keys());
         } catch (QuotaStoreException e) {
             job.fail(e);
             return;

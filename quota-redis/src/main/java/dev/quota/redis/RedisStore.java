@@ -2,6 +2,7 @@ package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.internal.Bandwidths;
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
@@ -103,6 +104,23 @@ public final class RedisStore implements QuotaStore {
     @Override
     public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
         engine.addTokens(key, spec, tokens);
+    }
+
+    /** One script per hash slot, all sent before any reply is awaited: one round trip. */
+    @Override
+    public void adjust(List<Adjustment> adjustments) {
+        if (adjustments.isEmpty()) {
+            throw new IllegalArgumentException("an adjustment needs at least one bucket");
+        }
+        if (!cluster) {
+            engine.adjust(List.of(adjustments));
+            return;
+        }
+        Map<Integer, List<Adjustment>> slots = new LinkedHashMap<>();
+        for (Adjustment adjustment : adjustments) {
+            slots.computeIfAbsent(KeySlots.slot(adjustment.key().value()), s -> new ArrayList<>()).add(adjustment);
+        }
+        engine.adjust(new ArrayList<>(slots.values()));
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.quota.core.config;
 
 import dev.quota.core.AllowList;
 import dev.quota.core.AmountLimits;
+import dev.quota.core.Concurrency;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.Identity;
@@ -109,16 +110,17 @@ final class QuotaConfigParser {
                 continue;
             }
             int errorsBefore = problems.errorCount();
-            plan.allowOnly("onStoreFailure", "limits", "mode");
+            plan.allowOnly("onStoreFailure", "limits", "mode", "concurrency", "leaseTimeout");
             FailurePolicy policy = policy(plan, FailurePolicy.LOCAL);
             Mode mode = plan.has("mode") ? mode(plan) : null;
+            Concurrency concurrency = ConcurrencyParser.parse(plan, problems);
             List<Limit> limits = plan.require("limits")
                     ? LimitsParser.parse(plan.raw("limits"), plan.path("limits"), true, problems) : null;
             if (limits != null) {
                 ConfigChecks.capacityWarnings(limits, plan.path("limits"), problems);
             }
             if (problems.errorCount() == errorsBefore && limits != null && policy != null) {
-                construct(path, () -> plans.put(name, new Plan(name, limits, policy, mode)));
+                construct(path, () -> plans.put(name, new Plan(name, limits, policy, mode, concurrency)));
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.quota.core.config;
 
+import dev.quota.core.Concurrency;
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.Limit;
 import dev.quota.core.Mode;
@@ -51,7 +52,7 @@ final class RulesParser {
             return null;
         }
         int errorsBefore = problems.errorCount();
-        rule.allowOnly("match", "cost", "limits", "shared", "onStoreFailure", "mode");
+        rule.allowOnly("match", "cost", "limits", "shared", "onStoreFailure", "mode", "concurrency", "leaseTimeout");
         List<RouteMatch> matches = matches(rule);
         Long cost = rule.has("cost") ? rule.integer("cost", 1) : Long.valueOf(1);
         if (cost != null) {
@@ -61,12 +62,13 @@ final class RulesParser {
         List<Limit> shared = limits(rule, "shared");
         String policy = rule.has("onStoreFailure") ? rule.choice("onStoreFailure", "open", "closed", "local") : null;
         Mode mode = rule.has("mode") ? QuotaConfigParser.mode(rule) : null;
+        Concurrency concurrency = ConcurrencyParser.parse(rule, problems);
         if (problems.errorCount() > errorsBefore || cost == null || perCustomer == null || shared == null) {
             return null;
         }
         try {
             return new Rule(name, matches, cost, perCustomer, shared,
-                    policy == null ? null : FailurePolicy.valueOf(policy.toUpperCase(Locale.ROOT)), mode);
+                    policy == null ? null : FailurePolicy.valueOf(policy.toUpperCase(Locale.ROOT)), mode, concurrency);
         } catch (IllegalArgumentException e) {
             problems.error(path, String.valueOf(e.getMessage()));
             return null;

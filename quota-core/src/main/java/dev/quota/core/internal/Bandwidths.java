@@ -12,6 +12,7 @@ import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.VerboseResult;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 
 /** Translates bucket specs into Bucket4j configurations and Bucket4j results into ours. */
@@ -28,7 +29,11 @@ public final class Bandwidths {
     private Bandwidths() {
     }
 
-    /** The Bucket4j configuration of a spec: one bandwidth per limit, identified by the limit name. */
+    /**
+     * The Bucket4j configuration of a spec: one bandwidth per limit, identified by the limit name;
+     * for a lease set, one bandwidth per slot (capacity 1, one token back per lease timeout),
+     * identified by its index.
+     */
     public static BucketConfiguration configuration(BucketSpec spec) {
         BucketConfiguration cached = CACHE.getIfPresent(spec);
         if (cached != null) {
@@ -41,6 +46,14 @@ public final class Bandwidths {
 
     private static BucketConfiguration build(BucketSpec spec) {
         ConfigurationBuilder builder = BucketConfiguration.builder();
+        if (spec.leases()) {
+            Duration timeout = spec.leaseTimeout();
+            for (int i = 0; i < spec.limits().get(0).capacity(); i++) {
+                String id = Integer.toString(i);
+                builder.addLimit(b -> b.capacity(1).refillIntervally(1, timeout).id(id));
+            }
+            return builder.build();
+        }
         for (Limit limit : spec.limits()) {
             builder.addLimit(b -> {
                 var capacity = b.capacity(limit.capacity());

@@ -14,6 +14,7 @@ import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import io.github.bucket4j.distributed.remote.RemoteCommand;
 import io.github.bucket4j.distributed.remote.RemoteVerboseResult;
 import io.github.bucket4j.distributed.remote.commands.AddTokensCommand;
+import io.github.bucket4j.distributed.remote.commands.ConsumeIgnoringRateLimitsCommand;
 import io.github.bucket4j.distributed.remote.commands.CreateInitialStateWithVersionOrReplaceConfigurationAndExecuteCommand;
 import io.github.bucket4j.distributed.remote.commands.GetAvailableTokensCommand;
 import io.github.bucket4j.distributed.remote.commands.TryConsumeAndReturnRemainingTokensCommand;
@@ -57,8 +58,24 @@ public final class BucketMath {
     public record Outcome(List<ConsumeResult> results, @Nullable RemoteBucketState[] writes) {
     }
 
-    /** Takes {@code tokens} from the bucket {@code before} (null: it does not exist yet) at {@code nowNanos}. */
+    /**
+     * Takes {@code tokens} from the bucket {@code before} (null: it does not exist yet) at {@code nowNanos};
+     * from a lease set, holds that many free slots, and the result names the lease.
+     */
     public static Step consume(@Nullable RemoteBucketState before, BucketSpec spec, long tokens, long nowNanos) {
+        if (spec.leases()) {
+            LeaseSlots slots = LeaseSlots.of(before, spec, nowNanos);
+            long free = slots.free();
+            long capacity = spec.limits().get(0).capacity();
+            if (free < tokens) {
+                long wait = tokens > capacity ? Long.MAX_VALUE : slots.nanosToFirstFree(nowNanos);
+                return new Step(new ConsumeResult(false, new long[] {Math.min(free, capacity)}, wait,
+                        slots.nanosToAllFree(nowNanos)), null);
+            }
+            long lease = slots.take(tokens, nowNanos);
+            return new Step(new ConsumeResult(true, new long[] {Math.min(free - tokens, capacity)}, 0,
+                    slots.nanosToAllFree(nowNanos), lease), slots.state());
+        }
         MutableBucketEntry entry = entry(before);
         RemoteVerboseResult<ConsumptionProbe> verbose = run(entry, spec,
                 VerboseCommand.from(new TryConsumeAndReturnRemainingTokensCommand(tokens)), nowNanos);
@@ -74,6 +91,11 @@ public final class BucketMath {
 
     /** The bucket as it stands at {@code nowNanos}, without taking anything. */
     public static ConsumeResult peek(@Nullable RemoteBucketState state, BucketSpec spec, long nowNanos) {
+        if (spec.leases()) {
+            LeaseSlots slots = LeaseSlots.of(state, spec, nowNanos);
+            return new ConsumeResult(true, new long[] {Math.min(slots.free(), spec.limits().get(0).capacity())}, 0,
+                    slots.nanosToAllFree(nowNanos));
+        }
         MutableBucketEntry entry = entry(state);
         RemoteVerboseResult<Long> verbose = run(entry, spec, VerboseCommand.from(new GetAvailableTokensCommand()),
                 nowNanos);
@@ -82,11 +104,32 @@ public final class BucketMath {
                 0, diagnostics.calculateFullRefillingTime());
     }
 
-    /** The bucket with {@code tokens} given back to every limit, never above capacity. */
+    /**
+     * The bucket with {@code tokens} given back to every limit, never above capacity; a negative
+     * {@code tokens} takes {@code -tokens} from every limit whatever it holds, as Bucket4j's
+     * consume-ignoring-rate-limits does: a limit that lacks them goes below zero, a debt the refill
+     * pays before the next request is admitted (capacity 10, 3 left, {@code -5}: the limit holds
+     * -2, and a request of 1 waits for 3 tokens). Zero leaves the bucket as it is. For a lease set,
+     * the lease whose deadline is {@code tokens} is given back (nothing when it has ended).
+     *
+     * @throws IllegalStateException if the debt could never be paid (a refill overflow)
+     */
     public static RemoteBucketState addTokens(@Nullable RemoteBucketState state, BucketSpec spec, long tokens,
                                               long nowNanos) {
+        if (spec.leases()) {
+            LeaseSlots slots = LeaseSlots.of(state, spec, nowNanos);
+            slots.release(tokens);
+            return slots.state();
+        }
         MutableBucketEntry entry = entry(state);
-        run(entry, spec, new AddTokensCommand(tokens), nowNanos);
+        if (tokens >= 0) {
+            run(entry, spec, new AddTokensCommand(tokens), nowNanos);
+        } else {
+            long penalty = run(entry, spec, new ConsumeIgnoringRateLimitsCommand(-tokens), nowNanos);
+            if (penalty == Long.MAX_VALUE) {
+                throw new IllegalStateException("a debt of " + -tokens + " tokens could never be paid");
+            }
+        }
         return entry.get();
     }
 

@@ -18,8 +18,16 @@ package dev.quota.core.spi;
  * @param nanosToWait 0 when this bucket alone had the take's tokens; else nanoseconds until it
  *                    would ({@link Long#MAX_VALUE} when it never can: more than its capacity)
  * @param nanosToFull nanoseconds until every limit of the bucket is full again
+ * @param lease       for a take from a lease set ({@link BucketSpec#leases()}) that held a slot: the
+ *                    lease's deadline in the store's clock nanoseconds, which gives it back
+ *                    ({@link QuotaStore#addTokens}); else 0
  */
-public record ConsumeResult(boolean tokensTaken, long[] remaining, long nanosToWait, long nanosToFull) {
+public record ConsumeResult(boolean tokensTaken, long[] remaining, long nanosToWait, long nanosToFull, long lease) {
+
+    /** A result that holds no lease. */
+    public ConsumeResult(boolean tokensTaken, long[] remaining, long nanosToWait, long nanosToFull) {
+        this(tokensTaken, remaining, nanosToWait, nanosToFull, 0);
+    }
 
     /** Whether this bucket alone had enough tokens for its take. */
     public boolean sufficient() {

@@ -92,7 +92,8 @@ public abstract class PerBucketStore implements QuotaStore {
             if (result.tokensTaken()) {
                 Take taken = group.get(i);
                 try {
-                    addTokens(taken.key(), taken.spec(), result.sufficient() ? taken.tokens() : taken.refusalTokens());
+                    addTokens(taken.key(), taken.spec(), SplitConsume.giveBackTokens(taken, result,
+                            result.sufficient() ? taken.tokens() : taken.refusalTokens()));
                 } catch (RuntimeException ignored) {
                     failure.addSuppressed(ignored);
                 }

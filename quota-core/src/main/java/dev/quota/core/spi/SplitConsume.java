@@ -65,7 +65,7 @@ public final class SplitConsume {
             long back = took[i] - keep[i];
             if (back > 0) {
                 Take take = takes.get(i);
-                giveBack(store, new Take(take.key(), take.spec(), back, 0));
+                giveBack(store, new Take(take.key(), take.spec(), giveBackTokens(take, results[i], back), 0));
                 results[i] = givenBack(results[i], take, back, keep[i] > 0);
             }
         }
@@ -79,6 +79,14 @@ public final class SplitConsume {
             groups.add(new int[] {i});
         }
         return groups;
+    }
+
+    /**
+     * What {@link QuotaStore#addTokens} is given to return {@code tokens} a take took: those tokens;
+     * for a lease set, the deadline of the lease the take holds.
+     */
+    static long giveBackTokens(Take take, ConsumeResult taken, long tokens) {
+        return take.spec().leases() ? taken.lease() : tokens;
     }
 
     private static void giveBack(Groups store, Take take) {

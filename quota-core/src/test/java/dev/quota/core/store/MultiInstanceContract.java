@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quota.core.Amount;
 import dev.quota.core.AmountLimits;
 import dev.quota.core.Caller;
+import dev.quota.core.Concurrency;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.Limit;
@@ -120,6 +121,52 @@ public abstract class MultiInstanceContract {
         assertThat(remaining(standing, "free-burst")).isEqualTo(1_000 - 200);
         assertThat(remaining(standing, "transfers-per-minute")).isEqualTo(40 - 10);
         assertThat(amountLeft).as("the amount limit stopped the run: nothing is left").isZero();
+    }
+
+    @Test
+    void sixthConcurrentTransfer_isRefusedAcrossInstances_whileFiveRun() throws Exception {
+        Rule transfers = new Rule("transfers", List.of(), 1, List.of(), List.of(), FailurePolicy.CLOSED)
+                .withConcurrency(Concurrency.of(5));
+        startInstances(config(1_000, List.of(transfers), List.of()));
+        Customer customer = Customer.of("inflight-" + UUID.randomUUID(), "free");
+
+        // 60 transfers start at once over the instances; none has finished
+        List<QuotaDecision> decisions = runConcurrently(60,
+                i -> () -> instances.get(i % instances.size()).decide(customer, "transfers"));
+
+        List<QuotaDecision> running = decisions.stream().filter(QuotaDecision::allowed).toList();
+        assertThat(running).hasSize(5);
+        assertThat(decisions.stream().filter(d -> !d.allowed()))
+                .allSatisfy(d -> assertThat(d.violated().policy()).isEqualTo("transfers-in-flight"));
+        // one of them ends on its instance: exactly one more may start, on any instance
+        instances.get(0).release(running.get(0));
+        List<QuotaDecision> next = runConcurrently(30,
+                i -> () -> instances.get(i % instances.size()).decide(customer, "transfers"));
+        assertThat(next.stream().filter(QuotaDecision::allowed).count()).isEqualTo(1);
+    }
+
+    /**
+     * An instance that dies holding leases: its client is closed without giving them back, which is
+     * all the store ever sees of a killed process (a lease is state in the store, not a connection).
+     */
+    @Test
+    void leasesOfAnInstanceThatDied_comeBackAtTheLeaseTimeout_byTheStoreClock() throws Exception {
+        Rule transfers = new Rule("transfers", List.of(), 1, List.of(), List.of(), FailurePolicy.CLOSED)
+                .withConcurrency(Concurrency.of(5));
+        List<QuotaService> fleet = startInstances(config(1_000, List.of(transfers), List.of()));
+        Customer customer = Customer.of("died-" + UUID.randomUUID(), "free");
+        for (int i = 0; i < 5; i++) {
+            assertThat(fleet.get(0).decide(customer, "transfers").allowed()).isTrue();
+        }
+        fleet.remove(0).close(); // its client is closed; what it held stays in the store
+
+        clock.advance(Concurrency.DEFAULT_LEASE_TIMEOUT.minusMillis(1));
+        assertThat(fleet.get(0).decide(customer, "transfers").allowed()).as("before the timeout").isFalse();
+        clock.advance(Duration.ofMillis(1));
+
+        List<QuotaDecision> after = runConcurrently(20,
+                i -> () -> fleet.get(i % fleet.size()).decide(customer, "transfers"));
+        assertThat(after.stream().filter(QuotaDecision::allowed).count()).as("all five back").isEqualTo(5);
     }
 
     /** Starts {@link #instanceCount()} services over clients of the store; closed after the test. */
