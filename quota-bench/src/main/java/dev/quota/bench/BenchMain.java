@@ -109,6 +109,10 @@ public final class BenchMain {
             log.println("1. many customers" + at);
             runs.addAll(scenarios.manyCustomers(chosen(settings, Kind.QUOTA, Kind.QUOTA_READ_FIRST, baselines)));
         }
+        if (settings.scenarios().contains("hot1")) {
+            log.println("2a. one hot customer, 1 instance" + at);
+            runs.addAll(scenarios.hotCustomerOneInstance(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
+        }
         if (settings.scenarios().contains("hot")) {
             log.println("2. one hot customer, 2 instances" + at);
             runs.addAll(scenarios.hotCustomer(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
@@ -116,6 +120,11 @@ public final class BenchMain {
         if (settings.scenarios().contains("hot8")) {
             log.println("2b. one hot customer, " + Scenarios.MANY_INSTANCES + " instances" + at);
             runs.addAll(scenarios.hotCustomerManyInstances(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
+        }
+        if (settings.scenarios().contains("shared8")) {
+            log.println("5c. transfer decision, " + Scenarios.MANY_INSTANCES + " instances on the shared rule" + at);
+            runs.addAll(new TransferScenario(settings, redis, network, comparison, log)
+                    .sharedRule(chosen(settings, List.of(Kind.QUOTA_TRANSFER, Kind.LUA_TRANSFER))));
         }
         if (settings.scenarios().contains("flood")) {
             log.println("3. abusive flood" + at);

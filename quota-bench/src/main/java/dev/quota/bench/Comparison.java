@@ -121,6 +121,7 @@ final class Comparison {
         long jvmCpu = network.clientCpuNanos();
         long proxyCpu = network.proxyCpuNanos();
         long allocated = MemoryMeter.allocatedByLiveThreads(network.proxyThreadIds());
+        long conflicts = conflicts(fixture);
         long measureStart = System.nanoTime();
         try (Profiler.Slice recording = profiler.start(name)) {
             fixture.last = load.run(fixture.contenders, fixture.tally, true);
@@ -133,7 +134,23 @@ final class Comparison {
         fixture.lastProxyCpu = network.proxyCpuNanos() - proxyCpu;
         fixture.lastRedisCpu = (long) ((redis.cpuSeconds() - redisCpu) * 1e9);
         fixture.lastStats = redis.commandStats();
+        fixture.lastConflicts = conflicts(fixture) - conflicts;
+        for (Contender contender : fixture.contenders) {
+            String failure = contender.firstFailure();
+            if (failure != null) {
+                log.println("      first failed decision: " + failure);
+                break;
+            }
+        }
         return measureStart;
+    }
+
+    private static long conflicts(Fixture fixture) {
+        long sum = 0;
+        for (Contender contender : fixture.contenders) {
+            sum += contender.conflicts();
+        }
+        return sum;
     }
 
     private void report(RunResult r, Accumulated acc) {
@@ -144,7 +161,8 @@ final class Comparison {
                 r.exactness().allowed(), r.exactness().exact() ? "" : "  OVER-ADMITTED",
                 r.errors() > 0 ? "  errors " + r.errors() : "");
         log.println("      sent " + perDecision(acc.sent, r.decisions()) + "; server "
-                + perDecision(r.serverCommands(), r.decisions()));
+                + perDecision(r.serverCommands(), r.decisions())
+                + (r.conflicts() > 0 ? String.format(Locale.ROOT, "; conflicts %.3f", r.conflictsPerDecision()) : ""));
         RunResult.Retained kept = r.retained();
         log.printf("      allocated %.0f bytes/decision (%.0f on the calling threads)%s%n", r.allocatedPerDecision(),
                 r.callerAllocatedPerDecision(), kept == null ? ""
@@ -165,6 +183,7 @@ final class Comparison {
         long lastProxyCpu;
         long lastAllocated;
         long lastCallerAllocated;
+        long lastConflicts;
 
         private Fixture(int instanceCount, int customers) {
             this.contenders = new Contender[instanceCount];
@@ -218,6 +237,7 @@ final class Comparison {
         long proxyCpu;
         long allocated;
         long callerAllocated;
+        long conflicts;
         long retainedBytes;
         long retainedCustomers;
         long retainedKeys;
@@ -241,6 +261,7 @@ final class Comparison {
             redisCpu += fixture.lastRedisCpu;
             allocated += fixture.lastAllocated;
             callerAllocated += fixture.lastCallerAllocated;
+            conflicts += fixture.lastConflicts;
             for (Instance in : fixture.instances) {
                 roundTrips += in.counter().commands();
                 watchedTrips += in.counter().watchedCommands();
@@ -259,7 +280,7 @@ final class Comparison {
             return new RunResult(title, rtt, kind.label(), decisions, elapsedNanos, admitted, rejected, errors,
                     latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), exactness, stats, roundTrips, w, jvmCpu, redisCpu,
                     proxyCpu, allocated, callerAllocated, retainedCustomers == 0 ? null
-                    : new RunResult.Retained(retainedBytes, retainedCustomers, retainedKeys));
+                    : new RunResult.Retained(retainedBytes, retainedCustomers, retainedKeys), conflicts);
         }
     }
 

@@ -35,9 +35,12 @@ final class QuotaContender implements Contender {
     static final String AMOUNTS = "transfer-amount";
 
     private final QuotaService service;
+    private final RedisStore store;
     private final String namespace;
     private final @Nullable TransferLimits transfer;
     private volatile Customer[] customers = new Customer[0];
+    /** Why the first decision that failed failed, or null while none has. */
+    private volatile @Nullable String firstFailure;
 
     /**
      * @param rejectLocallyFor the store's {@code rejectLocallyFor}, or null for its default; zero asks
@@ -56,7 +59,7 @@ final class QuotaContender implements Contender {
         if (rejectLocallyFor != null) {
             builder.rejectLocallyFor(rejectLocallyFor);
         }
-        RedisStore store = builder.build();
+        this.store = builder.build();
         this.service = QuotaService.builder().store(store).config(config).build();
         this.namespace = namespace + ":q:";
         this.transfer = transfer;
@@ -94,6 +97,11 @@ final class QuotaContender implements Contender {
     }
 
     @Override
+    public long conflicts() {
+        return store.conflicts();
+    }
+
+    @Override
     public void prepare(int count) {
         Customer[] created = new Customer[count];
         for (int i = 0; i < count; i++) {
@@ -113,11 +121,25 @@ final class QuotaContender implements Contender {
                 case REJECTED:
                     return Outcome.REJECTED;
                 default:
+                    QuotaDecision.Fallback fallback = decision.fallback();
+                    failed(fallback != null ? fallback.reason() : decision.outcome().toString());
                     return Outcome.ERROR;
             }
         } catch (RuntimeException e) {
+            failed(String.valueOf(e));
             return Outcome.ERROR;
         }
+    }
+
+    private void failed(String reason) {
+        if (firstFailure == null) {
+            firstFailure = reason;
+        }
+    }
+
+    @Override
+    public @Nullable String firstFailure() {
+        return firstFailure;
     }
 
     /**

@@ -32,12 +32,13 @@ import org.jspecify.annotations.Nullable;
  *                        thread (this module computes there), without the Redis client's I/O threads
  * @param retained        what priming every customer left on the heap, or null where the scenario
  *                        does not prime
+ * @param conflicts       compare-and-swap scripts that found a key changed ({@link Contender#conflicts})
  */
 public record RunResult(String scenario, Duration rtt, String limiter, long decisions, long elapsedNanos, long admitted,
                         long rejected, long errors, long p50, long p99, Tally.Exactness exactness,
                         Map<String, Long> serverCommands, long roundTrips, @Nullable Watched watched,
                         long clientCpuNanos, long redisCpuNanos, long proxyCpuNanos, long allocatedBytes, long callerAllocatedBytes,
-                        @Nullable Retained retained) {
+                        @Nullable Retained retained, long conflicts) {
 
     /**
      * Heap the limiter kept after touching every customer once: in use after a full collection
@@ -104,6 +105,11 @@ public record RunResult(String scenario, Duration rtt, String limiter, long deci
      * EVALSHA and EVAL calls per decision: for Bucket4j's compare-and-swap (this module and baseline
      * c) each is one CAS attempt; for the Lua baseline, the one script call of a decision.
      */
+    /** Compare-and-swap conflicts per decision: scripts lost to another writer, each a round trip more. */
+    public double conflictsPerDecision() {
+        return conflicts / (double) decisions;
+    }
+
     public double scriptsPerDecision() {
         return (serverCommands.getOrDefault("evalsha", 0L) + serverCommands.getOrDefault("eval", 0L))
                 / (double) decisions;

@@ -50,6 +50,14 @@ final class Scenarios {
                         : Phase.sweep(contenders, settings.callers(), customers, tally));
     }
 
+    /**
+     * 2a. One hot customer served by one instance: every script on the key is this instance's, so
+     * the next one goes before the last one's reply (pipelined compare-and-swap).
+     */
+    List<RunResult> hotCustomerOneInstance(List<Kind> kinds) {
+        return hotCustomer(kinds, 1, "2a.");
+    }
+
     /** 2. One hot customer: one key, 64 callers over two instances (two Redisson clients). */
     List<RunResult> hotCustomer(List<Kind> kinds) {
         return hotCustomer(kinds, 2, "2.");
@@ -65,8 +73,8 @@ final class Scenarios {
     }
 
     private List<RunResult> hotCustomer(List<Kind> kinds, int instances, String prefix) {
-        String title = f("%s one hot customer (1 key, %s, %d callers over %d instances)", prefix, HOT_LIMIT,
-                settings.callers(), instances);
+        String title = f("%s one hot customer (1 key, %s, %d callers over %d instance%s)", prefix, HOT_LIMIT,
+                settings.callers(), instances, instances == 1 ? "" : "s");
         return comparison.run(title, kinds, false, instances, HOT_LIMIT, 1, 1, -1, (contenders, tally, measure) -> measure
                 ? Phase.closedLoop(contenders, settings.callers(), (r, c) -> 0, sliceNanos(), tally, -1)
                 : Phase.closedLoop(contenders, settings.callers(), (r, c) -> 1, settings.warmupNanos(), null, -1));

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param measureNanos measured window per run
  * @param callers      concurrent callers (and HTTP connections); default 64
  * @param customers    scenario 1's distinct customers; default 100,000 (quick: 10,000)
- * @param scenarios    which scenarios: many, hot, hot8, flood, http, transfer, alloc; default all
+ * @param scenarios    which scenarios: many, hot1, hot, hot8, shared8, flood, http, transfer, alloc; default all
  * @param limiters     which limiters, by {@link Kind} name; default all
  * @param nettyThreads overrides the store builder's netty threads when positive
  * @param poolSize     overrides the store builder's connection pool size when positive
@@ -33,7 +33,7 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
                 Set<String> transferParts, @Nullable Path profile) {
 
     /** Every scenario, in the order they run. */
-    static final List<String> SCENARIOS = List.of("many", "hot", "hot8", "flood", "http", "transfer", "alloc");
+    static final List<String> SCENARIOS = List.of("many", "hot1", "hot", "hot8", "shared8", "flood", "http", "transfer", "alloc");
     /** The parts of scenario 5, in the order they run (paced needs peak: it runs at half the slowest peak). */
     static final List<String> TRANSFER_PARTS = List.of("peak", "paced", "exactness");
 
@@ -43,7 +43,8 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
               --quick              smoke run, about 2 minutes: 1 s warm-up + 3 s per run (default 3 s + 10 s)
               --seconds N          measured seconds per run
               --warmup N           warm-up seconds per run
-              --scenarios LIST     comma-separated: many,hot,hot8,flood,http,transfer,alloc (default: all)
+              --scenarios LIST     comma-separated: many,hot1,hot,hot8,shared8,flood,http,transfer,alloc
+                       (default: all)
               --limiters LIST      comma-separated: quota,quota_read_first,quota_no_local,lua,
                                    rratelimiter,bucket4j_default,quota_transfer,lua_transfer
               --transfer-parts L   comma-separated parts of scenario 5: peak,paced,exactness (default: all;

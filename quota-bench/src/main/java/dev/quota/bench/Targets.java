@@ -45,13 +45,30 @@ final class Targets {
                 target(ratio >= 1.0, f("hot customer: decisions/s %.2fx Lua on the same key (target >= 1.0x)", ratio));
             }
         }
+        List<RunResult> hot1 = scenario(runs, "2a.");
+        RunResult hot1Quota = find(hot1, Kind.QUOTA);
+        if (hot1Quota != null && find(hot1, Kind.LUA) != null) {
+            double ratio = hot1Quota.throughput() / throughput(hot1, Kind.LUA);
+            target(ratio >= 1.5 && hot1Quota.errors() == 0, f("hot customer, 1 instance: decisions/s %.2fx Lua on the"
+                    + " same key (target >= 1.5x), %d failed decisions (target 0)", ratio, hot1Quota.errors()));
+        }
         List<RunResult> hot8 = scenario(runs, "2b.");
         RunResult hot8Quota = find(hot8, Kind.QUOTA);
         if (hot8Quota != null && find(hot8, Kind.LUA) != null) {
             double ratio = hot8Quota.throughput() / throughput(hot8, Kind.LUA);
             target(ratio >= 1.0 && hot8Quota.errors() == 0, f("hot customer, %d instances: decisions/s %.2fx Lua on the"
-                    + " same key (target >= 1.0x), %.3f CAS attempts per decision, %d failed decisions (target 0)",
-                    Scenarios.MANY_INSTANCES, ratio, hot8Quota.scriptsPerDecision(), hot8Quota.errors()));
+                    + " same key (target >= 1.0x), %.3f CAS attempts and %.3f conflicts per decision, %d failed"
+                    + " decisions (target 0)", Scenarios.MANY_INSTANCES, ratio, hot8Quota.scriptsPerDecision(),
+                    hot8Quota.conflictsPerDecision(), hot8Quota.errors()));
+        }
+        List<RunResult> shared = scenario(runs, "5c.");
+        RunResult sharedQuota = find(shared, Kind.QUOTA_TRANSFER);
+        if (sharedQuota != null && find(shared, Kind.LUA_TRANSFER) != null) {
+            double ratio = sharedQuota.throughput() / throughput(shared, Kind.LUA_TRANSFER);
+            target(ratio >= 1.0 && sharedQuota.errors() == 0, f("shared rule, %d instances: transfer decisions/s %.2fx"
+                    + " the layered Lua floor (target >= 1.0x), %.3f CAS attempts and %.3f conflicts per decision, %d"
+                    + " failed decisions (target 0)", Scenarios.MANY_INSTANCES, ratio, sharedQuota.scriptsPerDecision(),
+                    sharedQuota.conflictsPerDecision(), sharedQuota.errors()));
         }
         RunResult floodQuota = find(scenario(runs, "3."), Kind.QUOTA);
         if (floodQuota != null) {

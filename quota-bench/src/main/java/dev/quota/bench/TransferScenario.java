@@ -88,6 +88,26 @@ final class TransferScenario {
     }
 
     /**
+     * 5c. The same decisions over {@value Scenarios#MANY_INSTANCES} instances (separate Redis
+     * clients), each caller on one of them, customers uniform random: every decision also takes
+     * from the bucket of the {@code transfers} rule that every customer shares, so every instance
+     * writes that one key, the fleet's hottest. Primed like 5, each customer by one instance.
+     */
+    List<RunResult> sharedRule(List<Kind> kinds) {
+        int customers = settings.customers();
+        String title = String.format(Locale.ROOT, "5c. transfer decision, %d instances on the shared rule (%,d"
+                + " customers, 5 buckets: %s; %d callers over %d instances)", Scenarios.MANY_INSTANCES, customers,
+                TransferLimits.THROUGHPUT, settings.callers(), Scenarios.MANY_INSTANCES);
+        Phase.Picker picker = (random, caller) -> random.nextInt(customers);
+        long slice = settings.measureNanos() / Comparison.ROUNDS;
+        return comparison.run(title, kinds, true, Scenarios.MANY_INSTANCES,
+                new Mixed(TransferLimits.THROUGHPUT, Scenarios.MANY_LIMIT), customers, 0, -1,
+                (contenders, tally, measure) -> measure
+                        ? Phase.closedLoop(contenders, settings.callers(), picker, slice, tally, -1)
+                        : Phase.sweep(contenders, settings.callers(), customers, tally));
+    }
+
+    /**
      * 5b. The same decisions paced at {@code rate} per second in total, from as many threads as
      * callers, customers spread uniformly; latency counts from each decision's scheduled time.
      */

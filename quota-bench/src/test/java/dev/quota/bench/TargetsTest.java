@@ -28,6 +28,26 @@ class TargetsTest {
     }
 
     @Test
+    void sharedRuleWithManyInstances_isJudgedAgainstTheLayeredFloor_withItsConflictsPerDecision() {
+        RunResult quota = run("5c. transfer decision, 8 instances", Kind.QUOTA_TRANSFER, 3_000, 15_000_000);
+        RunResult withConflicts = new RunResult(quota.scenario(), quota.rtt(), quota.limiter(), quota.decisions(),
+                quota.elapsedNanos(), quota.admitted(), 0, 0, quota.p50(), quota.p99(), quota.exactness(),
+                Map.of("evalsha", 30_000L), quota.roundTrips(), null, 1, 1, 0, 0, 0, null, 27_000);
+        List<RunResult> runs = List.of(withConflicts,
+                run("5c. transfer decision, 8 instances", Kind.LUA_TRANSFER, 12_000, 4_000_000),
+                run("2a. one hot customer", Kind.QUOTA, 30_000, 1_000_000),
+                run("2a. one hot customer", Kind.LUA, 20_000, 1_500_000));
+
+        List<String> lines = Targets.of(runs, List.of(), List.of());
+
+        assertThat(lines).contains("- **missed**: shared rule, 8 instances: transfer decisions/s 0.25x the layered Lua"
+                + " floor (target >= 1.0x), 1.000 CAS attempts and 0.900 conflicts per decision, 0 failed decisions"
+                + " (target 0)");
+        assertThat(lines).contains("- met: hot customer, 1 instance: decisions/s 1.50x Lua on the same key"
+                + " (target >= 1.5x), 0 failed decisions (target 0)");
+    }
+
+    @Test
     void allocation_isWhatTheModuleAddsOverTheFloorsScript_callingAndOtherThreadsTogether() {
         List<AllocationScenario.Row> rows = List.of(
                 new AllocationScenario.Row(Duration.ZERO, Kind.QUOTA.label(), 3_000, 500, 0),
@@ -57,6 +77,6 @@ class TargetsTest {
     private static RunResult run(String scenario, Kind kind, long perSecond, long p50Nanos) {
         return new RunResult(scenario, Duration.ZERO, kind.label(), perSecond * 10, 10_000_000_000L, perSecond * 10, 0, 0,
                 p50Nanos, p50Nanos * 2, new Tally.Exactness(perSecond * 10, perSecond * 10, 0, 0), Map.of(),
-                perSecond * 10, null, 1, 1, 0, 0, 0, null);
+                perSecond * 10, null, 1, 1, 0, 0, 0, null, 0);
     }
 }

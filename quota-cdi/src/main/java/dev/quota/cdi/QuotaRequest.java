@@ -3,6 +3,7 @@ package dev.quota.cdi;
 import dev.quota.core.Customer;
 import dev.quota.core.QuotaDecision;
 import dev.quota.jaxrs.QuotaFeature;
+import dev.quota.jaxrs.QuotaMeter;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import org.jspecify.annotations.Nullable;
@@ -66,6 +67,35 @@ public class QuotaRequest {
     public QuotaDecision.@Nullable Fallback fallback() {
         QuotaDecision decision = decision();
         return decision == null ? null : decision.fallback();
+    }
+
+    /**
+     * Sets the request's actual cost in plan tokens, for a rule whose cost is an estimate: once the
+     * response has been written, the difference from the rule's cost is taken from the plan buckets
+     * the request was charged (into debt when they lack it) or given back, once
+     * ({@link dev.quota.core.QuotaService#settle}). A response that fails (status 400 or above) is
+     * refunded instead. A later call replaces the cost; {@link #meter()} adds to it as rows are
+     * produced.
+     *
+     * @throws IllegalArgumentException if {@code actual} is negative
+     * @throws IllegalStateException    if the quota filter did not see the request
+     */
+    public void settle(long actual) {
+        meter().actual(actual);
+    }
+
+    /**
+     * The meter of the request's actual cost ({@link QuotaMeter}), for a streaming response that
+     * adds to it as it writes.
+     *
+     * @throws IllegalStateException if the quota filter did not see the request
+     */
+    public QuotaMeter meter() {
+        ContainerRequestContext context = request;
+        if (context == null) {
+            throw new IllegalStateException("the quota filter did not see this request: nothing to settle");
+        }
+        return QuotaFeature.meter(context);
     }
 
     /** The rule the request was counted on, or null for the plan limits only. */

@@ -3,10 +3,15 @@ package dev.quota.cdi;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.Customer;
+import dev.quota.core.QuotaListener;
+import dev.quota.core.Settlement;
+import dev.quota.jaxrs.Quota;
 import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.control.RequestContextController;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.PathParam;
 
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.Produces;
@@ -23,8 +28,10 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.glassfish.grizzly.http.server.HttpServer;
 import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpServerFactory;
@@ -117,6 +124,23 @@ class JerseyProvidersTest {
     }
 
     @Test
+    void quotaRequestSettle_changesTheEstimateToTheActualCost_onceTheResponseHasBeenWritten() throws Exception {
+        Settles.settled.clear();
+        try (SystemProperties ignored = new SystemProperties();
+             Running running = start(Settles.class)) {
+            HttpResponse<String> report = get(running, "/report/1", CdiWiringTest.PLANS_KEY, null);
+            Settlement settlement = Settles.settled.poll(10, TimeUnit.SECONDS);
+            HttpResponse<String> next = get(running, "/accounts", CdiWiringTest.PLANS_KEY, null);
+
+            assertThat(report.statusCode()).isEqualTo(200);
+            assertThat(settlement).isEqualTo(new Settlement(Settlement.Outcome.GIVEN_BACK, 2, 1, -1));
+            // burst 2: the report cost 1 once settled, so there is room for one more
+            assertThat(next.statusCode()).isEqualTo(200);
+            assertThat(next.headers().firstValue("RateLimit")).hasValueSatisfying(v -> assertThat(v).contains("r=0;"));
+        }
+    }
+
+    @Test
     void theAdminApi_isOnWithATokenFile_andAnswersOnlyThatToken() throws Exception {
         Path token = dir.resolve("admin.token");
         Files.createFile(token, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
@@ -153,8 +177,8 @@ class JerseyProvidersTest {
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    private static Running start() {
-        WeldContainer container = CdiWiringTest.weld().initialize();
+    private static Running start(Class<?>... beans) {
+        WeldContainer container = CdiWiringTest.weld(beans).initialize();
         ResourceConfig app = new ResourceConfig(TestResource.class, RequestScope.class, QuotaProviders.class);
         HttpServer server = GrizzlyHttpServerFactory.createHttpServer(URI.create("http://127.0.0.1:0/"), app);
         return new Running(container, server, URI.create("http://127.0.0.1:"
@@ -181,6 +205,15 @@ class JerseyProvidersTest {
             return "ok";
         }
 
+        /** A report whose cost, rule {@code report}'s estimate of 2, is settled to its rows. */
+        @GET
+        @jakarta.ws.rs.Path("report/{rows}")
+        @Quota("report")
+        public String report(@PathParam("rows") int rows) {
+            CDI.current().select(QuotaRequest.class).get().settle(rows);
+            return rows + " rows";
+        }
+
         @GET
         @jakarta.ws.rs.Path("held")
         public String held() throws InterruptedException {
@@ -196,6 +229,17 @@ class JerseyProvidersTest {
             Customer customer = quota.customer();
             return (customer == null ? "nobody" : customer.id()) + " "
                     + (quota.decision() == null ? "undecided" : quota.decision().outcome());
+        }
+    }
+
+    /** The settles the service tells its listeners, as an application's listener bean. */
+    @ApplicationScoped
+    public static class Settles implements QuotaListener {
+        static final BlockingQueue<Settlement> settled = new LinkedBlockingQueue<>();
+
+        @Override
+        public void onSettle(Settlement settlement) {
+            settled.add(settlement);
         }
     }
 

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -38,6 +39,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class BucketLayout {
 
+    private static final int PART_SLOTS = 4096;
+
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.-]{1,32}");
 
     /** The prefix of the failed-keys policy name: {@code identity-failed-keys}. */
@@ -45,9 +48,16 @@ final class BucketLayout {
 
     private final String prefix;
     private final Clock clock;
-    /** The key part of each customer: one SHA-256 per customer, not per decision. */
-    private final Cache<Customer, String> customerParts = Caffeine.newBuilder()
-            .maximumSize(100_000).executor(Runnable::run).build();
+    /**
+     * The key parts of customers seen lately, in a table of {@value #PART_SLOTS} slots: a customer's
+     * slot is its hash's, and a newcomer takes it over. A busy customer keeps its slot, so its
+     * decisions hash nothing; with many customers most decisions hash their own (about 0.3 us,
+     * allocating the id's bytes and the part's string only), and the table, shared by all threads,
+     * never holds more than its slots (about 100 bytes each), however many customers there are.
+     * Slots are read and replaced without a lock: an entry is immutable (final fields), so a reader
+     * sees one whole entry or null. Ids that share a slot only cost each other a hash.
+     */
+    private final CustomerPart[] customerParts = new CustomerPart[PART_SLOTS];
     /** Specs of rolling limits per limits, scale, share and config version, so stores find their configuration by instance. */
     private final Cache<SpecKey, Rolling> rolling = Caffeine.newBuilder()
             .maximumSize(10_000).executor(Runnable::run).build();
@@ -214,7 +224,19 @@ final class BucketLayout {
     }
 
     private String customerPart(Customer customer) {
-        return customerParts.get(customer, c -> Hashes.keyPart(c.kind().name() + '\u0000' + c.id()));
+        int hash = customer.id().hashCode() * 31 + customer.kind().ordinal();
+        int slot = (hash ^ hash >>> 16) & (PART_SLOTS - 1);
+        CustomerPart known = customerParts[slot];
+        if (known != null && known.kind == customer.kind() && known.id.equals(customer.id())) {
+            return known.part;
+        }
+        String part = Hashes.keyPart(customer.kind().name(), customer.id());
+        customerParts[slot] = new CustomerPart(customer.id(), customer.kind(), part);
+        return part;
+    }
+
+    /** A customer's key part, by what it hashes: kind and id (the plan and the multiplier do not count). */
+    private record CustomerPart(String id, Customer.Kind kind, String part) {
     }
 
     /**
@@ -235,14 +257,33 @@ final class BucketLayout {
                     onFailure, mode, roll.noShare));
         }
         for (int i = 0; i < roll.calendars.size(); i++) {
-            Limit limit = roll.calendars.get(i);
-            CalendarWindow window = CalendarWindow.containing((Refill.Calendar) limit.refill(), now);
-            BucketSpec spec = windows.get(new WindowKey(limit, window.start().getEpochSecond(), version), k ->
-                    new BucketSpec(List.of(new Limit(limit.name(), limit.capacity(),
-                            Refill.interval(limit.capacity(), window.length()))), version));
-            out.add(new Draw(new BucketKey(baseKey + ":" + limit.name() + ":" + window.start().getEpochSecond()),
-                    spec, roll.calendarLimits.get(i), roll.calendarPolicies.get(i), window, tokens, role, onFailure,
-                    mode, roll.calendarNoShare.get(i)));
+            Window current = roll.current.get(i);
+            if (current == null || !current.contains(now)) {
+                current = window(roll.calendars.get(i), now, version);
+                roll.current.set(i, current);
+            }
+            out.add(new Draw(new BucketKey(baseKey + current.keySuffix), current.spec, roll.calendarLimits.get(i),
+                    roll.calendarPolicies.get(i), current.window, tokens, role, onFailure, mode,
+                    roll.calendarNoShare.get(i)));
+        }
+    }
+
+    /** The window of a calendar limit that contains {@code now}, its spec (one instance per window) and key suffix. */
+    private Window window(Limit limit, Instant now, long version) {
+        CalendarWindow window = CalendarWindow.containing((Refill.Calendar) limit.refill(), now);
+        BucketSpec spec = windows.get(new WindowKey(limit, window.start().getEpochSecond(), version), k ->
+                new BucketSpec(List.of(new Limit(limit.name(), limit.capacity(),
+                        Refill.interval(limit.capacity(), window.length()))), version));
+        return new Window(window, spec, ":" + limit.name() + ":" + window.start().getEpochSecond());
+    }
+
+    /**
+     * A calendar limit's current window, kept with its limits so that a decision inside it computes
+     * no dates (a day in a zone is a few date-time objects to find) and looks nothing up.
+     */
+    private record Window(CalendarWindow window, BucketSpec spec, String keySuffix) {
+        boolean contains(Instant now) {
+            return !now.isBefore(window.start()) && now.isBefore(window.end());
         }
     }
 
@@ -298,11 +339,12 @@ final class BucketLayout {
     /**
      * The scaled limits of one owner, split into the rolling bucket (one spec) and calendar limits;
      * {@code noShare}: a rolling limit leaves this instance no token (its spec then holds the limit
-     * at one token, never used), and likewise per calendar limit.
+     * at one token, never used), and likewise per calendar limit; {@code current}: each calendar
+     * limit's window last used (any thread may replace it with the one that contains its time).
      */
     private record Rolling(@Nullable BucketSpec spec, List<Limit> limits, List<String> policies, boolean noShare,
                            List<Limit> calendars, List<List<Limit>> calendarLimits, List<List<String>> calendarPolicies,
-                           List<Boolean> calendarNoShare) {
+                           List<Boolean> calendarNoShare, AtomicReferenceArray<@Nullable Window> current) {
 
         static Rolling of(List<Limit> configured, double scale, LocalShare share, long version, String policyPrefix) {
             List<Limit> limits = new ArrayList<>(configured.size());
@@ -329,7 +371,7 @@ final class BucketLayout {
             BucketSpec spec = limits.isEmpty() ? null : new BucketSpec(limits, version);
             return new Rolling(spec, List.copyOf(limits), List.copyOf(policies), noShare, List.copyOf(calendars),
                     calendars.stream().map(List::of).toList(), calendarPolicies.stream().map(List::of).toList(),
-                    List.copyOf(calendarNoShare));
+                    List.copyOf(calendarNoShare), new AtomicReferenceArray<>(calendars.size()));
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.quota.core;
 
 import dev.quota.core.internal.LogThrottle;
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.spi.StoreFailures;
@@ -179,6 +180,45 @@ final class DecisionRunner {
     }
 
     /**
+     * Changes the plan charge {@code receipt} names to {@code actual}, once, in one store call to the
+     * store that charged it: the difference taken regardless of what the buckets hold (a debt where
+     * they lack it) or given back. A receipt refunded or settled before is left alone. A store
+     * failure is logged and reported, not thrown.
+     */
+    Settlement settle(Receipt receipt, long actual) {
+        if (actual < 0) {
+            throw new IllegalArgumentException("actual cost must be >= 0 but was " + actual);
+        }
+        Settlement.Outcome refused = receipt.settle();
+        List<Take> charged = receipt.settleableTakes();
+        long estimate = charged.isEmpty() ? 0 : charged.get(0).tokens();
+        if (refused != null) {
+            return new Settlement(refused, estimate, actual, 0);
+        }
+        long change = actual - estimate;
+        if (change == 0) {
+            return new Settlement(Settlement.Outcome.EXACT, estimate, actual, 0);
+        }
+        List<Adjustment> adjustments = new ArrayList<>(charged.size());
+        for (Take take : charged) {
+            adjustments.add(new Adjustment(take.key(), take.spec(), -change));
+        }
+        try {
+            call(() -> {
+                receipt.planStore().adjust(adjustments);
+                return null;
+            });
+        } catch (QuotaStoreException e) {
+            log.warn("could not settle a cost of {} against an estimate of {} in {}: {}", actual, estimate,
+                    charged.get(0).key(), e.getMessage());
+            listener.onStoreFailure(e);
+            return new Settlement(Settlement.Outcome.FAILED, estimate, actual, 0);
+        }
+        return new Settlement(change > 0 ? Settlement.Outcome.CHARGED : Settlement.Outcome.GIVEN_BACK, estimate,
+                actual, change);
+    }
+
+    /**
      * Gives back the in-flight leases {@code receipt} holds, to the store that holds them, once:
      * one store call per lease set. Best effort: a failure is logged and reported, not thrown; the
      * lease then comes back at its deadline.
@@ -259,6 +299,10 @@ final class DecisionRunner {
                                           long planTokens) {
         List<LimitStatus> statuses = new ArrayList<>(slots.size() + 2);
         List<Take> refundable = new ArrayList<>(slots.size());
+        // the store took every take's full tokens: a plan bucket that gave them holds the estimate
+        boolean admitted = outcome == QuotaDecision.Outcome.ALLOWED
+                || outcome == QuotaDecision.Outcome.SHADOW_REJECTED;
+        List<Take> settleable = new ArrayList<>(admitted ? 2 : 0);
         List<Take> leases = List.of();
         LimitStatus violated = null;
         for (int i = 0; i < slots.size(); i++) {
@@ -277,13 +321,17 @@ final class DecisionRunner {
             if (results[i].tokensTaken() && slot.refundable()) {
                 refundable.add(Take.of(slot.key(), slot.spec(), slot.tokens()));
             }
+            if (results[i].tokensTaken() && slot.role() == LimitStatus.Role.PLAN && !slot.spec().leases()
+                    && admitted) {
+                settleable.add(Take.of(slot.key(), slot.spec(), slot.tokens()));
+            }
             if (results[i].tokensTaken() && results[i].lease() != 0) {
                 leases = leases.isEmpty() ? new ArrayList<>(2) : leases;
                 leases.add(Take.of(slot.key(), slot.spec(), results[i].lease()));
             }
         }
         Receipt receipt = refundable.isEmpty() && planTokens == 0 && leases.isEmpty() ? Receipt.NONE
-                : new Receipt(target, refundable, planTokens, leases);
+                : new Receipt(target, refundable, planTokens, settleable, leases);
         return new QuotaDecision(outcome, statuses, violated, retryAfter, receipt);
     }
 

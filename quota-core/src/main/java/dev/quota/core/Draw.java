@@ -58,6 +58,7 @@ record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
     void statuses(ConsumeResult result, Instant now, List<LimitStatus> out) {
         for (int i = 0; i < declared.size(); i++) {
             Limit limit = declared.get(i);
+            // below zero is a debt a settle left: reported as 0 remaining, its refill counted in the times
             long remaining = result.remaining()[i];
             boolean short_ = !result.tokensTaken() && remaining < tokens;
             Duration reset;
@@ -75,7 +76,7 @@ record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
                     retry = Duration.ofNanos(Math.max(1, result.nanosToWait()));
                 }
             }
-            out.add(LimitStatus.of(policies.get(i), limit, role, remaining, reset, retry));
+            out.add(LimitStatus.of(policies.get(i), limit, role, Math.max(0, remaining), reset, retry));
         }
     }
 

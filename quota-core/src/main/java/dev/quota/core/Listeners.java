@@ -75,6 +75,17 @@ final class Listeners implements QuotaListener {
         }
     }
 
+    @Override
+    public void onSettle(Settlement settlement) {
+        for (QuotaListener listener : listeners) {
+            try {
+                listener.onSettle(settlement);
+            } catch (RuntimeException e) {
+                failed(listener, "onSettle", e);
+            }
+        }
+    }
+
     private static void failed(QuotaListener listener, String method, RuntimeException e) {
         log.warn("quota listener {}.{} failed; ignored", listener.getClass().getName(), method, e);
     }

@@ -50,6 +50,14 @@ public interface QuotaListener {
     }
 
     /**
+     * A decision's cost was settled ({@link QuotaService#settle}): its estimate changed to the actual
+     * cost, taken after the fact ({@link Settlement.Outcome#CHARGED}, possibly into debt) or given
+     * back, or a settle that changed nothing and says why.
+     */
+    default void onSettle(Settlement settlement) {
+    }
+
+    /**
      * A new config was offered to {@link QuotaService#reload}: applied, or rejected (invalid file,
      * version not higher) with the previous config staying active.
      *

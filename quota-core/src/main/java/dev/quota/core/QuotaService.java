@@ -303,11 +303,35 @@ public final class QuotaService implements AutoCloseable {
      * Gives back what {@code decision} took from rule, shared and amount limits, to the very
      * buckets and store it took it from, once (a second refund of the same decision does nothing):
      * a transfer the bank refused does not count against the customer's transfers or amounts. The
-     * plan's request tokens are never given back: the request was made. Best effort: a store failure
-     * is logged, not thrown.
+     * plan's request tokens are never given back: the request was made. A refunded decision is not
+     * {@link #settle settled} afterwards. Best effort: a store failure is logged, not thrown.
      */
     public void refund(QuotaDecision decision) {
         runner.refund(decision.receipt());
+    }
+
+    /**
+     * Changes what {@code decision} charged its plan (the rule's cost: the estimate) to
+     * {@code actual}, once the actual cost is known: an export estimated at 10 that wrote 37 rows
+     * takes 27 more tokens from the very plan buckets the decision charged, in the store that
+     * charged them, in one store call; one that wrote 4 gives 6 back. The request already ran, so
+     * the tokens are taken whatever the buckets hold: a bucket that lacks them goes below zero, and
+     * the customer's next requests are refused (remaining 0, a Retry-After that counts the debt)
+     * until the refill has paid it. The rule's per-customer and shared limits count requests and the
+     * amount limits money: a settle leaves them as charged.
+     *
+     * <p>Once per decision: a second settle, a settle after {@link #refund}, or a settle of a decision
+     * that charged no plan (refused, bypassed, unenforced) changes nothing and says so in its outcome.
+     * A store failure is logged and reported ({@link Settlement.Outcome#FAILED}), not thrown. The
+     * listeners are told every settle ({@link QuotaListener#onSettle}).
+     *
+     * @param actual the actual cost in plan tokens, {@code >= 0}
+     * @throws IllegalArgumentException if {@code actual} is negative
+     */
+    public Settlement settle(QuotaDecision decision, long actual) {
+        Settlement settlement = runner.settle(decision.receipt(), actual);
+        listener.onSettle(settlement);
+        return settlement;
     }
 
     /**

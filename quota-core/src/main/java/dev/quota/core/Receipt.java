@@ -5,15 +5,20 @@ import dev.quota.core.spi.Take;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What a decision took: from which store, which buckets (keys and specs as they were when charged)
  * and how many tokens each, how many its plan was charged, and the in-flight leases it holds
- * ({@link QuotaService#release(QuotaDecision)} gives them back, once).
- * {@link QuotaService#refund(QuotaDecision)} gives back the tokens, to exactly those buckets,
- * once; a hot reload, a calendar day that ended in between, or a decision the in-JVM fallback made
- * while Redis was down do not move the tokens anywhere else.
+ * ({@link QuotaService#release(QuotaDecision)} gives them back, once). {@link QuotaService#refund(QuotaDecision)}
+ * gives back exactly that, to exactly those buckets, once; {@link QuotaService#settle} changes the
+ * plan's charge to the actual cost, in exactly those plan buckets, once. A hot reload, a calendar
+ * day that ended in between, or a decision the in-JVM fallback made while Redis was down do not
+ * move the tokens anywhere else.
+ *
+ * <p>A receipt is closed once: by a refund or by a settle, whichever comes first; the other is
+ * then a no-op that says so ({@link Settlement.Outcome#REFUNDED}). Leases are given back apart.
  *
  * <p>Opaque: it carries no public state. A decision that took nothing has {@link #NONE}.
  */
@@ -22,54 +27,68 @@ public final class Receipt {
     /** The receipt of a decision that took nothing. */
     public static final Receipt NONE = new Receipt();
 
+    private static final int OPEN = 0;
+    private static final int REFUNDED = 1;
+    private static final int SETTLED = 2;
+
     /** Null only for {@link #NONE}, which has nothing to refund and so is never asked for its store. */
     private final @Nullable QuotaStore store;
     /** The takes a refund gives back: everything taken except the plan's request tokens. */
     private final List<Take> refundable;
     /** The tokens the decision took from its plan, as {@link DecisionCharge#planTokens} counts them. */
     private final long planTokens;
-    private final AtomicBoolean spent = new AtomicBoolean();
+    /** The store the plan takes came from (a decision in two steps may have used two). */
+    private final @Nullable QuotaStore planStore;
+    /** The plan buckets an admitted decision charged its full cost, each with that cost: what a settle changes. */
+    private final List<Take> settleable;
+    /** {@link #OPEN} until a refund or a settle closes it. */
+    private final AtomicInteger state = new AtomicInteger(OPEN);
     /** The store the leases are held in; null when there are none. */
     private final @Nullable QuotaStore leaseStore;
     /** The leases held: each take's tokens are its lease's deadline, as {@link QuotaStore#addTokens} takes it. */
     private final List<Take> leases;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    Receipt(QuotaStore store, List<Take> refundable, long planTokens) {
-        this(store, refundable, planTokens, List.of());
+    /**
+     * @param settleable the plan takes an admitted decision charged in full, each with its tokens
+     * @param leases     the leases it holds, each take's tokens its lease's deadline
+     */
+    Receipt(QuotaStore store, List<Take> refundable, long planTokens, List<Take> settleable, List<Take> leases) {
+        this(store, refundable, planTokens, settleable.isEmpty() ? null : store, settleable,
+                leases.isEmpty() ? null : store, leases);
     }
 
-    Receipt(QuotaStore store, List<Take> refundable, long planTokens, List<Take> leases) {
-        this(store, refundable, planTokens, leases.isEmpty() ? null : store, leases);
-    }
-
-    private Receipt(QuotaStore store, List<Take> refundable, long planTokens, @Nullable QuotaStore leaseStore,
-                    List<Take> leases) {
+    private Receipt(QuotaStore store, List<Take> refundable, long planTokens, @Nullable QuotaStore planStore,
+                    List<Take> settleable, @Nullable QuotaStore leaseStore, List<Take> leases) {
         this.store = Objects.requireNonNull(store, "store");
         this.refundable = List.copyOf(refundable);
         this.planTokens = planTokens;
+        this.planStore = planStore;
+        this.settleable = List.copyOf(settleable);
         this.leaseStore = leaseStore;
         this.leases = List.copyOf(leases);
     }
 
     /**
      * The receipt of a decision taken in two steps: what {@code later} may refund, the plan tokens
-     * of both, and the leases the earlier step took (the later one takes none), whatever the later
-     * step decided.
+     * of both, what {@code earlier} may settle, and the leases the earlier step took (the later one
+     * takes none), whatever the later step decided.
      */
     static Receipt both(Receipt earlier, Receipt later) {
         if (earlier.planTokens == 0 && earlier.leases.isEmpty()) {
             return later;
         }
         QuotaStore from = later.refundable.isEmpty() ? earlier.store() : later.store();
-        return new Receipt(from, later.refundable, earlier.planTokens + later.planTokens, earlier.leaseStore,
-                earlier.leases);
+        return new Receipt(from, later.refundable, earlier.planTokens + later.planTokens, earlier.planStore,
+                earlier.settleable, earlier.leaseStore, earlier.leases);
     }
 
     private Receipt() {
         this.store = null;
         this.refundable = List.of();
         this.planTokens = 0;
+        this.planStore = null;
+        this.settleable = List.of();
         this.leaseStore = null;
         this.leases = List.of();
     }
@@ -95,7 +114,12 @@ public final class Receipt {
 
     /** Whether a refund would give anything back. */
     public boolean refundable() {
-        return !refundable.isEmpty() && !spent.get();
+        return !refundable.isEmpty() && state.get() == OPEN;
+    }
+
+    /** Whether a settle would change the plan's charge: the decision charged its plan and is neither refunded nor settled. */
+    public boolean settleable() {
+        return !settleable.isEmpty() && state.get() == OPEN;
     }
 
     /** The store the takes came from; only a receipt of a decision that took something has one. */
@@ -103,8 +127,18 @@ public final class Receipt {
         return Objects.requireNonNull(store, "a receipt that took nothing has no store");
     }
 
+    /** The store the plan takes came from; only a receipt with {@link #settleableTakes} has one. */
+    QuotaStore planStore() {
+        return Objects.requireNonNull(planStore, "a receipt that charged no plan has no plan store");
+    }
+
     List<Take> refundableTakes() {
         return refundable;
+    }
+
+    /** The plan buckets a settle changes, each with the tokens the decision took from it. */
+    List<Take> settleableTakes() {
+        return settleable;
     }
 
     /** The tokens the decision took from its plan: its request tokens, admitted or refused. */
@@ -112,14 +146,30 @@ public final class Receipt {
         return planTokens;
     }
 
-    /** True once: the caller that wins may give the tokens back. */
+    /** True once: the caller that wins may give the tokens back; a settle after it does nothing. */
     boolean spend() {
-        return !refundable.isEmpty() && spent.compareAndSet(false, true);
+        return this != NONE && state.compareAndSet(OPEN, REFUNDED) && !refundable.isEmpty();
+    }
+
+    /**
+     * Closes the receipt for a settle: {@code null} when this caller won and may apply it, else
+     * why it may not (settled or refunded before, or nothing to settle).
+     */
+    Settlement.@Nullable Outcome settle() {
+        if (settleable.isEmpty()) {
+            return Settlement.Outcome.NOTHING_TO_SETTLE;
+        }
+        if (state.compareAndSet(OPEN, SETTLED)) {
+            return null;
+        }
+        return state.get() == SETTLED ? Settlement.Outcome.ALREADY_SETTLED : Settlement.Outcome.REFUNDED;
     }
 
     @Override
     public String toString() {
-        return "Receipt[" + refundable.size() + " refundable buckets" + (spent.get() ? ", refunded" : "")
+        int closed = state.get();
+        return "Receipt[" + refundable.size() + " refundable buckets"
+                + (closed == REFUNDED ? ", refunded" : closed == SETTLED ? ", settled" : "")
                 + (leases.isEmpty() ? "" : ", " + leases.size() + " leases" + (released.get() ? " given back" : "")) + "]";
     }
 }

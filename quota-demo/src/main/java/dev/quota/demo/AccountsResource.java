@@ -1,6 +1,8 @@
 package dev.quota.demo;
 
 import dev.quota.jaxrs.Quota;
+import dev.quota.jaxrs.QuotaFeature;
+import dev.quota.jaxrs.QuotaMeter;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -13,12 +15,15 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.StreamingOutput;
+import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
  * {@code GET /api/v1/accounts/{id}}: one request of the caller's plan. {@code GET .../export}:
- * bound to rule {@code export} by {@link Quota @Quota}, so it costs 10 requests of the plan. Only
+ * bound to rule {@code export} by {@link Quota @Quota}, so it costs 10 requests of the plan.
+ * {@code GET .../statement}: charged one request per row it wrote, once it has written them. Only
  * the customer who holds the account may read it (403 otherwise, 401 for anonymous callers).
  */
 @Path("/api/v1/accounts/{id}")
@@ -69,6 +74,32 @@ public final class AccountsResource {
                     .build();
         }
         return Response.ok(transactions, MediaType.APPLICATION_JSON).build();
+    }
+
+    /**
+     * The account's statement from {@code from} to {@code to} (ISO dates, at most 366 days): one CSV
+     * row per day, streamed. Bound to rule {@code statement}, whose cost (10) is an estimate: the
+     * request is charged 10 when it comes in, and once the statement has been written, exactly one
+     * token per row it wrote ({@link QuotaMeter}): 37 days cost 37. Bad dates are a 400, refunded.
+     */
+    @GET
+    @Path("statement")
+    @Quota("statement")
+    @Produces(CSV)
+    public Response statement(@PathParam("id") String id, @QueryParam("from") @Nullable String from,
+                              @QueryParam("to") @Nullable String to, @Context UriInfo uriInfo,
+                              @Context ContainerRequestContext request) {
+        Account account = account(id, request, uriInfo);
+        List<Problem.FieldError> errors = new ArrayList<>(2);
+        Statement statement = Statement.of(account, from, to, errors);
+        if (statement == null) {
+            return Problem.invalid(errors, RequestPaths.path(uriInfo)).toResponse();
+        }
+        QuotaMeter meter = QuotaFeature.meter(request);
+        StreamingOutput rows = out -> statement.write(out, meter::add);
+        return Response.ok(rows, CSV + ";charset=UTF-8")
+                .header("Content-Disposition", "attachment; filename=\"" + account.id() + "-statement.csv\"")
+                .build();
     }
 
     private Account account(String id, ContainerRequestContext request, UriInfo uriInfo) {

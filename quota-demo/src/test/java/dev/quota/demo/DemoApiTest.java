@@ -3,8 +3,10 @@ package dev.quota.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.quota.testkit.Await;
 import java.net.URI;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -191,6 +193,66 @@ class DemoApiTest {
 
         assertThat(third.statusCode()).isEqualTo(429);
         assertThat(Http.json(third).get("limit").asText()).isEqualTo("free-burst");
+    }
+
+    /** How many settles with {@code outcome} the demo's metrics count. */
+    private static long settles(String outcome) {
+        String prefix = "quota_settles_total{outcome=\"" + outcome + "\"} ";
+        return Http.get(demo.management.resolve("metrics")).body().lines().filter(l -> l.startsWith(prefix))
+                .mapToLong(l -> (long) Double.parseDouble(l.substring(prefix.length()))).sum();
+    }
+
+    /**
+     * Waits until the demo's metrics count {@code count} settles with {@code outcome}. A statement is
+     * settled once its response has been written, which may be just after the client read it.
+     */
+    private static void awaitSettles(String outcome, long count) {
+        Await.until(Duration.ofSeconds(10), () -> settles(outcome) == count, () -> count + " settles " + outcome);
+    }
+
+    @Test
+    void statement_of37Days_withEstimate10_isChargedExactly37Rows_andTheBurstsDebtRefusesUntilTheRefillPaidIt() {
+        long charged = settles("charged");
+
+        HttpResponse<String> statement = Http.get(api.resolve("accounts/ACC-1001/statement?from=2025-01-02&to=2025-02-07"),
+                KEY, FREE);
+
+        assertThat(statement.statusCode()).isEqualTo(200);
+        assertThat(Http.header(statement, "Content-Type")).startsWith("text/csv");
+        String[] lines = statement.body().split("\r\n");
+        assertThat(lines).hasSize(1 + 37);
+        assertThat(lines[0]).isEqualTo("date,closingBalance,currency");
+        assertThat(lines[1]).startsWith("2025-01-02,").endsWith(",EUR");
+        assertThat(lines[37]).startsWith("2025-02-07,");
+        // the estimate, charged when it came in
+        assertThat(Http.header(statement, "RateLimit")).contains("\"free-burst\";r=10;", "\"free-hourly\";r=490;");
+        awaitSettles("charged", charged + 1);
+
+        // burst 20 - 37 = -17: 18 tokens to wait for at 10 per second
+        HttpResponse<String> inDebt = Http.get(api.resolve("accounts/ACC-1001"), KEY, FREE);
+        assertThat(inDebt.statusCode()).isEqualTo(429);
+        assertThat(Http.header(inDebt, "Retry-After")).isEqualTo("2");
+        assertThat(Http.header(inDebt, "RateLimit")).contains("\"free-burst\";r=0;");
+        demo.clock.advance(Duration.ofMillis(1_799));
+        assertThat(Http.get(api.resolve("accounts/ACC-1001"), KEY, FREE).statusCode()).isEqualTo(429);
+        demo.clock.advance(Duration.ofMillis(1));
+
+        HttpResponse<String> paid = Http.get(api.resolve("accounts/ACC-1001"), KEY, FREE);
+        assertThat(paid.statusCode()).isEqualTo(200);
+        assertThat(Http.header(paid, "RateLimit"))
+                .contains("\"free-burst\";r=0;", "\"free-hourly\";r=462;", "\"free-daily\";r=1962;");
+    }
+
+    @Test
+    void statement_withDatesTheWrongWayRound_is400_andKeepsItsEstimate() {
+        HttpResponse<String> refused = Http.get(api.resolve("accounts/ACC-1001/statement?from=2025-02-07&to=2025-01-02"),
+                KEY, FREE);
+
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(Http.header(refused, "Content-Type")).startsWith("application/problem+json");
+        assertThat(Http.json(refused).get("errors").get(0).get("field").asText()).isEqualTo("to");
+        HttpResponse<String> next = Http.get(api.resolve("accounts/ACC-1001"), KEY, FREE);
+        assertThat(Http.header(next, "RateLimit")).contains("\"free-hourly\";r=489;");
     }
 
     @Test

@@ -24,6 +24,8 @@ final class EndpointRule {
     private final @Nullable String annotated;
     private final @Nullable String amountLimits;
     private final @Nullable String httpMethod;
+    /** -1 without {@link SettledCost}; else its {@link SettledCost#bytesPerToken()}. */
+    private final long settledBytesPerToken;
     private final String template;
     private final String shape;
     private volatile @Nullable Cached cached;
@@ -33,6 +35,12 @@ final class EndpointRule {
 
     EndpointRule(@Nullable String annotated, @Nullable String amountLimits, @Nullable String httpMethod,
                  String template) {
+        this(annotated, amountLimits, httpMethod, template, -1);
+    }
+
+    private EndpointRule(@Nullable String annotated, @Nullable String amountLimits, @Nullable String httpMethod,
+                         String template, long settledBytesPerToken) {
+        this.settledBytesPerToken = settledBytesPerToken;
         this.annotated = annotated;
         this.amountLimits = amountLimits;
         this.httpMethod = httpMethod;
@@ -51,8 +59,24 @@ final class EndpointRule {
         }
         AmountLimit amount = ResourceAnnotations.onMethod(resourceClass, method, AmountLimit.class);
         String httpMethod = ResourceAnnotations.httpMethod(resourceClass, method);
+        SettledCost settled = ResourceAnnotations.onMethod(resourceClass, method, SettledCost.class);
+        if (settled != null && settled.bytesPerToken() < 0) {
+            throw new IllegalStateException(PathTemplates.template(resourceClass, method)
+                    + " is marked @SettledCost with bytesPerToken " + settled.bytesPerToken() + ", which must be >= 0");
+        }
         return new EndpointRule(quota == null ? null : quota.value(), amount == null ? null : amount.value(),
-                httpMethod, PathTemplates.template(resourceClass, method));
+                httpMethod, PathTemplates.template(resourceClass, method),
+                settled == null ? -1 : settled.bytesPerToken());
+    }
+
+    /** Whether the method is marked {@link SettledCost}. */
+    boolean settled() {
+        return settledBytesPerToken >= 0;
+    }
+
+    /** {@link SettledCost#bytesPerToken()}; 0 when the resource reports the cost, or without the annotation. */
+    long bytesPerToken() {
+        return Math.max(0, settledBytesPerToken);
     }
 
     /** {@code GET /accounts/{id}/export}, for logs. */

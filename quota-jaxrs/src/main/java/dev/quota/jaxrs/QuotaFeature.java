@@ -58,6 +58,18 @@ public final class QuotaFeature implements Feature {
     /** Request property holding the {@link Customer} a request was counted against. */
     public static final String CUSTOMER = "dev.quota.jaxrs.customer";
 
+    /** Request property holding the request's {@link QuotaMeter}, once {@link #meter} made one. */
+    static final String METER = "dev.quota.jaxrs.meter";
+
+    /**
+     * Request property of an admitted request to a {@link SettledCost} method: its
+     * {@link SettledCost#bytesPerToken()} as a {@code Long}.
+     */
+    static final String SETTLED = "dev.quota.jaxrs.settled";
+
+    /** Request property of an admitted request whose cost may be settled: the {@link CostSettling} that will. */
+    static final String SETTLING = "dev.quota.jaxrs.settling";
+
     /** Request property of a decision that waits for the request's body ({@link AmountLimit}). */
     static final String PENDING = "dev.quota.jaxrs.pending";
 
@@ -143,6 +155,24 @@ public final class QuotaFeature implements Feature {
     /** The decision taken for the request; null when the quota filter did not run or answered 401. */
     public static @Nullable QuotaDecision decision(ContainerRequestContext request) {
         return request.getProperty(DECISION) instanceof QuotaDecision decision ? decision : null;
+    }
+
+    /**
+     * The meter of the request's actual cost, made on the first call: what the resource measures
+     * there is settled against the rule's cost once the response has been written (a request the
+     * quota filter did not admit has nothing to settle: its meter measures for nobody). Portable where
+     * the runtime injects {@code ContainerRequestContext} (Jersey); elsewhere set the
+     * {@value QuotaMeter#HEADER} response header. Call it on the request's thread (in the resource
+     * method); the meter itself may then be used from any thread.
+     */
+    public static QuotaMeter meter(ContainerRequestContext request) {
+        if (request.getProperty(METER) instanceof QuotaMeter meter) {
+            return meter;
+        }
+        QuotaMeter meter = new QuotaMeter();
+        request.setProperty(METER, meter);
+        CostSettling.metered(request);
+        return meter;
     }
 
     /** Settings for a {@link QuotaFeature}. */

@@ -38,6 +38,7 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
     private final CallerResolver resolver;
     private final ClientAddress clientAddress;
     private final QuotaBindings bindings;
+    private final CostSettling settling;
 
     /** The runtime's proxy to the matched method, where it injects one into a registered filter. */
     @Context
@@ -49,6 +50,7 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
         this.resolver = resolver;
         this.clientAddress = clientAddress;
         this.bindings = bindings;
+        this.settling = new CostSettling(service);
     }
 
     @Override
@@ -148,6 +150,8 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
         } else if (endpoint.amountLimits() != null) {
             // an amount endpoint without a body: charged like any request, but there is no amount to check
             request.abortWith(ProblemResponses.invalidAmount("the body is missing", path(request)));
+        } else {
+            settling.admitted(request, decision, endpoint);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.quota.jaxrs;
 
+import dev.quota.core.QuotaListener;
 import dev.quota.core.QuotaService;
 import dev.quota.core.QuotaServiceBuilder;
 import dev.quota.core.spi.CustomerDirectory;
@@ -36,6 +37,9 @@ final class Fixture implements AutoCloseable {
                 .config(builder.config.build()).clock(clock);
         if (builder.customers != null) {
             services.customers(builder.customers);
+        }
+        if (builder.listener != null) {
+            services.listener(builder.listener);
         }
         this.service = services.build();
         try {
@@ -80,6 +84,7 @@ final class Fixture implements AutoCloseable {
         private Consumer<ResourceConfig> application = app -> { };
         private String adminToken;
         private CustomerDirectory customers;
+        private QuotaListener listener;
 
         private Builder(TestConfig config) {
             this.config = config;
@@ -93,6 +98,12 @@ final class Fixture implements AutoCloseable {
         /** Customers from this directory instead of the config's. */
         Builder customers(CustomerDirectory customers) {
             this.customers = customers;
+            return this;
+        }
+
+        /** A listener of the service, beside its own. */
+        Builder listener(QuotaListener listener) {
+            this.listener = listener;
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.quota.jcache;
 
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
@@ -127,6 +128,17 @@ final class BucketEntry {
             changed.put(field, new Field(null, state));
         }
         return new BucketEntry(changed);
+    }
+
+    /** This entry with each adjustment (of its own buckets) applied, as {@link BucketMath#addTokens} computes it. */
+    BucketEntry adjusted(List<Adjustment> group, long nowNanos) {
+        BucketEntry after = this;
+        for (Adjustment adjustment : group) {
+            String field = field(adjustment.key().value());
+            after = after.with(field, BucketMath.addTokens(after.get(field), adjustment.spec(), adjustment.tokens(),
+                    nowNanos));
+        }
+        return after;
     }
 
     /**

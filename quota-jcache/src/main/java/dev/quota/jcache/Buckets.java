@@ -1,5 +1,6 @@
 package dev.quota.jcache;
 
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
@@ -12,8 +13,8 @@ interface Buckets {
     /** Consumes the takes of one entry ({@link BucketEntry#groups}) atomically, as {@link dev.quota.core.spi.QuotaStore#tryConsume} says. */
     List<ConsumeResult> consume(List<Take> group);
 
-    /** Gives tokens back to every limit of the bucket, never above capacity. */
-    void addTokens(BucketKey key, BucketSpec spec, long tokens);
+    /** Adjusts buckets of one entry atomically, each as {@link dev.quota.core.spi.QuotaStore#addTokens} says. */
+    void adjust(List<Adjustment> group);
 
     /** The bucket as it stands, without taking anything: one read, computed in this JVM. */
     ConsumeResult peek(BucketKey key, BucketSpec spec);

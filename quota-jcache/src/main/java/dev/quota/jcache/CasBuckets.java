@@ -1,5 +1,6 @@
 package dev.quota.jcache;
 
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
@@ -67,15 +68,13 @@ final class CasBuckets implements Buckets {
     }
 
     @Override
-    public void addTokens(BucketKey bucket, BucketSpec spec, long tokens) {
-        String key = BucketEntry.entryKey(bucket.value());
-        String field = BucketEntry.field(bucket.value());
+    public void adjust(List<Adjustment> group) {
+        String key = BucketEntry.entryKey(group.get(0).key().value());
         int races = 0;
         while (true) {
             Stored stored = read(key);
             long now = time.currentTimeNanos();
-            RemoteBucketState after = BucketMath.addTokens(stored.entry.get(field), spec, tokens, now);
-            if (write(key, stored, stored.entry.with(field, after), now)) {
+            if (write(key, stored, stored.entry.adjusted(group, now), now)) {
                 return;
             }
             lostRace(key, ++races);

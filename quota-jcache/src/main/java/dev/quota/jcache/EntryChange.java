@@ -2,8 +2,8 @@ package dev.quota.jcache;
 
 import dev.quota.core.Limit;
 import dev.quota.core.Refill;
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
-import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * One change of one entry ({@link BucketEntry}), run by the grid where the entry lives, atomically:
  * a decision over the takes of a customer's buckets ({@link BucketEntry#decide}, with the caller's
- * clock reading), tokens given back, or a bucket deleted. A decision answers each take's result
+ * clock reading), buckets adjusted after the fact (tokens given back or taken regardless), or a
+ * bucket deleted. A decision answers each take's result
  * ({@link Answer}); the other changes answer nothing.
  *
  * <p>Travels as a Java-serialized object holding only bytes, a key and numbers; the member that
@@ -45,7 +46,7 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
     private static final ConcurrentHashMap<ByteBuffer, BucketSpec> SPECS = new ConcurrentHashMap<>();
 
     private final byte kind;
-    /** The takes (for a give-back: the one bucket and its tokens; none for a delete), by {@link #encode}. */
+    /** The takes by {@link #encode}, the adjustments by {@link #encodeAdjustments}; none for a delete. */
     private final byte[] takes;
     /** The bucket to delete; empty for the other kinds. */
     private final String bucket;
@@ -63,9 +64,9 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
         return new EntryChange(CONSUME, encode(group), "", nowNanos);
     }
 
-    /** {@code tokens} given back to one bucket. */
-    static EntryChange addTokens(BucketKey key, BucketSpec spec, long tokens, long nowNanos) {
-        return new EntryChange(ADD, encode(List.of(Take.of(key, spec, tokens))), "", nowNanos);
+    /** Buckets of one entry changed after the fact: tokens given back, or taken regardless ({@link Adjustment}). */
+    static EntryChange adjust(List<Adjustment> group, long nowNanos) {
+        return new EntryChange(ADD, encodeAdjustments(group), "", nowNanos);
     }
 
     /** One bucket deleted. */
@@ -88,9 +89,7 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
             decision = before.decide(decode(takes), nowNanos);
             after = decision.after();
         } else {
-            Take give = decode(takes).get(0);
-            String field = BucketEntry.field(give.key().value());
-            after = before.with(field, BucketMath.addTokens(before.get(field), give.spec(), give.tokens(), nowNanos));
+            after = before.adjusted(decodeAdjustments(takes), nowNanos);
         }
         long nanosToFull = 0;
         if (after != before) {
@@ -182,6 +181,41 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
             throw new UncheckedIOException(e); // a byte array stream does not fail
         }
         return bytes.toByteArray();
+    }
+
+    /** Adjustments as bytes: per adjustment, its key, signed tokens and spec. */
+    private static byte[] encodeAdjustments(List<Adjustment> adjustments) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(80 * adjustments.size());
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeShort(adjustments.size());
+            for (Adjustment adjustment : adjustments) {
+                out.writeUTF(adjustment.key().value());
+                out.writeLong(adjustment.tokens());
+                byte[] spec = encode(adjustment.spec());
+                out.writeShort(spec.length);
+                out.write(spec);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a byte array stream does not fail
+        }
+        return bytes.toByteArray();
+    }
+
+    private static List<Adjustment> decodeAdjustments(byte[] bytes) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+            int count = in.readUnsignedShort();
+            List<Adjustment> adjustments = new ArrayList<>(count);
+            for (int a = 0; a < count; a++) {
+                BucketKey key = new BucketKey(in.readUTF());
+                long tokens = in.readLong();
+                byte[] spec = new byte[in.readUnsignedShort()];
+                in.readFully(spec);
+                adjustments.add(new Adjustment(key, spec(spec), tokens));
+            }
+            return adjustments;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** A spec as bytes: its config version, whether it is a lease set, then per limit its name, capacity and refill. */

@@ -1,6 +1,7 @@
 package dev.quota.jcache;
 
 import dev.quota.core.QuotaStoreException;
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
@@ -8,7 +9,10 @@ import dev.quota.core.spi.PerBucketStore;
 import dev.quota.core.spi.StoreFailures;
 import dev.quota.core.spi.Take;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
@@ -182,10 +186,26 @@ public final class JCacheStore extends PerBucketStore {
 
     @Override
     public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
-        call(key, () -> {
-            buckets.addTokens(key, spec, tokens);
-            return null;
-        });
+        adjust(List.of(new Adjustment(key, spec, tokens)));
+    }
+
+    /** One atomic change per entry: a customer's buckets together, a shared limit's on its own. */
+    @Override
+    public void adjust(List<Adjustment> adjustments) {
+        if (adjustments.isEmpty()) {
+            throw new IllegalArgumentException("an adjustment needs at least one bucket");
+        }
+        Map<String, List<Adjustment>> entries = new LinkedHashMap<>();
+        for (Adjustment adjustment : adjustments) {
+            entries.computeIfAbsent(BucketEntry.entryKey(adjustment.key().value()), k -> new ArrayList<>(2))
+                    .add(adjustment);
+        }
+        for (List<Adjustment> group : entries.values()) {
+            call(group.get(0).key(), () -> {
+                buckets.adjust(group);
+                return null;
+            });
+        }
     }
 
     /** Reads the entry (one {@code get}) and computes in this JVM, whichever the update: a peek writes nothing. */

@@ -1,5 +1,6 @@
 package dev.quota.jcache;
 
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
@@ -49,9 +50,9 @@ final class ProcessorBuckets implements Buckets {
     }
 
     @Override
-    public void addTokens(BucketKey bucket, BucketSpec spec, long tokens) {
-        cache.invoke(BucketEntry.entryKey(bucket.value()),
-                EntryChange.addTokens(bucket, spec, tokens, time.currentTimeNanos()));
+    public void adjust(List<Adjustment> group) {
+        cache.invoke(BucketEntry.entryKey(group.get(0).key().value()),
+                EntryChange.adjust(group, time.currentTimeNanos()));
     }
 
     /** Reads the entry (one {@code get}) and computes in this JVM: a peek writes nothing. */

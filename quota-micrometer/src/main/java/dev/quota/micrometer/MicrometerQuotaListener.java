@@ -4,6 +4,7 @@ import dev.quota.core.Customer;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaListener;
 import dev.quota.core.QuotaStoreException;
+import dev.quota.core.Settlement;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -54,6 +55,14 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code quota.failed.keys} counter [{@code quota_failed_keys_total}]</td>
  *       <td>failed API-key lookups counted per client address; tag {@code outcome} ({@code allowed}
  *       = answered 401, {@code rejected} = 429 for guessing keys)</td></tr>
+ *   <tr><td>{@code quota.settles} counter [{@code quota_settles_total}]</td>
+ *       <td>costs settled after the fact, registered at zero; tag {@code outcome}: {@code charged}
+ *       (more than the estimate, taken whatever the plan held: a debt where it lacked them),
+ *       {@code given_back}, {@code exact}, {@code already_settled}, {@code refunded},
+ *       {@code nothing_to_settle}, {@code failed} (the store failed: the estimate stands)</td></tr>
+ *   <tr><td>{@code quota.settle.tokens} counter [{@code quota_settle_tokens_total}]</td>
+ *       <td>plan tokens a settle moved; tag {@code direction}: {@code charged} (taken after the fact,
+ *       the tokens that can make a debt) or {@code given_back}</td></tr>
  * </table>
  *
  * <p>Tag values come from config names (plans, rules, limits), never from customer ids, keys or
@@ -81,6 +90,9 @@ public final class MicrometerQuotaListener implements QuotaListener {
     private final Map<QuotaDecision.Outcome, Counter> failedKeys = new EnumMap<>(QuotaDecision.Outcome.class);
     private final Map<QuotaDecision.Fallback.Kind, Counter> fallbacks =
             new EnumMap<>(QuotaDecision.Fallback.Kind.class);
+    private final Map<Settlement.Outcome, Counter> settles = new EnumMap<>(Settlement.Outcome.class);
+    private final Counter tokensCharged;
+    private final Counter tokensGivenBack;
 
     /** Registers the meters in {@code registry} (those without variable tags at once, at zero). */
     public MicrometerQuotaListener(MeterRegistry registry) {
@@ -110,12 +122,30 @@ public final class MicrometerQuotaListener implements QuotaListener {
                     .tag("outcome", tagValue(outcome))
                     .register(registry));
         }
+        for (Settlement.Outcome outcome : Settlement.Outcome.values()) {
+            settles.put(outcome, Counter.builder("quota.settles")
+                    .description("Costs settled after the fact, by what the settle did")
+                    .tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
+                    .register(registry));
+        }
+        this.tokensCharged = settleTokens("charged");
+        this.tokensGivenBack = settleTokens("given_back");
         for (QuotaDecision.Fallback.Kind kind : QuotaDecision.Fallback.Kind.values()) {
             fallbacks.put(kind, Counter.builder("quota.fallback.decisions")
                     .description("Decisions the shared store did not make, by who answered instead and why")
                     .tag("fallback", kind.name().toLowerCase(Locale.ROOT))
                     .tag("reason", kind == QuotaDecision.Fallback.Kind.SHED ? "call_failed" : "outage")
                     .register(registry));
+        }
+    }
+
+    @Override
+    public void onSettle(Settlement settlement) {
+        Objects.requireNonNull(settles.get(settlement.outcome()), "a counter per outcome, made at start").increment();
+        if (settlement.change() > 0) {
+            tokensCharged.increment(settlement.change());
+        } else if (settlement.change() < 0) {
+            tokensGivenBack.increment(-(double) settlement.change());
         }
     }
 
@@ -169,6 +199,13 @@ public final class MicrometerQuotaListener implements QuotaListener {
                 .tag("rule", key.rule())
                 .tag("policy", key.policy())
                 .tag("outcome", tagValue(key.outcome()))
+                .register(registry);
+    }
+
+    private Counter settleTokens(String direction) {
+        return Counter.builder("quota.settle.tokens")
+                .description("Plan tokens settles took after the fact (charged) or gave back")
+                .tag("direction", direction)
                 .register(registry);
     }
 

@@ -244,4 +244,31 @@ class MicrometerQuotaListenerTest {
         assertThat(registry.find("quota.decisions").counters()).singleElement()
                 .satisfies(c -> assertThat(c.getId().getTags().toString()).doesNotContain("12345"));
     }
+
+    @Test
+    void settles_areCountedByOutcome_andTheTokensTheyMovedByDirection() {
+        var registry = new SimpleMeterRegistry();
+        Plan metered = new Plan("metered", List.of(new Limit("burst", 100, Refill.greedy(100, Duration.ofHours(1)))),
+                FailurePolicy.LOCAL);
+        Rule export = new Rule("export", List.of(), 10, List.of(), List.of(), null);
+        QuotaService service = service(registry, QuotaConfig.builder().plan(metered).rule(export).build());
+        Customer carol = Customer.of("carol", "metered");
+        QuotaDecision rows37 = service.decide(carol, "export");
+        QuotaDecision rows4 = service.decide(carol, "export");
+
+        service.settle(rows37, 37);
+        service.settle(rows4, 4);
+        service.settle(rows37, 40);
+
+        assertThat(settles(registry, "charged")).isEqualTo(1);
+        assertThat(settles(registry, "given_back")).isEqualTo(1);
+        assertThat(settles(registry, "already_settled")).isEqualTo(1);
+        assertThat(settles(registry, "refunded")).isZero();
+        assertThat(registry.get("quota.settle.tokens").tag("direction", "charged").counter().count()).isEqualTo(27);
+        assertThat(registry.get("quota.settle.tokens").tag("direction", "given_back").counter().count()).isEqualTo(6);
+    }
+
+    private static double settles(MeterRegistry registry, String outcome) {
+        return registry.get("quota.settles").tag("outcome", outcome).counter().count();
+    }
 }

@@ -1,31 +1,39 @@
 package dev.quota.redis;
 
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketMath;
-import dev.quota.core.spi.BucketSpec;
+import java.util.ArrayList;
 import java.util.List;
 
-/** Gives tokens back to one bucket (a refund). */
+/**
+ * Changes buckets of one hash slot after the fact, in one script: tokens given back (a refund, a
+ * settle below its estimate) or taken regardless (a settle above it, which may leave a debt).
+ */
 final class AddJob extends CasJob {
 
-    private final String key;
-    private final BucketSpec spec;
-    private final long tokens;
+    private final List<Adjustment> adjustments;
+    private final List<String> keys;
 
-    AddJob(String key, BucketSpec spec, long tokens) {
-        this.key = key;
-        this.spec = spec;
-        this.tokens = tokens;
+    AddJob(List<Adjustment> adjustments) {
+        this.adjustments = adjustments;
+        this.keys = new ArrayList<>(adjustments.size());
+        for (Adjustment adjustment : adjustments) {
+            keys.add(adjustment.key().value());
+        }
     }
 
     @Override
     List<String> keys() {
-        return List.of(key);
+        return keys;
     }
 
     @Override
     void compute(CasRound round) {
-        Cell cell = round.cell(key);
-        cell.write(BucketMath.addTokens(cell.state, spec, tokens, round.now()), round.expiry());
+        for (Adjustment adjustment : adjustments) {
+            Cell cell = round.cell(adjustment.key().value());
+            cell.write(BucketMath.addTokens(cell.state, adjustment.spec(), adjustment.tokens(), round.now()),
+                    round.expiry());
+        }
         answer(Boolean.TRUE);
     }
 }

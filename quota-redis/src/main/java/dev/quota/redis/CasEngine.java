@@ -1,6 +1,7 @@
 package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
@@ -32,8 +33,10 @@ import org.jspecify.annotations.Nullable;
  * else writes is never read before it is written.
  *
  * <p>Scripts are pipelined ({@link Pipeline}): the combiner never waits for a reply, so while one
- * script is on its way the next callers' jobs go out in another, as long as they touch none of its
- * keys. Every command goes through one {@link RedisLink}, the seam where a test holds replies.
+ * script is on its way the next callers' jobs go out in another; on a key this instance writes
+ * alone, too, computed on what the script in flight leaves there ({@link KeysInFlight}), while
+ * jobs on a key other instances write wait for its reply. Every command goes through one
+ * {@link RedisLink}, the seam where a test holds replies.
  */
 final class CasEngine {
 
@@ -81,9 +84,30 @@ final class CasEngine {
         return out;
     }
 
-    /** Gives tokens back to one bucket. */
+    /** Gives tokens back to one bucket, or takes them regardless when negative. */
     void addTokens(BucketKey key, BucketSpec spec, long tokens) {
-        run(new AddJob(key.value(), spec, tokens));
+        run(new AddJob(List.of(new Adjustment(key, spec, tokens))));
+    }
+
+    /**
+     * Applies adjustments, one job per group (the buckets of one slot), all submitted before any is
+     * awaited: one round trip when they can share one.
+     */
+    void adjust(List<List<Adjustment>> groups) {
+        List<CasJob> jobs = new ArrayList<>(groups.size());
+        for (List<Adjustment> group : groups) {
+            CasJob job = new AddJob(group);
+            jobs.add(job);
+            combiner.submit(job);
+        }
+        try {
+            for (CasJob job : jobs) {
+                combiner.await(job);
+            }
+        } catch (RuntimeException | Error e) {
+            jobs.forEach(CasJob::abandon); // this caller reads no more of them
+            throw e;
+        }
     }
 
     /** Runs {@code job} through the combiner and answers its outcome. */
@@ -132,6 +156,11 @@ final class CasEngine {
 
     long now() {
         return clock.currentTimeNanos();
+    }
+
+    /** Compare-and-swap scripts that found a key changed since the engine was built. */
+    long conflicts() {
+        return pipeline.flying().conflicts();
     }
 
     /** How many jobs the last step left held behind keys in flight (for tests that order replies). */

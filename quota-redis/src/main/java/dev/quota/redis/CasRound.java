@@ -21,12 +21,14 @@ import java.util.Set;
 final class CasRound {
 
     private final KeyStates known;
+    private final KeysInFlight flying;
     private final long now;
     private final ExpirationAfterWriteStrategy expiry;
     private final Map<String, Cell> cells = new LinkedHashMap<>();
 
-    CasRound(KeyStates known, long now, ExpirationAfterWriteStrategy expiry) {
+    CasRound(KeyStates known, KeysInFlight flying, long now, ExpirationAfterWriteStrategy expiry) {
         this.known = known;
+        this.flying = flying;
         this.now = now;
         this.expiry = expiry;
     }
@@ -41,13 +43,22 @@ final class CasRound {
         return expiry;
     }
 
-    /** The cell of {@code key} for this round: from what is known, else assumed absent. */
+    /**
+     * The cell of {@code key} for this round: on a key a script of this instance is writing (the job
+     * is pipelined behind it), what that script leaves there, never confirmed; else from what is
+     * known, else assumed absent.
+     */
     Cell cell(String key) {
         Cell cell = cells.get(key);
         if (cell == null) {
-            KeyState state = known.get(key, now);
-            cell = state == null ? new Cell(key, null, null, false, Long.MIN_VALUE)
-                    : new Cell(key, state.bytes(), state.state(), true, state.confirmedNanos());
+            KeysInFlight.Key pending = flying.pipelinedOn(key);
+            if (pending != null) {
+                cell = new Cell(key, pending.bytes, pending.state, false, Long.MIN_VALUE);
+            } else {
+                KeyState state = known.get(key, now);
+                cell = state == null ? new Cell(key, null, null, false, Long.MIN_VALUE)
+                        : new Cell(key, state.bytes(), state.state(), true, state.confirmedNanos());
+            }
             cells.put(key, cell);
         }
         return cell;

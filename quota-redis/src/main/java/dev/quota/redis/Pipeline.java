@@ -8,11 +8,9 @@ import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -24,14 +22,20 @@ import org.jspecify.annotations.Nullable;
 /**
  * The step the {@link Combiner} runs: settles the flights whose reply came, then sends every job
  * whose keys are not in flight, computed in one {@link CasRound}. While one script is on its way
- * the next callers' jobs go out in another, as long as they touch none of its keys: those are held
- * and go, together, once its reply is settled. So the instance pipelines, and a decision does not
- * wait for an unrelated one's round trip.
+ * the next callers' jobs go out in another. A job on a key in flight goes at once too while this
+ * instance holds the key's latest state, computed on what the script before it leaves there
+ * ({@link KeysInFlight}: pipelined compare-and-swap), so a hot customer or a shared limit served
+ * by one instance costs a decision one round trip, not one plus the wait for the script before.
+ * Otherwise (a read or repair on the key, a key other instances write) the job is held and goes,
+ * with the others held, once the key's replies are settled.
  *
  * <p>Invariants (the combiner's state, touched only while holding the flag):
  * <ul>
- *   <li>{@code flying} counts, per key, the flights out carrying it; a key in it is never in a
- *       second flight that writes it, so a script's expected bytes are the latest this instance sent;
+ *   <li>{@code flying} holds, per key, the flights out carrying it and what the last script sent
+ *       on it leaves there; a script on a key in flight expects exactly that, so it writes only if
+ *       every script before it on the key wrote;
+ *   <li>{@code known} is changed by a settled script only for the keys where it is the newest
+ *       script settled: a reply that comes late never puts an older state over a newer one;
  *   <li>every job taken from the queue is, until answered, in exactly one of {@code held}, a
  *       flight in {@code flights}, or the batch being launched;
  *   <li>a step never waits: reads before a round and repairs of unreadable keys go out as flights
@@ -62,7 +66,7 @@ final class Pipeline implements Combiner.Work {
     private final ConcurrentLinkedQueue<Flight> arrivals = new ConcurrentLinkedQueue<>();
     // the combiner's alone:
     private final List<Flight> flights = new ArrayList<>();
-    private final Map<String, Integer> flying = new HashMap<>();
+    private final KeysInFlight flying;
     /** Jobs taken from the queue that touch a key in flight, or must be computed again; first in line. */
     private final ArrayDeque<CasJob> held = new ArrayDeque<>();
     /** The first waiter held behind a key in flight, published after each step; woken for a reply no waiter of its own awaits. */
@@ -82,6 +86,7 @@ final class Pipeline implements Combiner.Work {
         this.reuseState = reuseState;
         this.cluster = cluster;
         this.known = known;
+        this.flying = new KeysInFlight(reuseState);
     }
 
     long timeoutNanos() {
@@ -118,14 +123,14 @@ final class Pipeline implements Combiner.Work {
             CasJob job = it.next();
             if (job.abandoned) {
                 it.remove();
-            } else if (!inFlight(job, reads)) {
+            } else if (!blocked(job, reads, wall)) {
                 it.remove();
                 sort(job, ready, toRead, reads, now);
             }
         }
         CasJob next;
         while (ready.size() < MAX_BATCH && (next = combiner.poll()) != null) {
-            if (inFlight(next, reads)) {
+            if (blocked(next, reads, wall)) {
                 held.add(next); // waits for the reply that decides its keys, then goes at once
             } else {
                 sort(next, ready, toRead, reads, now);
@@ -147,7 +152,7 @@ final class Pipeline implements Combiner.Work {
     /** Puts {@code job} in the round, among the jobs that read first, or fails it past its retry budget. */
     private void sort(CasJob job, List<CasJob> ready, List<CasJob> toRead, Set<String> reads, long now) {
         try {
-            RetryBudget.check(job.rounds, maxLostRaces, "redis keys " + job.keys());
+            RetryBudget.check(job.rounds, maxLostRaces, () -> "redis keys " + job.keys());
         } catch (QuotaStoreException e) {
             job.fail(e);
             return;
@@ -170,12 +175,13 @@ final class Pipeline implements Combiner.Work {
         ready.add(job);
     }
 
-    private boolean inFlight(CasJob job, Set<String> reading) {
+    /** Whether {@code job} must wait for replies: a key of it is being read, or in flight and not pipelined. */
+    private boolean blocked(CasJob job, Set<String> reading, long wall) {
         if (flying.isEmpty() && reading.isEmpty()) {
             return false;
         }
         for (String key : job.keys()) {
-            if (flying.containsKey(key) || reading.contains(key)) {
+            if (reading.contains(key) || flying.blocks(key, wall)) {
                 return true;
             }
         }
@@ -186,7 +192,7 @@ final class Pipeline implements Combiner.Work {
     private void launch(List<CasJob> jobs, long now) {
         List<ScriptFlight> scripts;
         try {
-            scripts = new CasRound(known, now, expiry).compute(jobs, trustNanos, cluster);
+            scripts = new CasRound(known, flying, now, expiry).compute(jobs, trustNanos, cluster);
         } catch (Throwable t) {
             CasJob.failAll(jobs, t);
             rethrowError(t);
@@ -224,9 +230,7 @@ final class Pipeline implements Combiner.Work {
         }
         flight.reply = reply;
         flight.sentWallNanos = wallNanos.getAsLong();
-        for (String key : flight.keys) {
-            flying.merge(key, 1, Integer::sum);
-        }
+        flying.enter(flight);
         flights.add(flight);
         reply.whenComplete((answer, failure) -> {
             arrivals.add(flight);
@@ -234,18 +238,27 @@ final class Pipeline implements Combiner.Work {
         });
     }
 
-    /** A reply came: its keys leave flight; the flight answers, holds or fails its jobs. */
+    /** A reply came: the flight answers, holds or fails its jobs; its keys leave flight. */
     private void settle(Flight flight) {
         flights.remove(flight);
-        for (String key : flight.keys) {
-            flying.computeIfPresent(key, (k, count) -> count == 1 ? null : count - 1);
-        }
         try {
             flight.settle(this);
         } catch (Throwable t) {
             CasJob.failAll(flight.jobs, t);
             rethrowError(t);
+        } finally {
+            flying.leave(flight); // after settling: a settled script's keys are still its to judge
         }
+    }
+
+    /** The keys in flight: what a settled script may remember of them, and whether jobs on them may go. */
+    KeysInFlight flying() {
+        return flying;
+    }
+
+    /** The flight clock now. */
+    long wall() {
+        return wallNanos.getAsLong();
     }
 
     /** Holds {@code jobs} first in line, in their order, to go in the next step's round. */

@@ -2,6 +2,7 @@ package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.internal.Bandwidths;
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
@@ -29,7 +30,10 @@ import org.redisson.api.RedissonClient;
  *       round trip: one script checks that every key holds what this instance assumed and writes
  *       them all, or writes nothing and answers what they hold;
  *   <li>concurrent decisions of this instance share round trips (one caller combines everyone's),
- *       so a hot customer costs Redis a fraction of a command per request;
+ *       so a hot customer costs Redis a fraction of a command per request; on a key only this
+ *       instance writes, the next script goes before the last one's reply (up to four on their
+ *       way), computed on what that one writes and valid only if it wrote; {@link #conflicts()}
+ *       counts the scripts that found a key changed by another instance;
  *   <li>a consume starts from the state this instance last wrote or saw for the key, so a customer
  *       served by one instance is never read before it is written; a key another instance wrote
  *       costs one more round trip;
@@ -102,6 +106,23 @@ public final class RedisStore implements QuotaStore {
         engine.addTokens(key, spec, tokens);
     }
 
+    /** One script per hash slot, all sent before any reply is awaited: one round trip. */
+    @Override
+    public void adjust(List<Adjustment> adjustments) {
+        if (adjustments.isEmpty()) {
+            throw new IllegalArgumentException("an adjustment needs at least one bucket");
+        }
+        if (!cluster) {
+            engine.adjust(List.of(adjustments));
+            return;
+        }
+        Map<Integer, List<Adjustment>> slots = new LinkedHashMap<>();
+        for (Adjustment adjustment : adjustments) {
+            slots.computeIfAbsent(KeySlots.slot(adjustment.key().value()), s -> new ArrayList<>()).add(adjustment);
+        }
+        engine.adjust(new ArrayList<>(slots.values()));
+    }
+
     @Override
     public ConsumeResult peek(BucketKey key, BucketSpec spec) {
         return BucketMath.peek(engine.read(key.value()), spec, engine.now());
@@ -131,6 +152,17 @@ public final class RedisStore implements QuotaStore {
      */
     public void ping() {
         StoreFailures.call("redis does not answer (" + description + ")", () -> client.getKeys().count());
+    }
+
+    /**
+     * Compare-and-swap scripts of this store that found a key changed since it last saw it, since
+     * the store was built: each wrote nothing and its decisions were computed again from what the
+     * keys held, one more round trip. Divided by the decisions made, it says how contested the keys
+     * are: a key nobody else writes costs none; a limit every customer shares, written by many
+     * instances, costs up to one a decision. Any thread.
+     */
+    public long conflicts() {
+        return engine.conflicts();
     }
 
     /** The Bucket4j engine of this store, for its compliance tests. */

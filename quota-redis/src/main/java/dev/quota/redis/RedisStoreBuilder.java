@@ -48,7 +48,7 @@ public final class RedisStoreBuilder {
     Duration timeout = DEFAULT_TIMEOUT;
     Duration expiryMargin = Duration.ofSeconds(60);
     int retryBudget = DEFAULT_RETRY_BUDGET;
-    int maxRememberedKeys = 400_000;
+    int maxRememberedKeys = defaultRememberedKeys(Runtime.getRuntime().maxMemory());
     Duration rejectLocallyFor = Duration.ofSeconds(1);
     boolean reuseWrittenState = true;
     /** Wraps the engine's link to Redis: tests hold replies there; the product sends through Redisson as is. */
@@ -191,18 +191,20 @@ public final class RedisStoreBuilder {
 
     /**
      * How many bucket keys' states this instance remembers, to write without reading first and to
-     * answer refusals without Redis; default 400,000. Past it, keys used long ago are forgotten
-     * (the 1,024 used last never), and a decision on a forgotten key costs a second round trip (the
+     * answer refusals without Redis; default one key per KiB of the JVM's maximum heap, at most
+     * 1,048,576 (1,048,576 with {@code -Xmx1g}, 524,288 with {@code -Xmx512m}): an eighth of the
+     * heap at most, at about 100-130 bytes a key, and used only as keys are in use (a key is
+     * forgotten when Redis would expire it). Past it, keys used long ago are forgotten (the 1,024
+     * used last never), and a decision on a forgotten key costs a second round trip (the
      * compare-and-swap finds it differs and answers what it holds).
      *
      * <p>Count keys, not customers: a decision touches one key per bucket. A plan's rolling limits
      * share one key, each calendar limit has its own, and so do a rule's per-customer limits and each
-     * amount qualifier; a rule's shared limit is one key for everybody. The demo's transfer (plan
-     * with a daily limit, the transfers rule, the amount per day) is four keys of the customer's own,
-     * so the default serves 100,000 customers making transfers in one round trip each. The 1,024
-     * keys used last cost about 1 KB of heap each; every other remembered key is kept compact, about
-     * 100-120 bytes (the words of its stored state that differ from a like state's): about 45 MB at the
-     * default bound, used only as keys are in use (a key is forgotten when Redis would expire it).
+     * amount qualifier; a rule's shared limit is one key for everybody. With {@code -Xmx1g} the
+     * default serves a million customers on a one-limit plan, or 250,000 making the demo's transfer
+     * (four keys of the customer's own), in one round trip each. The 1,024 keys used last cost about
+     * 1 KB of heap each; every other remembered key is kept compact, about 100-120 bytes (the words
+     * of its stored state that differ from a like state's).
      *
      * @throws IllegalArgumentException if below 1
      */
@@ -212,6 +214,11 @@ public final class RedisStoreBuilder {
         }
         this.maxRememberedKeys = max;
         return this;
+    }
+
+    /** {@link #maxRememberedKeys}'s default for a maximum heap of {@code maxHeapBytes}: one key per KiB, 1,024 to 1,048,576. */
+    static int defaultRememberedKeys(long maxHeapBytes) {
+        return (int) Math.max(KeyStates.HOT_KEYS, Math.min(1 << 20, maxHeapBytes / 1024));
     }
 
     /**

@@ -6,6 +6,7 @@ import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The keys of one Redis Cluster slot in one round, the jobs computed on them, and the
@@ -20,6 +21,8 @@ final class ScriptFlight extends Flight {
     private final ExpirationAfterWriteStrategy expiry;
     private byte[][] written = new byte[0][];
     private long[] ttls = new long[0];
+    /** Set when sent ({@link KeysInFlight#enter}): later scripts have larger numbers. */
+    long sequence;
 
     ScriptFlight(long now, ExpirationAfterWriteStrategy expiry) {
         super(new ArrayList<>(), new ArrayList<>());
@@ -53,6 +56,11 @@ final class ScriptFlight extends Flight {
         return link.compareAndSwap(scriptKeys, CasScript.arguments(n, expected, written, ttls));
     }
 
+    /** What the {@code i}th key holds once the script ran and wrote (null: no key). Once sent. */
+    byte @Nullable [] leaves(int i) {
+        return written[i] != null ? written[i] : cells.get(i).expected;
+    }
+
     /** Whether the script writes a key (else it only checks what keys hold). */
     private boolean writes() {
         for (byte[] bytes : written) {
@@ -76,7 +84,12 @@ final class ScriptFlight extends Flight {
         try {
             answer = Flight.outcome((CompletableFuture<List<Object>>) reply(), keys.get(0), pipeline.timeoutNanos());
         } catch (QuotaStoreException e) {
-            keys.forEach(pipeline.known()::remove); // the next decision on them reads them afresh
+            for (String key : keys) {
+                pipeline.flying().disown(key); // scripts sent behind it expect what it would have written
+                if (pipeline.flying().newest(key, sequence)) {
+                    pipeline.known().remove(key); // the next decision on it reads it afresh
+                }
+            }
             if (BucketRepair.isWrongType(e)) {
                 pipeline.send(RepairFlight.wrongType(keys, jobs, e));
                 return;
@@ -92,7 +105,10 @@ final class ScriptFlight extends Flight {
         if (differences.isEmpty()) {
             for (int i = 0; i < cells.size(); i++) {
                 Cell cell = cells.get(i);
-                byte[] holds = written[i] != null ? written[i] : cell.expected;
+                if (!pipeline.flying().newest(cell.key, sequence)) {
+                    continue; // a script sent after it on the key was settled first: that one is newer
+                }
+                byte[] holds = leaves(i);
                 pipeline.known().put(cell.key, KeyStates.knownState(holds, holds == null ? null : cell.state, now,
                         ttls[i] > 0 || holds == null ? ttls[i] : expiry.calculateTimeToLiveMillis(cell.state, now)),
                         now);
@@ -100,9 +116,16 @@ final class ScriptFlight extends Flight {
             jobs.forEach(CasJob::complete);
             return;
         }
+        List<String> changed = new ArrayList<>(differences.size());
         for (CasScript.Difference difference : differences) {
-            pipeline.remember(cells.get(difference.index()).key, difference.holds(), now, jobs);
+            String key = cells.get(difference.index()).key;
+            changed.add(key);
+            if (pipeline.flying().newest(key, sequence)) {
+                pipeline.remember(key, difference.holds(), now, jobs);
+            }
         }
+        keys.forEach(pipeline.flying()::disown); // it wrote none of them: scripts behind it will find them changed
+        pipeline.flying().conflict(changed, pipeline.wall());
         pipeline.computeAgain(jobs);
     }
 }

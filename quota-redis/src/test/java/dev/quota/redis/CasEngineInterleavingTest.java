@@ -12,6 +12,7 @@ import dev.quota.core.spi.ConsumeResult;
 import dev.quota.testkit.MutableClock;
 import dev.quota.testkit.RedisExtension;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -64,23 +65,140 @@ class CasEngineInterleavingTest {
     }
 
     @Test
-    void jobBehindKeyInFlight_isSentWhenTheReplyIsReleased_notBefore() {
+    void secondScript_isSentBeforeTheFirstIsAnswered_andTheirRepliesSettleInEitherOrder() {
         BucketKey key = freshKey();
         replies().hold();
         Caller first = Caller.consume(store, key, 1);
         awaitUntil(() -> replies().sent() == 1);
+        replies().awaitRedis(0); // Redis ran it (9 left); the engine has not seen the reply
         Caller second = Caller.consume(store, key, 2);
-        awaitUntil(() -> store.engine().heldCount() == 1);
+        awaitUntil(() -> replies().sent() == 2); // computed on the 9 the first leaves, expecting them
+        replies().awaitRedis(1);
 
-        assertThat(replies().sent()).isEqualTo(1);
+        replies().release(1); // the later reply settles first
+        assertThat(second.remaining()).isEqualTo(7);
+        assertThat(first.finished()).isFalse();
         replies().release(0);
         assertThat(first.remaining()).isEqualTo(9);
-        awaitUntil(() -> replies().sent() == 2);
-        assertThat(second.finished()).isFalse();
-        replies().release(1);
 
-        assertThat(second.remaining()).isEqualTo(7);
+        Caller third = Caller.consume(store, key, 1); // on the 7 the newest reply confirmed, not the older 9
+        awaitUntil(() -> replies().sent() == 3);
+        replies().release(2);
+        assertThat(third.remaining()).isEqualTo(6);
+        assertThat(replies().sent()).isEqualTo(3);
+        assertThat(store.conflicts()).isZero();
+    }
+
+    @Test
+    void firstPipelinedScriptConflicting_failsTheOneBehindIt_andEachDecisionIsMadeOnceFromTheAnswer() {
+        BucketKey key = freshKey();
+        assertThat(store.tryConsume(key, TEN, 1).remaining()).containsExactly(9); // remembered: 9
+        try (RedisStore other = RedisStore.builder().uri(redis.uri()).clock(clock).build()) {
+            assertThat(other.tryConsume(key, TEN, 3).remaining()).containsExactly(6); // Redis: 6
+        }
+        replies().hold();
+        Caller first = Caller.consume(store, key, 1); // expects 9: finds 6
+        awaitUntil(() -> replies().sent() == 1);
+        replies().awaitRedis(0);
+        Caller second = Caller.consume(store, key, 2); // expects the 8 the first would leave: finds 6
+        awaitUntil(() -> replies().sent() == 2);
+        replies().awaitRedis(1);
+
+        replies().release(0);
+        awaitUntil(() -> store.engine().heldCount() == 1); // computed again only once the key's replies are in
         assertThat(replies().sent()).isEqualTo(2);
+        replies().release(1);
+        awaitUntil(() -> replies().sent() == 3); // both, on the 6 Redis answered, in one script
+        replies().release(2);
+
+        // the second's reply settled last, so its job is first in line
+        assertThat(second.remaining()).isEqualTo(4);
+        assertThat(first.remaining()).isEqualTo(3);
+        assertThat(replies().sent()).isEqualTo(3);
+        assertThat(store.conflicts()).isEqualTo(2);
+        try (RedisStore other = RedisStore.builder().uri(redis.uri()).clock(clock).build()) {
+            assertThat(other.peek(key, TEN).remaining()).containsExactly(3); // 1 + 3 + 1 + 2 taken, no more
+        }
+    }
+
+    @Test
+    void timeoutMidPipeline_failsTheUnansweredScriptInDoubt_andKeepsWhatTheLaterOneConfirmed() {
+        BucketKey key = freshKey();
+        replies().hold();
+        Caller first = Caller.consume(store, key, 4);
+        awaitUntil(() -> replies().sent() == 1);
+        replies().awaitRedis(0); // Redis ran it (6 left); only its reply is late
+        Caller second = Caller.consume(store, key, 1);
+        awaitUntil(() -> replies().sent() == 2);
+        replies().release(1); // written on the 6 the first left: 5
+        assertThat(second.remaining()).isEqualTo(5);
+
+        wall.addAndGet(RedisStoreBuilder.DEFAULT_TIMEOUT.toNanos() + 1);
+
+        QuotaStoreException failure = first.failure(QuotaStoreException.class);
+        assertThat(failure.inDoubt()).isTrue();
+        assertThat(failure).hasMessageContaining("did not answer within 2000 ms");
+        Caller next = Caller.consume(store, key, 1); // on the 5 the later script confirmed: one script
+        awaitUntil(() -> replies().sent() == 3);
+        replies().release(2);
+        assertThat(next.remaining()).isEqualTo(4); // the first's 4 stay taken, paid for by its refusal
+        assertThat(replies().sent()).isEqualTo(3);
+        assertThat(store.conflicts()).isZero();
+    }
+
+    @Test
+    void keyAnotherInstanceWrote_isNotPipelinedFor100Ms_thenIsAgain() {
+        BucketKey key = freshKey();
+        assertThat(store.tryConsume(key, TEN, 1).remaining()).containsExactly(9); // remembered: 9
+        try (RedisStore other = RedisStore.builder().uri(redis.uri()).clock(clock).build()) {
+            assertThat(other.tryConsume(key, TEN, 3).remaining()).containsExactly(6); // Redis: 6
+        }
+        replies().hold();
+        Caller first = Caller.consume(store, key, 1);
+        awaitUntil(() -> replies().sent() == 1);
+        replies().release(0); // expected 9, Redis holds 6: a conflict
+        awaitUntil(() -> replies().sent() == 2); // computed again on the 6 answered
+        Caller second = Caller.consume(store, key, 1);
+        awaitUntil(() -> store.engine().heldCount() == 1); // the key is contested: waits for the reply
+
+        assertThat(replies().sent()).isEqualTo(2);
+        replies().release(1);
+        assertThat(first.remaining()).isEqualTo(5);
+        awaitUntil(() -> replies().sent() == 3);
+        replies().release(2);
+        assertThat(second.remaining()).isEqualTo(4);
+
+        wall.addAndGet(KeysInFlight.CONTESTED_NANOS);
+        Caller third = Caller.consume(store, key, 1);
+        awaitUntil(() -> replies().sent() == 4);
+        Caller fourth = Caller.consume(store, key, 1);
+        awaitUntil(() -> replies().sent() == 5); // pipelined again, before the third's reply
+        releaseAll(3, 5);
+        assertThat(third.remaining()).isEqualTo(3);
+        assertThat(fourth.remaining()).isEqualTo(2);
+        assertThat(store.conflicts()).isEqualTo(1);
+    }
+
+    @Test
+    void jobPastThePipelineDepth_isSentWhenAReplyIsReleased_notBefore() {
+        BucketKey key = freshKey();
+        replies().hold();
+        List<Caller> pipelined = fillPipeline(key);
+        Caller past = Caller.consume(store, key, 2);
+        awaitUntil(() -> store.engine().heldCount() == 1);
+
+        assertThat(replies().sent()).isEqualTo(KeysInFlight.MAX_DEPTH);
+        replies().release(0);
+        assertThat(pipelined.get(0).remaining()).isEqualTo(9);
+        awaitUntil(() -> replies().sent() == KeysInFlight.MAX_DEPTH + 1);
+        assertThat(past.finished()).isFalse();
+        releaseAll(1, KeysInFlight.MAX_DEPTH + 1);
+
+        for (int i = 0; i < pipelined.size(); i++) {
+            assertThat(pipelined.get(i).remaining()).isEqualTo(9 - i);
+        }
+        assertThat(past.remaining()).isEqualTo(8 - KeysInFlight.MAX_DEPTH);
+        assertThat(replies().sent()).isEqualTo(KeysInFlight.MAX_DEPTH + 1);
     }
 
     @Test
@@ -131,8 +249,7 @@ class CasEngineInterleavingTest {
     void errorThrownFromSend_failsTheJobsItCarried_andTheEngineGoesOn() {
         BucketKey key = freshKey();
         replies().hold();
-        Caller first = Caller.consume(store, key, 1);
-        awaitUntil(() -> replies().sent() == 1);
+        List<Caller> pipelined = fillPipeline(key);
         Caller second = Caller.consume(store, key, 1);
         awaitUntil(() -> store.engine().heldCount() == 1);
         Caller third = Caller.consume(store, key, 1);
@@ -142,33 +259,36 @@ class CasEngineInterleavingTest {
         });
 
         replies().release(0);
+        releaseAll(1, KeysInFlight.MAX_DEPTH);
 
         // the thread that stepped sees the Error itself; the jobs of the failed send see it as a store failure
         int errors = 0;
-        for (Caller caller : List.of(first, second, third)) {
+        List<Caller> callers = new ArrayList<>(pipelined);
+        callers.addAll(List.of(second, third));
+        for (Caller caller : callers) {
             Throwable outcome = caller.outcome();
             if (outcome instanceof SendFailed) {
                 errors++;
-            } else if (caller == first) {
+            } else if (pipelined.contains(caller)) {
                 assertThat(outcome).isNull();
             } else {
                 assertThat(outcome).isInstanceOf(QuotaStoreException.class).hasCauseInstanceOf(SendFailed.class);
             }
         }
         assertThat(errors).isEqualTo(1);
-        assertThat(replies().sent()).isEqualTo(1);
+        assertThat(replies().sent()).isEqualTo(KeysInFlight.MAX_DEPTH);
         Caller after = Caller.consume(store, key, 1);
-        awaitUntil(() -> replies().sent() == 2);
-        replies().release(1);
-        assertThat(after.remaining()).isEqualTo(8); // the first's token taken; the failed send's never
+        awaitUntil(() -> replies().sent() == KeysInFlight.MAX_DEPTH + 1);
+        replies().release(KeysInFlight.MAX_DEPTH);
+        // the pipelined callers' tokens taken; the failed send's never
+        assertThat(after.remaining()).isEqualTo(9 - KeysInFlight.MAX_DEPTH);
     }
 
     @Test
     void interruptedWaitingCaller_stopsWaiting_keepsItsInterrupt_andIsNeverSent() {
         BucketKey key = freshKey();
         replies().hold();
-        Caller first = Caller.consume(store, key, 1);
-        awaitUntil(() -> replies().sent() == 1);
+        List<Caller> pipelined = fillPipeline(key);
         Caller waiting = Caller.consume(store, key, 2);
         awaitUntil(() -> store.engine().heldCount() == 1);
 
@@ -176,20 +296,20 @@ class CasEngineInterleavingTest {
 
         assertThat(waiting.failure(QuotaStoreException.class)).hasMessageContaining("interrupted");
         assertThat(waiting.interruptedAtEnd.get()).isTrue();
-        replies().release(0);
-        assertThat(first.remaining()).isEqualTo(9);
+        releaseAll(0, KeysInFlight.MAX_DEPTH);
+        assertThat(pipelined.get(KeysInFlight.MAX_DEPTH - 1).remaining()).isEqualTo(10 - KeysInFlight.MAX_DEPTH);
         Caller after = Caller.consume(store, key, 1);
-        awaitUntil(() -> replies().sent() == 2);
-        replies().release(1);
-        assertThat(after.remaining()).isEqualTo(8); // the interrupted caller's 2 were never taken
+        awaitUntil(() -> replies().sent() == KeysInFlight.MAX_DEPTH + 1);
+        replies().release(KeysInFlight.MAX_DEPTH);
+        // the interrupted caller's 2 were never taken
+        assertThat(after.remaining()).isEqualTo(9 - KeysInFlight.MAX_DEPTH);
     }
 
     @Test
     void interruptedCombiner_failsNoOtherCallersJob() {
         BucketKey key = freshKey();
         replies().hold();
-        Caller first = Caller.consume(store, key, 1);
-        awaitUntil(() -> replies().sent() == 1);
+        List<Caller> pipelined = fillPipeline(key);
         Caller second = Caller.consume(store, key, 1);
         awaitUntil(() -> store.engine().heldCount() == 1);
         Caller third = Caller.consume(store, key, 1);
@@ -201,11 +321,11 @@ class CasEngineInterleavingTest {
         });
 
         replies().release(0);
-        awaitUntil(() -> replies().sent() == 2);
-        replies().release(1);
+        awaitUntil(() -> replies().sent() == KeysInFlight.MAX_DEPTH + 1); // the two held, in one script
+        releaseAll(1, KeysInFlight.MAX_DEPTH + 1);
 
-        long[] expected = {9, 8, 7};
-        List<Caller> callers = List.of(first, second, third);
+        List<Caller> callers = new ArrayList<>(pipelined);
+        callers.addAll(List.of(second, third));
         for (int i = 0; i < callers.size(); i++) {
             Caller caller = callers.get(i);
             if (caller.thread == combiner.get() && caller.outcome() != null) {
@@ -213,14 +333,33 @@ class CasEngineInterleavingTest {
                 assertThat(caller.outcome()).isInstanceOf(QuotaStoreException.class).hasMessageContaining("interrupted");
                 assertThat(caller.interruptedAtEnd.get()).isTrue();
             } else {
-                assertThat(caller.remaining()).isEqualTo(expected[i]);
+                assertThat(caller.remaining()).isEqualTo(9 - i);
             }
         }
-        assertThat(combiner.get()).isIn(first.thread, second.thread, third.thread);
+        assertThat(callers.stream().map(caller -> caller.thread)).contains(combiner.get());
         Caller after = Caller.consume(store, key, 1);
-        awaitUntil(() -> replies().sent() == 3);
-        replies().release(2);
-        assertThat(after.remaining()).isEqualTo(6); // all three taken: the send went out for everyone
+        awaitUntil(() -> replies().sent() == KeysInFlight.MAX_DEPTH + 2);
+        replies().release(KeysInFlight.MAX_DEPTH + 1);
+        // every one taken: the send went out for everyone
+        assertThat(after.remaining()).isEqualTo(10 - callers.size() - 1);
+    }
+
+    /** {@link KeysInFlight.MAX_DEPTH} callers taking 1 each, each in a script of its own, all sent, none answered. */
+    private List<Caller> fillPipeline(BucketKey key) {
+        List<Caller> callers = new ArrayList<>();
+        for (int i = 0; i < KeysInFlight.MAX_DEPTH; i++) {
+            callers.add(Caller.consume(store, key, 1));
+            int sent = i + 1;
+            awaitUntil(() -> replies().sent() == sent);
+        }
+        return callers;
+    }
+
+    /** Releases the held replies {@code from} (inclusive) to {@code to} (exclusive). */
+    private void releaseAll(int from, int to) {
+        for (int i = from; i < to; i++) {
+            replies().release(i);
+        }
     }
 
     private static BucketKey freshKey() {

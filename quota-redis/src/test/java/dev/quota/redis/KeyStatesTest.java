@@ -121,6 +121,36 @@ class KeyStatesTest {
         assertThat((after - before) / (double) keys).as("bytes per remembered key").isLessThanOrEqualTo(150);
     }
 
+    @Test
+    void defaultBound_isOneKeyPerKibOfMaximumHeap() {
+        assertThat(RedisStoreBuilder.defaultRememberedKeys(1L << 30)).isEqualTo(1_048_576);
+        assertThat(RedisStoreBuilder.defaultRememberedKeys(512L << 20)).isEqualTo(524_288);
+        assertThat(RedisStoreBuilder.defaultRememberedKeys(Long.MAX_VALUE)).as("no -Xmx").isEqualTo(1_048_576);
+        assertThat(RedisStoreBuilder.defaultRememberedKeys(256L << 10)).isEqualTo(KeyStates.HOT_KEYS);
+    }
+
+    /**
+     * The default bound under {@code -Xmx1g} filled: a million customers' one-limit keys, each
+     * remembered, take at most an eighth of that heap (128 bytes a key).
+     */
+    @Test
+    void defaultBoundForAOneGigabyteHeap_filledWithAMillionCustomers_takesAtMostAnEighthOfIt() {
+        int keys = RedisStoreBuilder.defaultRememberedKeys(1L << 30);
+        KeyState[] states = new KeyState[1_000];
+        for (int i = 0; i < states.length; i++) {
+            states[i] = state(1 + i % 900, NOW + i * 1_000_003L);
+        }
+        long before = usedAfterFullGc();
+        KeyStates known = new KeyStates(keys);
+        for (int i = 0; i < keys; i++) {
+            known.put("quota:{c." + Long.toString(i * 0x9E3779B97F4A7C15L, 36) + "}:p", states[i % states.length], NOW);
+        }
+        long after = usedAfterFullGc();
+
+        assertThat(known.size()).isEqualTo(keys);
+        assertThat(after - before).as("bytes kept").isLessThanOrEqualTo((1L << 30) / 8);
+    }
+
     private static long usedAfterFullGc() {
         long used = Long.MAX_VALUE;
         for (int i = 0; i < 3; i++) {

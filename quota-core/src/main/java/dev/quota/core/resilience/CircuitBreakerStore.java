@@ -3,6 +3,7 @@ package dev.quota.core.resilience;
 import dev.failsafe.CircuitBreaker;
 import dev.failsafe.event.CircuitBreakerStateChangedEvent;
 import dev.quota.core.QuotaStoreException;
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
@@ -147,6 +148,14 @@ public final class CircuitBreakerStore implements QuotaStore {
     public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
         call(() -> {
             delegate.addTokens(key, spec, tokens);
+            return null;
+        });
+    }
+
+    @Override
+    public void adjust(List<Adjustment> adjustments) {
+        call(() -> {
+            delegate.adjust(adjustments);
             return null;
         });
     }

@@ -14,6 +14,7 @@ import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import io.github.bucket4j.distributed.remote.RemoteCommand;
 import io.github.bucket4j.distributed.remote.RemoteVerboseResult;
 import io.github.bucket4j.distributed.remote.commands.AddTokensCommand;
+import io.github.bucket4j.distributed.remote.commands.ConsumeIgnoringRateLimitsCommand;
 import io.github.bucket4j.distributed.remote.commands.CreateInitialStateWithVersionOrReplaceConfigurationAndExecuteCommand;
 import io.github.bucket4j.distributed.remote.commands.GetAvailableTokensCommand;
 import io.github.bucket4j.distributed.remote.commands.TryConsumeAndReturnRemainingTokensCommand;
@@ -104,8 +105,14 @@ public final class BucketMath {
     }
 
     /**
-     * The bucket with {@code tokens} given back to every limit, never above capacity; for a lease
-     * set, with the lease whose deadline is {@code tokens} given back (nothing when it has ended).
+     * The bucket with {@code tokens} given back to every limit, never above capacity; a negative
+     * {@code tokens} takes {@code -tokens} from every limit whatever it holds, as Bucket4j's
+     * consume-ignoring-rate-limits does: a limit that lacks them goes below zero, a debt the refill
+     * pays before the next request is admitted (capacity 10, 3 left, {@code -5}: the limit holds
+     * -2, and a request of 1 waits for 3 tokens). Zero leaves the bucket as it is. For a lease set,
+     * the lease whose deadline is {@code tokens} is given back (nothing when it has ended).
+     *
+     * @throws IllegalStateException if the debt could never be paid (a refill overflow)
      */
     public static RemoteBucketState addTokens(@Nullable RemoteBucketState state, BucketSpec spec, long tokens,
                                               long nowNanos) {
@@ -115,7 +122,14 @@ public final class BucketMath {
             return slots.state();
         }
         MutableBucketEntry entry = entry(state);
-        run(entry, spec, new AddTokensCommand(tokens), nowNanos);
+        if (tokens >= 0) {
+            run(entry, spec, new AddTokensCommand(tokens), nowNanos);
+        } else {
+            long penalty = run(entry, spec, new ConsumeIgnoringRateLimitsCommand(-tokens), nowNanos);
+            if (penalty == Long.MAX_VALUE) {
+                throw new IllegalStateException("a debt of " + -tokens + " tokens could never be paid");
+            }
+        }
         return entry.get();
     }
 

@@ -43,7 +43,9 @@ public interface QuotaStore extends AutoCloseable {
 
     /**
      * Gives {@code tokens} back to every limit of the bucket, never above capacity: a refund of
-     * tokens a decision took. For a lease set ({@link BucketSpec#leases()}), gives back the lease
+     * tokens a decision took. A negative {@code tokens} takes {@code -tokens} from every limit
+     * whatever it holds, leaving a debt where it lacks them ({@link BucketMath#addTokens}). For a
+     * lease set ({@link BucketSpec#leases()}), gives back the lease
      * whose deadline is {@code tokens} ({@link ConsumeResult#lease()}): its slot is free again,
      * unless the lease has ended already (then its slot may hold someone else's lease, left alone).
      * One atomic step, as every other operation, so it costs one round trip.
@@ -51,6 +53,25 @@ public interface QuotaStore extends AutoCloseable {
      * @throws dev.quota.core.QuotaStoreException if the store cannot answer
      */
     void addTokens(BucketKey key, BucketSpec spec, long tokens);
+
+    /**
+     * Applies each adjustment as {@link #addTokens} does, in one store call where the store can (on
+     * Redis one round trip for buckets of one hash slot, on a grid one change per entry). Each
+     * bucket's change is atomic; buckets of different slots or entries change one after the other.
+     * The default calls {@link #addTokens} per adjustment.
+     *
+     * @param adjustments at least one; no key twice
+     * @throws IllegalArgumentException if {@code adjustments} is empty
+     * @throws dev.quota.core.QuotaStoreException if the store cannot answer
+     */
+    default void adjust(List<Adjustment> adjustments) {
+        if (adjustments.isEmpty()) {
+            throw new IllegalArgumentException("an adjustment needs at least one bucket");
+        }
+        for (Adjustment adjustment : adjustments) {
+            addTokens(adjustment.key(), adjustment.spec(), adjustment.tokens());
+        }
+    }
 
     /**
      * Reads the bucket without taking anything: the answer of a take of no tokens that passed

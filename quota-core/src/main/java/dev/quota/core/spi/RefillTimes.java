@@ -46,6 +46,20 @@ public final class RefillTimes {
         if (missing <= 0) {
             return 0;
         }
+        // in longs while the product fits (every limit a day or a year long with up to 10^5 tokens
+        // does); BigInteger, exact and saturating, past that
+        if (limit.refill() instanceof Refill.Greedy greedy) {
+            long product = productOrNegative(missing, nanosOrNegative(greedy.period()));
+            if (product >= 0) {
+                return ceilDiv(product, greedy.tokens());
+            }
+        } else {
+            Refill.Interval interval = (Refill.Interval) limit.refill();
+            long product = productOrNegative(ceilDiv(missing, interval.tokens()), nanosOrNegative(interval.period()));
+            if (product >= 0) {
+                return product;
+            }
+        }
         BigInteger tokensMissing = BigInteger.valueOf(missing);
         if (limit.refill() instanceof Refill.Greedy greedy) {
             BigInteger tokens = BigInteger.valueOf(greedy.tokens());
@@ -66,6 +80,28 @@ public final class RefillTimes {
     public static long plus(long a, long b) {
         long sum = a + b;
         return sum < 0 ? Long.MAX_VALUE : sum;
+    }
+
+    /** {@code a * b} for non-negative {@code a}, or -1 if {@code b} is negative or the product overflows. */
+    private static long productOrNegative(long a, long b) {
+        if (b < 0 || Math.multiplyHigh(a, b) != 0) {
+            return -1;
+        }
+        long product = a * b;
+        return product >= 0 ? product : -1;
+    }
+
+    /** The duration in nanoseconds, or -1 where that is not a long. */
+    private static long nanosOrNegative(Duration duration) {
+        long seconds = duration.getSeconds();
+        return seconds >= 0 && seconds < Long.MAX_VALUE / 1_000_000_000L - 1
+                ? seconds * 1_000_000_000L + duration.getNano() : -1;
+    }
+
+    /** Rounded-up quotient of two positive longs. */
+    private static long ceilDiv(long dividend, long divisor) {
+        long quotient = dividend / divisor;
+        return quotient * divisor == dividend ? quotient : quotient + 1;
     }
 
     private static BigInteger ceilDiv(BigInteger dividend, BigInteger divisor) {

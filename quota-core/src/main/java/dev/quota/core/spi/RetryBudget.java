@@ -1,6 +1,7 @@
 package dev.quota.core.spi;
 
 import dev.quota.core.QuotaStoreException;
+import java.util.function.Supplier;
 
 /**
  * How many compare-and-swap races one change may lose before it fails: the one budget every
@@ -41,8 +42,27 @@ public final class RetryBudget {
      */
     public static void check(int lostRaces, int budget, String what) {
         if (lostRaces > budget) {
-            throw new QuotaStoreException(what + ": lost " + lostRaces + " compare-and-swap races, past the retry"
-                    + " budget of " + budget + " lost races: written elsewhere all the time");
+            throw exceeded(lostRaces, budget, what);
         }
+    }
+
+    /**
+     * {@link #check(int, int, String)} with the message's subject made only when the check fails: a
+     * store that checks every decision builds no string for it.
+     *
+     * @param lostRaces races lost so far
+     * @param budget    the races it may lose
+     * @param what      makes what was changed, for the message: {@code redis keys [k]}
+     * @throws QuotaStoreException past the budget
+     */
+    public static void check(int lostRaces, int budget, Supplier<String> what) {
+        if (lostRaces > budget) {
+            throw exceeded(lostRaces, budget, what.get());
+        }
+    }
+
+    private static QuotaStoreException exceeded(int lostRaces, int budget, String what) {
+        return new QuotaStoreException(what + ": lost " + lostRaces + " compare-and-swap races, past the retry"
+                + " budget of " + budget + " lost races: written elsewhere all the time");
     }
 }

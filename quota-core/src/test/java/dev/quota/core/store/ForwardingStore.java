@@ -1,5 +1,6 @@
 package dev.quota.core.store;
 
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
@@ -19,7 +20,7 @@ public abstract class ForwardingStore implements QuotaStore {
         this.delegate = delegate;
     }
 
-    /** Runs before each store call; may throw to fail it. {@code operation}: consume, add, peek, reset. */
+    /** Runs before each store call; may throw to fail it. {@code operation}: consume, add, adjust, peek, reset. */
     protected abstract void before(String operation);
 
     @Override
@@ -32,6 +33,12 @@ public abstract class ForwardingStore implements QuotaStore {
     public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
         before("add");
         delegate.addTokens(key, spec, tokens);
+    }
+
+    @Override
+    public void adjust(List<Adjustment> adjustments) {
+        before("adjust");
+        delegate.adjust(adjustments);
     }
 
     @Override

@@ -3,8 +3,13 @@ package dev.quota.core.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quota.core.Customer;
 import dev.quota.core.Limit;
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
+import dev.quota.core.Settlement;
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
@@ -462,6 +467,126 @@ public abstract class QuotaStoreContract implements LeaseStoreContract {
         assertThat(store.peek(rule, ruleSpec).remaining()).containsExactly(0);
         // 10 admitted requests took 2 each, 90 refused ones 1 each
         assertThat(store.peek(plan, planSpec).remaining()).containsExactly(1_000 - 10 * 2 - 90);
+    }
+
+    @Test
+    void adjust_givingBack_returnsExactlyTheTokens_toEveryBucket_neverAboveCapacity() {
+        List<BucketKey> customer = keys(2, true);
+        BucketSpec spec = greedy(100, 1, Duration.ofHours(1), 1);
+        store.tryConsume(List.of(Take.of(customer.get(0), spec, 30), Take.of(customer.get(1), spec, 5)));
+
+        store.adjust(List.of(new Adjustment(customer.get(0), spec, 20), new Adjustment(customer.get(1), spec, 20)));
+
+        assertThat(store.peek(customer.get(0), spec).remaining()).containsExactly(90);
+        assertThat(store.peek(customer.get(1), spec).remaining()).containsExactly(100);
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void adjust_taking_takesExactlyTheTokens_fromEveryBucket(boolean sameSlot) {
+        List<BucketKey> buckets = keys(2, sameSlot);
+        BucketSpec spec = greedy(100, 1, Duration.ofHours(1), 1);
+        store.tryConsume(buckets.get(0), spec, 10);
+
+        store.adjust(List.of(new Adjustment(buckets.get(0), spec, -27), new Adjustment(buckets.get(1), spec, -27)));
+
+        assertThat(store.peek(buckets.get(0), spec).remaining()).containsExactly(63);
+        assertThat(store.peek(buckets.get(1), spec).remaining()).containsExactly(73);
+    }
+
+    @Test
+    void adjust_takingPastEmpty_leavesTheExactDebt_andRefusesUntilTheRefillHasPaidIt() {
+        BucketKey key = freshKey();
+        BucketSpec spec = greedy(10, 10, Duration.ofMinutes(1), 1); // a token every 6 s
+        store.tryConsume(key, spec, 7);
+
+        store.adjust(List.of(new Adjustment(key, spec, -8)));
+
+        assertThat(store.peek(key, spec).remaining()).containsExactly(-5);
+        ConsumeResult refused = store.tryConsume(key, spec, 1);
+        assertThat(refused.tokensTaken()).isFalse();
+        assertThat(refused.nanosToWait()).isEqualTo(Duration.ofSeconds(36).toNanos()); // 5 owed + 1 wanted
+        clock.advance(Duration.ofSeconds(35));
+        assertThat(store.tryConsume(key, spec, 1).tokensTaken()).isFalse();
+        clock.advance(Duration.ofSeconds(1));
+        ConsumeResult admitted = store.tryConsume(key, spec, 1);
+        assertThat(admitted.tokensTaken()).isTrue();
+        assertThat(admitted.remaining()).containsExactly(0);
+    }
+
+    @Test
+    void settle_ofOneDecision_fromManyThreadsAtOnce_appliesExactlyOnce() throws Exception {
+        String id = "settle-" + UUID.randomUUID();
+        QuotaService service = Settling.service(store, clock, id);
+        QuotaDecision decision = service.decide(Customer.of(id, "metered"), "export");
+        int threads = 16;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Settlement>> settles = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            settles.add(pool.submit(() -> {
+                start.await();
+                return service.settle(decision, 37);
+            }));
+        }
+        start.countDown();
+        int charged = 0;
+        for (Future<Settlement> settle : settles) {
+            Settlement settlement = settle.get(30, TimeUnit.SECONDS);
+            charged += settlement.outcome() == Settlement.Outcome.CHARGED ? 1 : 0;
+            assertThat(settlement.outcome()).isIn(Settlement.Outcome.CHARGED, Settlement.Outcome.ALREADY_SETTLED);
+        }
+        pool.shutdown();
+
+        assertThat(charged).isEqualTo(1);
+        assertThat(Settling.planRemaining(service, id)).isEqualTo(100 - 37);
+    }
+
+    @Test
+    void settle_pastWhatIsLeft_leavesTheDebt_theNextRequestIsRefusedUntilItIsPaid() {
+        String id = "settle-" + UUID.randomUUID();
+        QuotaService service = Settling.service(store, clock, id);
+        Customer customer = Customer.of(id, "metered");
+        for (int i = 0; i < 8; i++) {
+            assertThat(service.decide(customer, "export").allowed()).isTrue(); // 80 of 100
+        }
+        QuotaDecision export = service.decide(customer, "export"); // 90
+
+        Settlement settlement = service.settle(export, 37); // 27 more: 117 of 100, a debt of 17
+
+        assertThat(settlement).isEqualTo(new Settlement(Settlement.Outcome.CHARGED, 10, 37, 27));
+        QuotaDecision next = service.decide(customer, null);
+        assertThat(next.allowed()).isFalse();
+        assertThat(next.violated().remaining()).isZero();
+        assertThat(Settling.planRemaining(service, id)).isZero(); // the standing shows no debt below 0
+        // 17 owed and the 1 asked for, at 100 an hour: 36 s each
+        assertThat(next.retryAfter()).isEqualTo(Duration.ofSeconds(18 * 36));
+        clock.advance(Duration.ofSeconds(18 * 36 - 1));
+        assertThat(service.decide(customer, null).allowed()).isFalse();
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(service.decide(customer, null).allowed()).isTrue();
+    }
+
+    @Test
+    void settle_belowTheEstimate_givesBackExactly_andASecondSettleChangesNothing() {
+        String id = "settle-" + UUID.randomUUID();
+        QuotaService service = Settling.service(store, clock, id);
+        QuotaDecision export = service.decide(Customer.of(id, "metered"), "export");
+
+        assertThat(service.settle(export, 4)).isEqualTo(new Settlement(Settlement.Outcome.GIVEN_BACK, 10, 4, -6));
+        assertThat(service.settle(export, 50).outcome()).isEqualTo(Settlement.Outcome.ALREADY_SETTLED);
+        assertThat(Settling.planRemaining(service, id)).isEqualTo(96);
+    }
+
+    @Test
+    void settle_afterARefund_changesNothing_andSaysSo() {
+        String id = "settle-" + UUID.randomUUID();
+        QuotaService service = Settling.service(store, clock, id);
+        QuotaDecision export = service.decide(Customer.of(id, "metered"), "export");
+        service.refund(export);
+
+        assertThat(service.settle(export, 37)).isEqualTo(new Settlement(Settlement.Outcome.REFUNDED, 10, 37, 0));
+        assertThat(Settling.planRemaining(service, id)).isEqualTo(90);
     }
 
     /** Hook for stores whose contention handling may give up; the default consumes once. */

@@ -2,6 +2,7 @@ package dev.quota.jaxrs.internal;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ResourceInfo;
+import java.lang.reflect.Method;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,10 +27,28 @@ public final class ResourceMethods {
      * @param injected the filter's injected {@code @Context ResourceInfo}, or null when the runtime injected none
      */
     public static @Nullable ResourceInfo matched(ContainerRequestContext request, @Nullable ResourceInfo injected) {
-        if (injected != null && injected.getResourceMethod() != null && injected.getResourceClass() != null) {
-            return injected;
+        if (injected != null) {
+            // the injected one is a proxy that looks the request up on every call: asked once each
+            Method method = injected.getResourceMethod();
+            Class<?> resourceClass = injected.getResourceClass();
+            if (method != null && resourceClass != null) {
+                return new Matched(resourceClass, method);
+            }
         }
         return quarkus(request);
+    }
+
+    /** What the injected resource info told of one request. */
+    private record Matched(Class<?> resourceClass, Method method) implements ResourceInfo {
+        @Override
+        public Method getResourceMethod() {
+            return method;
+        }
+
+        @Override
+        public Class<?> getResourceClass() {
+            return resourceClass;
+        }
     }
 
     /** Quarkus REST's resource info of the request; null on any other runtime. */

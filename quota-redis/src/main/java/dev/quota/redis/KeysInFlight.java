@@ -1,0 +1,170 @@
+package dev.quota.redis;
+
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The keys carried by flights out ({@link Pipeline}), and whether a job on one of them may go
+ * before the replies come: pipelined compare-and-swap.
+ *
+ * <p>While this instance holds a key's latest state (every script settled on it since it went
+ * into flight found what it expected, and no script on it found it changed within
+ * {@link #CONTESTED_NANOS}), the next script on it need not wait: it is computed on what the last
+ * script sent leaves there ({@link #pipelinedOn}) and expects those bytes, up to {@link #MAX_DEPTH}
+ * scripts deep. If a script before it finds the key changed, or fails, this one finds the key
+ * changed too (it expects bytes that were never written), writes nothing, and its jobs are
+ * computed again from what it answers: exactness is the compare-and-swap's, in whatever order
+ * Redis runs the scripts and the replies come. A key other instances write is not pipelined:
+ * there every script behind a lost one would be lost too, and the instance pipelining would keep
+ * the others from ever finding the key as they last saw it.
+ *
+ * <p>Reads and repairs on a key hold every job on it until they are settled. The combiner's alone,
+ * but for {@link #conflicts}, which any thread reads.
+ */
+final class KeysInFlight {
+
+    /** The most scripts out on one key at once: what a conflict in the middle costs at most. */
+    static final int MAX_DEPTH = 4;
+    /** How long after a conflict on a key its scripts wait for each other's replies (flight clock). */
+    static final long CONTESTED_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** Contested keys remembered; past that the one contested longest ago is forgotten. */
+    private static final int CONTESTED_KEYS = 1024;
+
+    /** One key in flight. */
+    static final class Key {
+        /** Flights out carrying the key. */
+        int flights;
+        /** Of them, scripts: how deep the key's pipeline is. */
+        int scripts;
+        /** Of them, reads and repairs. */
+        int others;
+        /** What the last script sent on the key leaves there if it runs (null: no key). */
+        byte @Nullable [] bytes;
+        /** {@link #bytes} parsed. */
+        @Nullable RemoteBucketState state;
+        /** Whether every script settled on the key since it went into flight found what it expected. */
+        boolean owned = true;
+        /** The number of the newest script settled on the key: an older reply tells nothing newer. */
+        long newestSettled = Long.MIN_VALUE;
+    }
+
+    private final boolean pipelining;
+    private final Map<String, Key> keys = new HashMap<>();
+    /** The flight clock at the last conflict on each key that had one lately. */
+    private final LinkedHashMap<String, Long> contested = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+            return size() > CONTESTED_KEYS;
+        }
+    };
+    private final LongAdder conflicts = new LongAdder();
+    private long sequence;
+
+    /** @param pipelining false when every consume reads its keys first: then nothing is pipelined */
+    KeysInFlight(boolean pipelining) {
+        this.pipelining = pipelining;
+    }
+
+    boolean isEmpty() {
+        return keys.isEmpty();
+    }
+
+    /** Whether a job on {@code key} must wait for replies: the key is in flight and not pipelined. */
+    boolean blocks(String key, long wall) {
+        Key pending = keys.get(key);
+        if (pending == null) {
+            return false;
+        }
+        if (!pipelining || pending.others > 0 || !pending.owned || pending.scripts >= MAX_DEPTH) {
+            return true;
+        }
+        Long since = contested.get(key);
+        return since != null && wall - since < CONTESTED_NANOS;
+    }
+
+    /** The key as a script of this instance on its way leaves it, if one is: a job on it is pipelined. */
+    @Nullable Key pipelinedOn(String key) {
+        Key pending = keys.get(key);
+        return pending != null && pending.scripts > 0 ? pending : null;
+    }
+
+    /** {@code flight} was sent: its keys are in flight; a script is numbered and leaves its states. */
+    void enter(Flight flight) {
+        ScriptFlight script = flight instanceof ScriptFlight s ? s : null;
+        if (script != null) {
+            script.sequence = ++sequence;
+        }
+        for (int i = 0; i < flight.keys.size(); i++) {
+            Key pending = keys.computeIfAbsent(flight.keys.get(i), k -> new Key());
+            pending.flights++;
+            if (script != null) {
+                pending.scripts++;
+                pending.bytes = script.leaves(i);
+                pending.state = pending.bytes == null ? null : script.cells.get(i).state;
+            } else {
+                pending.others++;
+            }
+        }
+    }
+
+    /** {@code flight} was settled: its keys leave flight. */
+    void leave(Flight flight) {
+        boolean script = flight instanceof ScriptFlight;
+        for (String key : flight.keys) {
+            Key pending = keys.get(key);
+            if (pending == null) {
+                continue;
+            }
+            if (--pending.flights == 0) {
+                keys.remove(key);
+            } else if (script) {
+                pending.scripts--;
+            } else {
+                pending.others--;
+            }
+        }
+    }
+
+    /**
+     * Whether the script numbered {@code sequence}, settling, is the newest settled on {@code key}
+     * (then what it learnt of the key is what to remember); records it.
+     */
+    boolean newest(String key, long sequence) {
+        Key pending = keys.get(key);
+        if (pending == null) {
+            return true;
+        }
+        if (sequence < pending.newestSettled) {
+            return false;
+        }
+        pending.newestSettled = sequence;
+        return true;
+    }
+
+    /** A script on {@code key} failed or wrote nothing: the scripts behind it expect what it did not write. */
+    void disown(String key) {
+        Key pending = keys.get(key);
+        if (pending != null) {
+            pending.owned = false;
+        }
+    }
+
+    /** A script found {@code changed} keys changed (another instance wrote them): counted; not pipelined a while. */
+    void conflict(List<String> changed, long wall) {
+        conflicts.increment();
+        for (String key : changed) {
+            contested.put(key, wall);
+        }
+    }
+
+    /** Scripts that found a key changed since the store was built (any thread). */
+    long conflicts() {
+        return conflicts.sum();
+    }
+}
