@@ -22,11 +22,11 @@ import org.jspecify.annotations.Nullable;
 public final class DecisionLoad {
 
     /**
-     * One decision: the phase it started in, its customer, what it decided, how long it took, and
-     * who decided instead of the store (null: the store did).
+     * One decision: the phase it started in and the phase it ended in, its customer, what it decided,
+     * how long it took, and who decided instead of the store (null: the store did).
      */
-    public record Sample(String phase, String customer, QuotaDecision.Outcome outcome, long latencyNanos,
-                         QuotaDecision.Fallback.@Nullable Kind fallback) {
+    public record Sample(String phase, String endedIn, String customer, QuotaDecision.Outcome outcome,
+                         long latencyNanos, QuotaDecision.Fallback.@Nullable Kind fallback) {
     }
 
     private final QuotaService service;
@@ -128,7 +128,7 @@ public final class DecisionLoad {
             long start = System.nanoTime();
             try {
                 QuotaDecision decision = service.decide(customer, null);
-                own.add(new Sample(current, customer.id(), decision.outcome(), System.nanoTime() - start,
+                own.add(new Sample(current, phase, customer.id(), decision.outcome(), System.nanoTime() - start,
                         decision.fallback() == null ? null : decision.fallback().kind()));
                 if (decision.outcome() == QuotaDecision.Outcome.REJECTED) {
                     spent.computeIfAbsent(current, k -> java.util.concurrent.ConcurrentHashMap.newKeySet())
