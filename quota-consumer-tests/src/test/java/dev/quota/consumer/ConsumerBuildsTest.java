@@ -171,4 +171,13 @@ class ConsumerBuildsTest {
             ReadmeChecks.runtimeRefusals(service.port(), "", service::output);
         }
     }
+
+    @Order(6)
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("projects")
+    void imports_areChargedTheirRows_andAtMostTwoRunAtOnce(String name) throws InterruptedException {
+        try (ConsumerProject.Running service = start(built(name))) {
+            ReadmeChecks.importsSettledAndInFlight(service.port(), "", 2000, service::output);
+        }
+    }
 }

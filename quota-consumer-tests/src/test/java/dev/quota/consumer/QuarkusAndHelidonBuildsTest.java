@@ -125,4 +125,13 @@ class QuarkusAndHelidonBuildsTest {
             assertThat(export.header("RateLimit")).startsWith("\"free-burst\";r=10;t=1, ");
         }
     }
+
+    @Order(6)
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("enforced")
+    void imports_areChargedTheirRows_andAtMostTwoRunAtOnce(String name) throws InterruptedException {
+        try (ConsumerProject.Running service = start(built(name))) {
+            ReadmeChecks.importsSettledAndInFlight(service.port(), "", 2000, service::output);
+        }
+    }
 }
