@@ -22,6 +22,7 @@ import java.util.logging.Logger;
  * mvn -q -B install -DskipTests &amp;&amp; java -jar quota-bench/target/quota-bench.jar          # about 20 minutes
  * java -jar quota-bench/target/quota-bench.jar --quick                                  # about 2 minutes
  * java -jar quota-bench/target/quota-bench.jar grid [--quick]    # the JCache grid scenario, {@link dev.quota.bench.grid.GridBench}
+ * java -jar quota-bench/target/quota-bench.jar leases [--quick]  # in-flight leases on Redis, {@link LeaseBench}
  * </pre>
  */
 public final class BenchMain {
@@ -36,6 +37,10 @@ public final class BenchMain {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("grid")) {
             dev.quota.bench.grid.GridBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("leases")) {
+            LeaseBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         System.setProperty("java.awt.headless", "true");

@@ -31,8 +31,8 @@ public record Settlement(Outcome outcome, long estimate, long actual, long chang
         /** The decision was refunded before: this settle changed nothing. */
         REFUNDED,
         /**
-         * The decision took no plan tokens (refused, bypassed, unenforced, decided by another
-         * instance's receipt): nothing to settle.
+         * The decision charged its plan no estimate (refused, bypassed, unenforced, or a plan in
+         * shadow mode that lacked the tokens): nothing to settle.
          */
         NOTHING_TO_SETTLE,
         /** The store failed: the difference was not applied (logged, and told to the listeners). */

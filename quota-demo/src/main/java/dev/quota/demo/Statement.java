@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param account the account
  * @param from    the first day
- * @param to      the last day, at most {@link #MAX_DAYS} days after {@code from}
+ * @param to      the last day; {@link #MAX_DAYS} days at most in all
  */
 record Statement(Account account, LocalDate from, LocalDate to) {
 
@@ -26,7 +26,8 @@ record Statement(Account account, LocalDate from, LocalDate to) {
     static final int MAX_DAYS = 366;
 
     /** The statement of {@code from}..{@code to} (ISO dates), or null with the reasons added to {@code errors}. */
-    static @Nullable Statement of(Account account, @Nullable String from, @Nullable String to, List<Problem.FieldError> errors) {
+    static @Nullable Statement of(Account account, @Nullable String from, @Nullable String to,
+                                  List<Problem.FieldError> errors) {
         LocalDate first = date("from", from, errors);
         LocalDate last = date("to", to, errors);
         if (first != null && last != null) {
@@ -34,15 +35,10 @@ record Statement(Account account, LocalDate from, LocalDate to) {
             if (days < 1) {
                 errors.add(new Problem.FieldError("to", "must not be before from"));
             } else if (days > MAX_DAYS) {
-                errors.add(new Problem.FieldError("to", "at most " + MAX_DAYS + " days after from"));
+                errors.add(new Problem.FieldError("to", "a statement covers at most " + MAX_DAYS + " days"));
             }
         }
         return errors.isEmpty() && first != null && last != null ? new Statement(account, first, last) : null;
-    }
-
-    /** The number of rows: one per day. */
-    long days() {
-        return ChronoUnit.DAYS.between(from, to) + 1;
     }
 
     /**
