@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * against the artifacts this build installed (Quarkus as an uber-jar), run as a process of its own
  * against a real Redis, and asked what {@link ConsumerBuildsTest} asks the other runtimes: 200 with
  * RateLimit headers, 401 for an unknown key, anonymous callers per client address, transfers decided
- * with their amount.
+ * with their amount, an import charged its rows and at most two of them running at once.
  *
  * <p>Wired wrongly on purpose, an {@code Application} that lists its resources but not
  * {@code QuotaProviders}: on Quarkus the resource methods are refused 503, never served unlimited;
