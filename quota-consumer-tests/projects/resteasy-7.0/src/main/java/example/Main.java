@@ -34,6 +34,7 @@ public final class Main {
         ResteasyDeployment deployment = new ResteasyDeploymentImpl();
         deployment.getActualResourceClasses().add(ExportResource.class);
         deployment.getActualResourceClasses().add(TransferResource.class);
+        deployment.getActualResourceClasses().add(ImportResource.class);
         deployment.getResources().add(admin);
         deployment.getProviders().add(feature);
         UndertowJaxrsServer server = new UndertowJaxrsServer().setHostname("127.0.0.1").setPort(port);

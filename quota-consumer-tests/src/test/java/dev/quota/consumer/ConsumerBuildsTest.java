@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code Retry-After}, 401 for an unknown key, anonymous callers limited per client address,
  * transfers decided with their amount (429, 422, 400; never a 500), and the admin API: 200 with
  * the token, 401 without, 429 after too many wrong tokens from one address, and the top customers
- * of the process; on every runtime.
+ * of the process; an import charged exactly its rows, and at most two of a customer's imports
+ * running at once (429 too-many-in-flight for the third); on every runtime.
  *
  * <p>On a container that does not tell the client's address, the service must refuse to start.
  *
@@ -169,6 +170,15 @@ class ConsumerBuildsTest {
     void requestsTheRuntimeRefuses_405And415_costAToken_andAreLimited(String name) throws InterruptedException {
         try (ConsumerProject.Running service = start(built(name))) {
             ReadmeChecks.runtimeRefusals(service.port(), "", service::output);
+        }
+    }
+
+    @Order(6)
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("projects")
+    void imports_areChargedTheirRows_andAtMostTwoRunAtOnce(String name) throws InterruptedException {
+        try (ConsumerProject.Running service = start(built(name))) {
+            ReadmeChecks.importsSettledAndInFlight(service.port(), "", 2000, service::output);
         }
     }
 }

@@ -56,8 +56,9 @@ enum EeServer {
     /**
      * {@code bin/server run bank}: the project's {@code src/main/liberty/config/server.xml}
      * (features, the HTTP endpoint at {@code ${env.PORT}}) and the WAR in the server's apps/.
-     * Ready once the application has started: on a busy machine the server says it is ready
-     * (CWWKF0011I) before the WAR is, and answers 404 until then.
+     * Ready once the application has started and the server says it is ready (CWWKF0011I): on a
+     * busy machine either comes first; before the first it answers 404, before the second its
+     * HTTP port is not open yet.
      */
     OPEN_LIBERTY("open-liberty", "Open Liberty 26.0.0.3", "CWWKZ0001I: Application bank started",
             List.of("HTTP/1.1 429 Undefined", "HTTP/1.1 422 Undefined")) {
@@ -72,6 +73,11 @@ enum EeServer {
         @Override
         Path workingDirectory(Path target) {
             return target.resolve("wlp");
+        }
+
+        @Override
+        String listeningLine() {
+            return "CWWKF0011I: The bank server is ready";
         }
     };
 
@@ -105,6 +111,11 @@ enum EeServer {
 
     /** What the server prints once it has deployed the WAR and listens. */
     String readyLine() {
+        return readyLine;
+    }
+
+    /** What the server prints once its HTTP port is open, when that may come after {@link #readyLine()}. */
+    String listeningLine() {
         return readyLine;
     }
 

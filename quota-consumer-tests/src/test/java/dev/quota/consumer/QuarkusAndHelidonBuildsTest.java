@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * against the artifacts this build installed (Quarkus as an uber-jar), run as a process of its own
  * against a real Redis, and asked what {@link ConsumerBuildsTest} asks the other runtimes: 200 with
  * RateLimit headers, 401 for an unknown key, anonymous callers per client address, transfers decided
- * with their amount.
+ * with their amount, an import charged its rows and at most two of them running at once.
  *
  * <p>Wired wrongly on purpose, an {@code Application} that lists its resources but not
  * {@code QuotaProviders}: on Quarkus the resource methods are refused 503, never served unlimited;
@@ -123,6 +123,15 @@ class QuarkusAndHelidonBuildsTest {
                     "X-API-Key", ACME_KEY);
             assertThat(export.status()).as("%s", service.output()).isEqualTo(200);
             assertThat(export.header("RateLimit")).startsWith("\"free-burst\";r=10;t=1, ");
+        }
+    }
+
+    @Order(6)
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("enforced")
+    void imports_areChargedTheirRows_andAtMostTwoRunAtOnce(String name) throws InterruptedException {
+        try (ConsumerProject.Running service = start(built(name))) {
+            ReadmeChecks.importsSettledAndInFlight(service.port(), "", 2000, service::output);
         }
     }
 }

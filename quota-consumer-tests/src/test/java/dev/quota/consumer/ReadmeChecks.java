@@ -3,8 +3,14 @@ package dev.quota.consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.testkit.RawHttp;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -18,6 +24,7 @@ final class ReadmeChecks {
     /** The key the README's plans.yaml gives customer acme on plan free. */
     static final String ACME_KEY = "acme-demo-key-0001";
     static final String EXPORT = "/api/v1/accounts/7/export";
+    static final String IMPORTS = "/api/v1/accounts/7/imports";
 
     private ReadmeChecks() {
     }
@@ -126,6 +133,90 @@ final class ReadmeChecks {
                 "Content-Type", "text/plain");
         assertThat(texts.status()).as("the 11th text/plain transfer; %s", output.get()).isEqualTo(429);
         assertThat(texts.body()).contains("\"limit\":\"anonymous-burst\"");
+    }
+
+    /**
+     * The README's import (rule {@code import}: cost 2, settled to its rows; 2 at once): charged
+     * exactly its rows once answered, the next response showing it; then, while two imports of acme
+     * are still uploading their bodies, a third is refused at once, 429 too-many-in-flight without
+     * Retry-After; once one of the two has been answered its lease is back and the next is admitted.
+     * {@code dailyLeft}: what acme has left of its day before (2000 on a flushed Redis), with a full
+     * burst, or nearly so.
+     */
+    static void importsSettledAndInFlight(int port, String api, long dailyLeft, Supplier<String> output) {
+        String imports = api + IMPORTS;
+        // settled: 2 on arrival, then its 5 rows
+        RawHttp.Answer fiveRows = importRows(port, imports, "1\n2\n3\n4\n5\n");
+        assertThat(fiveRows.status()).as("an import of 5 rows; %s", output.get()).isEqualTo(201);
+        assertThat(fiveRows.header("RateLimit")).as("the estimate, 2, taken on arrival")
+                .contains(", \"free-daily\";r=" + (dailyLeft - 2) + ";t=");
+        RawHttp.Answer oneRow = importRows(port, imports, "1\n");
+        assertThat(oneRow.status()).as("an import of 1 row; %s", output.get()).isEqualTo(201);
+        assertThat(oneRow.header("RateLimit")).as("the first settled to its 5 rows, this one's estimate taken")
+                .contains(", \"free-daily\";r=" + (dailyLeft - 5 - 2) + ";t=");
+        // the second import was settled to 1
+
+        // in flight: two uploads under way take the 2 leases, a third is refused while they run
+        byte[] row = "row\n".getBytes(StandardCharsets.US_ASCII);
+        List<RawHttp.Held> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                held.add(RawHttp.hold("127.0.0.1", port, "POST", imports, row, row,
+                        "X-API-Key", ACME_KEY, "Content-Type", "text/plain"));
+            }
+            RawHttp.Answer refused = firstAnswer(held, output);
+            assertThat(refused.status()).as("the third of three imports under way; %s", output.get()).isEqualTo(429);
+            assertThat(refused.body()).contains("\"type\":\"urn:quota:problem:too-many-in-flight\"")
+                    .contains("\"limit\":\"import-in-flight\"").contains("\"inFlightLimit\":2");
+            assertThat(refused.header("Content-Type")).startsWith("application/problem+json");
+            assertThat(refused.header("Quota-In-Flight-Limit")).as("headers %s", refused.headers()).isEqualTo("2");
+            assertThat(refused.header("Retry-After")).as("when a running import ends is nobody's guess").isNull();
+            assertThat(refused.header("RateLimit")).isNull();
+            List<RawHttp.Held> running = held.stream().filter(request -> !request.answer().isDone()).toList();
+            assertThat(running).as("two imports still under way, holding the leases; %s", output.get()).hasSize(2);
+
+            RawHttp.Answer first = running.get(0).finish();
+            assertThat(first.status()).as("the first import under way, finished; %s", output.get()).isEqualTo(201);
+            RawHttp.Answer next = importRows(port, imports, "1\n");
+            assertThat(next.status()).as("an import once one of the two ended; %s", output.get()).isEqualTo(201);
+            // less 2 and 2 for the two under way, 1 for the refused, 2 for this one's estimate
+            assertThat(next.header("RateLimit")).contains(", \"free-daily\";r=" + (dailyLeft - 6 - 7) + ";t=");
+            RawHttp.Answer second = running.get(1).finish();
+            assertThat(second.status()).as("the second import under way, finished; %s", output.get()).isEqualTo(201);
+        } finally {
+            for (RawHttp.Held request : held) {
+                closeQuietly(request);
+            }
+        }
+    }
+
+    /** The first answer to any of {@code requests}, waiting at most 30 s for it. */
+    private static RawHttp.Answer firstAnswer(List<RawHttp.Held> requests, Supplier<String> output) {
+        try {
+            return (RawHttp.Answer) CompletableFuture.anyOf(
+                    requests.stream().map(RawHttp.Held::answer).toArray(CompletableFuture[]::new))
+                    .get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("no answer to any of " + requests.size()
+                    + " imports under way: the runtime refused none of them on arrival; " + output.get(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void closeQuietly(RawHttp.Held request) {
+        try {
+            request.close();
+        } catch (IOException e) {
+            // the connection is gone either way
+        }
+    }
+
+    /** The README's import of {@code rows}, one a line, by customer acme. */
+    private static RawHttp.Answer importRows(int port, String path, String rows) {
+        return RawHttp.send("127.0.0.1", port, "POST", path, rows.getBytes(StandardCharsets.US_ASCII),
+                "X-API-Key", ACME_KEY, "Content-Type", "text/plain");
     }
 
     /** The README's transfer, {@code {"currency":"EUR","amountMinor":600000}}, by customer acme. */

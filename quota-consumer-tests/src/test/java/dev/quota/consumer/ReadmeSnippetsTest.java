@@ -31,14 +31,16 @@ class ReadmeSnippetsTest {
             "plans", "plans.yaml",
             "java", "src/main/java/example/Main.java",
             "resource", "src/main/java/example/ExportResource.java",
-            "amount", "src/main/java/example/TransferResource.java");
+            "amount", "src/main/java/example/TransferResource.java",
+            "import", "src/main/java/example/ImportResource.java");
 
     private static final String RESOURCES = "src/main/resources/";
     private static final Map<String, String> CDI_LITE = Map.of(
             "cdi-lite-maven", "pom.xml",
             "plans", "plans.yaml",
             "resource", "src/main/java/example/ExportResource.java",
-            "amount", "src/main/java/example/TransferResource.java");
+            "amount", "src/main/java/example/TransferResource.java",
+            "cdi-import", "src/main/java/example/ImportResource.java");
 
     /** A WAR on a Jakarta EE server: the snippets of the README's "Jakarta EE server" section, and their files. */
     private static final Map<String, String> EE_WAR = Map.of(
@@ -46,7 +48,8 @@ class ReadmeSnippetsTest {
             "ee-application", "src/main/java/example/Api.java",
             "plans", RESOURCES + "plans.yaml",
             "resource", "src/main/java/example/ExportResource.java",
-            "amount", "src/main/java/example/TransferResource.java");
+            "amount", "src/main/java/example/TransferResource.java",
+            "cdi-import", "src/main/java/example/ImportResource.java");
 
     /**
      * The Quarkus, Helidon and Jakarta EE server projects: each snippet of the README they are
@@ -62,7 +65,8 @@ class ReadmeSnippetsTest {
                     "java", "src/main/java/example/QuotaWiring.java",
                     "quarkus-provider", "src/main/java/example/QuotaWiring.java",
                     "resource", "src/main/java/example/ExportResource.java",
-                    "amount", "src/main/java/example/TransferResource.java"),
+                    "amount", "src/main/java/example/TransferResource.java",
+                    "import", "src/main/java/example/ImportResource.java"),
             "quarkus-rest-cdi", with(CDI_LITE, "cdi-lite-properties", RESOURCES + "application.properties"),
             "quarkus-resteasy-cdi", with(CDI_LITE, "cdi-lite-properties", RESOURCES + "application.properties"),
             "helidon-mp-cdi", with(CDI_LITE, "cdi-lite-properties", RESOURCES + "META-INF/microprofile-config.properties"));

@@ -15,6 +15,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -105,6 +109,96 @@ public final class RawHttp {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * A request whose body is not all sent yet: the server has its head and the first part of its
+     * body, and waits for the rest (a large upload under way). The server may answer before the
+     * rest is sent ({@link #answer()} completes), as a filter that refuses the request does.
+     */
+    public static final class Held implements AutoCloseable {
+        private final Socket socket;
+        private final byte[] rest;
+        private final CompletableFuture<Answer> answer = new CompletableFuture<>();
+
+        private Held(Socket socket, byte[] rest) {
+            this.socket = socket;
+            this.rest = rest;
+        }
+
+        /** The answer, completed once it has arrived whole (exceptionally when the connection failed). */
+        public CompletableFuture<Answer> answer() {
+            return answer;
+        }
+
+        /**
+         * Sends the rest of the body and waits for the answer.
+         *
+         * @throws IllegalStateException when no answer arrives within 30 s
+         */
+        public Answer finish() {
+            try {
+                OutputStream out = socket.getOutputStream();
+                out.write(rest);
+                out.flush();
+                return answer.get(30, TimeUnit.SECONDS);
+            } catch (IOException | ExecutionException | TimeoutException e) {
+                throw new IllegalStateException("no answer to a held request after its body was finished", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+    /**
+     * {@code method path} on {@code 127.0.0.1:port} from {@code from}, with a {@code Content-Length}
+     * of {@code first} and {@code rest} together but only {@code first} sent: the request stays
+     * under way, holding whatever the server gave it on arrival, until {@link Held#finish()}.
+     */
+    public static Held hold(String from, int port, String method, String path, byte[] first, byte[] rest,
+            String... headers) {
+        Socket socket = new Socket();
+        try {
+            socket.setSoTimeout(60_000);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(from), 0));
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5_000);
+            StringBuilder head = new StringBuilder(method).append(' ').append(path).append(" HTTP/1.1\r\n")
+                    .append("Host: 127.0.0.1:").append(port).append("\r\nConnection: close\r\nAccept: */*\r\n")
+                    .append("Content-Length: ").append(first.length + rest.length).append("\r\n");
+            for (int i = 0; i + 1 < headers.length; i += 2) {
+                head.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+            }
+            OutputStream out = socket.getOutputStream();
+            out.write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
+            out.write(first);
+            out.flush();
+        } catch (IOException e) {
+            try {
+                socket.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw new UncheckedIOException(method + " " + path + " from " + from + " failed", e);
+        }
+        Held held = new Held(socket, rest);
+        Thread reader = new Thread(() -> {
+            ByteArrayOutputStream answer = new ByteArrayOutputStream();
+            try {
+                readAnswer(socket.getInputStream(), answer);
+                held.answer.complete(parse(answer.toByteArray()));
+            } catch (IOException e) {
+                held.answer.completeExceptionally(e);
+            }
+        }, "raw-http-held");
+        reader.setDaemon(true);
+        reader.start();
+        return held;
     }
 
     /** POST of a JSON text to {@code path} on 127.0.0.1 with header pairs {@code name, value, ...}. */
