@@ -45,6 +45,7 @@ public final class QuotaService implements AutoCloseable {
     private final Clock clock;
     private final BucketLayout layout;
     private final QuotaListener listener;
+    private final TopCustomersListener top;
     private final DecisionRunner runner;
     private final FailedKeyGuard guard;
     private final RejectionLog rejectionLog;
@@ -59,7 +60,7 @@ public final class QuotaService implements AutoCloseable {
         this.fallback = builder.fallback != null ? builder.fallback
                 : InMemoryStore.builder().clock(clock).build();
         this.layout = new BucketLayout(builder.keyPrefix, clock);
-        TopCustomersListener top = new TopCustomersListener(clock);
+        this.top = new TopCustomersListener(clock);
         List<QuotaListener> listeners = new ArrayList<>();
         listeners.add(top);
         listeners.addAll(builder.listeners);
@@ -330,6 +331,10 @@ public final class QuotaService implements AutoCloseable {
      */
     public Settlement settle(QuotaDecision decision, long actual) {
         Settlement settlement = runner.settle(decision.receipt(), actual);
+        Customer payer = decision.receipt().payer();
+        if (payer != null) {
+            top.settled(payer, settlement);
+        }
         listener.onSettle(settlement);
         return settlement;
     }
@@ -392,6 +397,7 @@ public final class QuotaService implements AutoCloseable {
 
     /** Tells the listeners and the rejection log; {@code limits}: the rule's or amount limits' name, or null. */
     private void report(Customer customer, @Nullable String limits, QuotaDecision decision, long startNanos) {
+        decision.receipt().paidBy(customer);
         listener.onDecision(customer, limits, decision, Duration.ofNanos(System.nanoTime() - startNanos));
         if (decision.outcome() == QuotaDecision.Outcome.REJECTED
                 || decision.outcome() == QuotaDecision.Outcome.SHADOW_REJECTED

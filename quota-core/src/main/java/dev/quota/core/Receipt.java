@@ -48,6 +48,8 @@ public final class Receipt {
     /** The leases held: each take's tokens are its lease's deadline, as {@link QuotaStore#addTokens} takes it. */
     private final List<Take> leases;
     private final AtomicBoolean released = new AtomicBoolean();
+    /** Who the plan charge is for, told once the decision is made: a settle counts the change for them. */
+    private volatile @Nullable Customer payer;
 
     /**
      * @param settleable the plan takes an admitted decision charged in full, each with its tokens
@@ -91,6 +93,18 @@ public final class Receipt {
         this.settleable = List.of();
         this.leaseStore = null;
         this.leases = List.of();
+    }
+
+    /** Records who the plan charge is for; a receipt that charges no settleable plan ignores it. */
+    void paidBy(Customer customer) {
+        if (!settleable.isEmpty()) {
+            payer = customer;
+        }
+    }
+
+    /** Who the plan charge is for, when told and settleable. */
+    @Nullable Customer payer() {
+        return payer;
     }
 
     /** Whether the decision holds in-flight leases not given back yet. */

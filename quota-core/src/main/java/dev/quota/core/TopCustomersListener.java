@@ -40,6 +40,17 @@ final class TopCustomersListener implements QuotaListener {
         }
     }
 
+    /**
+     * Counts what a settle charged after the fact as spending, as {@link #onDecision} counted the
+     * estimate. A give-back is not taken off: a count stays never below the truth, and may be over it
+     * by what was given back.
+     */
+    void settled(Customer customer, Settlement settlement) {
+        if (settlement.outcome() == Settlement.Outcome.CHARGED && settlement.change() > 0) {
+            spending.add(customer, settlement.change());
+        }
+    }
+
     /** The rankings now. */
     TopCustomers top() {
         return new TopCustomers(refusals.since(), clock.instant(), refusals.top(TopCustomers.SHOWN),

@@ -58,6 +58,17 @@ class SettleTest {
     }
 
     @Test
+    void topSpending_countsWhatASettleChargedAfterTheFact_andKeepsAGiveBackAsCounted() {
+        service.settle(service.decide(carol, "export"), 37);
+        service.settle(service.decide(carol, "export"), 4);
+
+        // 37 settled up from 10, then 10 settled down to 4: the give-back is not taken off, so the
+        // count (47) is never below what carol spent (41)
+        assertThat(service.admin().topCustomers().bySpending())
+                .containsExactly(new TopCustomers.Entry("carol", Customer.Kind.ACCOUNT, 47, 0));
+    }
+
+    @Test
     void settle_atTheEstimate_callsNoStore() {
         QuotaDecision export = service.decide(carol, "export");
         int before = store.calls.get();
