@@ -3,23 +3,17 @@ package dev.quota.jcache;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.testkit.BusyCores;
-import java.io.BufferedReader;
+import dev.quota.testkit.ChildJvm;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -39,20 +33,19 @@ class MultiProcessGridTest {
     private static final int PROCESSES = 3;
     private static final int THREADS = 4;
     private static final int PER_THREAD = 25;
+    /** How long a member may take to join the grid or to decide, on a busy machine. */
+    private static final Duration MEMBER_WAIT = Duration.ofSeconds(180);
     private static final Pattern RESULT = Pattern.compile("RESULT admitted=(\\d+) rejected=(\\d+) fallback=(\\d+)");
 
     @TempDir
     Path logs;
 
-    private final List<Process> processes = new ArrayList<>();
+    private final List<ChildJvm> processes = new ArrayList<>();
 
     @AfterEach
     void killProcesses() throws InterruptedException {
-        for (Process process : processes) {
-            process.destroyForcibly();
-        }
-        for (Process process : processes) {
-            process.waitFor(10, TimeUnit.SECONDS);
+        for (ChildJvm process : processes) {
+            process.close();
         }
     }
 
@@ -67,38 +60,29 @@ class MultiProcessGridTest {
         String customer = "fleet-" + UUID.randomUUID();
         long started = System.nanoTime();
 
-        List<BlockingQueue<String>> outputs = new ArrayList<>();
         for (int i = 0; i < PROCESSES; i++) {
-            Path log = logs.resolve("member-" + i + ".log");
-            Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                    GridMemberProcess.class.getName(), cluster, String.valueOf(ports.get(i)), allPorts, customer,
-                    String.valueOf(THREADS), String.valueOf(PER_THREAD))
-                    .redirectError(log.toFile())
-                    .start();
-            processes.add(process);
-            outputs.add(lines(process));
+            processes.add(ChildJvm.start(GridMemberProcess.class, "256m", logs.resolve("member-" + i + ".log"),
+                    cluster, String.valueOf(ports.get(i)), allPorts, customer, String.valueOf(THREADS),
+                    String.valueOf(PER_THREAD)));
         }
-        for (int i = 0; i < PROCESSES; i++) {
-            awaitLine(outputs.get(i), "READY", i);
+        for (ChildJvm process : processes) {
+            process.awaitLine("READY", MEMBER_WAIT);
         }
         long formed = System.nanoTime();
         // every process is in the grid and waiting: release them together
-        for (Process process : processes) {
-            OutputStream in = process.getOutputStream();
-            in.write("GO\n".getBytes(StandardCharsets.US_ASCII));
-            in.flush();
+        for (ChildJvm process : processes) {
+            process.send("GO");
         }
         List<int[]> results = new ArrayList<>();
         for (int i = 0; i < PROCESSES; i++) {
-            Matcher result = RESULT.matcher(awaitLine(outputs.get(i), "RESULT", i));
+            Matcher result = RESULT.matcher(processes.get(i).awaitLine("RESULT", MEMBER_WAIT));
             assertThat(result.matches()).isTrue();
             results.add(new int[] {Integer.parseInt(result.group(1)), Integer.parseInt(result.group(2)),
                     Integer.parseInt(result.group(3))});
         }
         long decided = System.nanoTime();
-        for (Process process : processes) {
-            process.getOutputStream().close();
+        for (ChildJvm process : processes) {
+            process.closeInput();
         }
 
         int admitted = results.stream().mapToInt(r -> r[0]).sum();
@@ -112,44 +96,6 @@ class MultiProcessGridTest {
         assertThat(fallback).as("decisions not made by the grid").isZero();
         assertThat(admitted).isEqualTo(200);
         assertThat(rejected).isEqualTo(PROCESSES * THREADS * PER_THREAD - 200);
-    }
-
-    /** The process's stdout, line by line, read by a daemon thread so a wait on it can time out. */
-    private static BlockingQueue<String> lines(Process process) {
-        BlockingQueue<String> queue = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(
-                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line = out.readLine(); line != null; line = out.readLine()) {
-                    queue.add(line);
-                }
-            } catch (IOException e) {
-                // the process was killed
-            }
-        });
-        reader.setDaemon(true);
-        reader.start();
-        return queue;
-    }
-
-    private String awaitLine(BlockingQueue<String> lines, String prefix, int member) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (System.nanoTime() < deadline) {
-            String line = lines.poll(200, TimeUnit.MILLISECONDS);
-            if (line != null && line.startsWith(prefix)) {
-                return line;
-            }
-            if (line == null && !processes.get(member).isAlive() && lines.isEmpty()) {
-                break;
-            }
-        }
-        throw new AssertionError("member " + member + " printed no " + prefix + " line; its log:\n"
-                + tail(logs.resolve("member-" + member + ".log")));
-    }
-
-    private static String tail(Path log) throws IOException {
-        List<String> all = Files.readAllLines(log);
-        return String.join("\n", all.subList(Math.max(0, all.size() - 40), all.size()));
     }
 
     private static int freePort() {

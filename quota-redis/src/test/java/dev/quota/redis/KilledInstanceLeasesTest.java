@@ -6,22 +6,15 @@ import dev.quota.core.Concurrency;
 import dev.quota.core.Customer;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
+import dev.quota.testkit.ChildJvm;
 import dev.quota.testkit.MutableClock;
 import dev.quota.testkit.RedisExtension;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,15 +39,12 @@ class KilledInstanceLeasesTest {
     @TempDir
     Path logs;
 
-    private final List<Process> processes = new ArrayList<>();
+    private final List<ChildJvm> processes = new ArrayList<>();
 
     @AfterEach
     void stopProcesses() throws InterruptedException {
-        for (Process process : processes) {
-            process.destroyForcibly();
-        }
-        for (Process process : processes) {
-            process.waitFor(10, TimeUnit.SECONDS);
+        for (ChildJvm process : processes) {
+            process.close();
         }
     }
 
@@ -62,12 +52,11 @@ class KilledInstanceLeasesTest {
     void leasesOfAKilledProcess_comeBackAtTheirDeadline_exactlyAsManyAsItHeld_theSurvivorsStillCount()
             throws Exception {
         Customer customer = Customer.of("killed-" + UUID.randomUUID(), "free");
-        Process killed = holder(0, KILLED_TOOK, customer, 3);
-        Process survivor = holder(1, SURVIVOR_TOOK, customer, 2);
+        ChildJvm killed = holder(0, KILLED_TOOK, customer, 3);
+        ChildJvm survivor = holder(1, SURVIVOR_TOOK, customer, 2);
         assertThat(survivor.isAlive()).isTrue();
 
-        killed.destroyForcibly();
-        assertThat(killed.waitFor(30, TimeUnit.SECONDS)).as("killed").isTrue();
+        assertThat(killed.kill()).as("killed").isTrue();
 
         MutableClock clock = MutableClock.at(SURVIVOR_TOOK);
         RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).build();
@@ -95,51 +84,11 @@ class KilledInstanceLeasesTest {
     }
 
     /** Starts a {@link LeaseHolderProcess} taking {@code leases} at {@code took}; returns once it holds them. */
-    private Process holder(int index, Instant took, Customer customer, int leases) throws Exception {
-        Path log = logs.resolve("holder-" + index + ".log");
-        Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                LeaseHolderProcess.class.getName(), redis.uri(), took.toString(), customer.id(),
-                String.valueOf(leases))
-                .redirectError(log.toFile())
-                .start();
+    private ChildJvm holder(int index, Instant took, Customer customer, int leases) throws Exception {
+        ChildJvm process = ChildJvm.start(LeaseHolderProcess.class, "128m", logs.resolve("holder-" + index + ".log"),
+                redis.uri(), took.toString(), customer.id(), String.valueOf(leases));
         processes.add(process);
-        assertThat(awaitLine(lines(process), process, log)).isEqualTo("HOLDING " + leases);
+        assertThat(process.awaitLine("HOLDING", Duration.ofSeconds(120))).isEqualTo("HOLDING " + leases);
         return process;
-    }
-
-    /** The process's stdout, line by line, read by a daemon thread so a wait on it can time out. */
-    private static BlockingQueue<String> lines(Process process) {
-        BlockingQueue<String> queue = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(
-                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line = out.readLine(); line != null; line = out.readLine()) {
-                    queue.add(line);
-                }
-            } catch (IOException e) {
-                // the process was killed
-            }
-        });
-        reader.setDaemon(true);
-        reader.start();
-        return queue;
-    }
-
-    /** The first line starting with {@code HOLDING}, waited for at most 120 s. */
-    private static String awaitLine(BlockingQueue<String> lines, Process process, Path log) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (System.nanoTime() < deadline) {
-            String line = lines.poll(200, TimeUnit.MILLISECONDS);
-            if (line != null && line.startsWith("HOLDING")) {
-                return line;
-            }
-            if (line == null && !process.isAlive() && lines.isEmpty()) {
-                break;
-            }
-        }
-        List<String> all = Files.readAllLines(log);
-        throw new AssertionError("the holder printed no HOLDING line; its log:\n"
-                + String.join("\n", all.subList(Math.max(0, all.size() - 40), all.size())));
     }
 }
