@@ -145,8 +145,13 @@ abstract class ClusterContract {
         String counts = byStatus + " admitted by " + admittedBy + " rejected by " + rejectedBy;
         assertThat(byStatus.keySet()).as(counts).containsOnly(200, 429);
         assertThat(byStatus.get(200).get()).as(counts).isEqualTo(CAPACITY);
-        // both members decided, each for its own half: the bucket's home is the other member for one of them
-        assertThat(admittedBy).as(counts).containsKeys("a", "b");
+        // both members decided, each for its own half: the bucket's home is the other member for one of them.
+        // Which member's requests took the 50 tokens is the scheduler's choice: one may take them all.
+        for (String member : List.of("a", "b")) {
+            int decided = admittedBy.getOrDefault(member, new AtomicInteger()).get()
+                    + rejectedBy.getOrDefault(member, new AtomicInteger()).get();
+            assertThat(decided).as("%s decided by %s", counts, member).isEqualTo(REQUESTS / 2);
+        }
         assertThat(rejectedBy).as(counts).containsKeys("a", "b");
         for (HttpResponse<String> admitted : admissions) {
             assertThat(admitted.headers().firstValue("RateLimit-Policy")).hasValue("\"load-burst\";q=50;w=3600");
