@@ -60,6 +60,26 @@ class ColdStatesTest {
         assertThat(found).isEqualTo(1_000);
     }
 
+    /**
+     * The clock hand once moved slot by slot: the slots behind it emptied while new records landed
+     * everywhere, so the slots ahead of it filled into one run that grew each turn (thousands of
+     * slots with four million keys against a bound of a million), walked by every eviction and by
+     * every lookup landing in it. Ten turns of fresh keys past the bound leave runs as short as a
+     * table this full has anyway.
+     */
+    @Test
+    void manyTurnsPastTheBound_leaveNoLongRunOfSlots() {
+        ColdStates cold = new ColdStates(40_000); // 65,536 slots, 61 % full at the bound
+        SplittableRandom random = new SplittableRandom(13);
+        long[] rec = record(1, LATER);
+        for (int i = 0; i < 400_000; i++) {
+            cold.put(random.nextLong() | 1, rec, 0);
+        }
+
+        assertThat(cold.size()).isEqualTo(40_000);
+        assertThat(cold.longestRun()).isLessThan(150);
+    }
+
     @Test
     void atTheBound_aRecordReadSinceTheHandPassed_outlivesOneNotRead() {
         ColdStates cold = new ColdStates(3);
