@@ -15,6 +15,8 @@ final class Cell {
     final boolean knownBefore;
     final long confirmedNanos;
     boolean dirty;
+    /** Whether a job sent this round touches the key: the round's script carries it. */
+    boolean carried;
     /** The expiration of the last job that wrote the cell this round. */
     @Nullable ExpirationAfterWriteStrategy ttl;
 
