@@ -97,6 +97,7 @@ final class KeyStates {
         KeyState warm = new KeyState(bytes, bytes == null ? null : BucketMath.deserialize(bytes),
                 rec[StateTemplates.CONFIRMED], rec[StateTemplates.EXPIRES]);
         cold.remove(fingerprint);
+        templates.recycle(rec); // read for the last time above: the next key to cool is written over it
         hot.put(key, warm);
         return warm;
     }
@@ -104,13 +105,16 @@ final class KeyStates {
     /** Remembers {@code state} for {@code key}; past the bound, a key used long ago is forgotten. */
     void put(String key, KeyState state, long nowNanos) {
         lastNanos = nowNanos;
-        // idle keys leave as new ones come, not only at the bound
-        Iterator<KeyState> eldest = hot.values().iterator();
-        for (int i = 0; i < SWEEP && eldest.hasNext(); i++) {
-            if (nowNanos - eldest.next().expiresNanos() >= 0) {
-                eldest.remove();
-            } else {
-                break;
+        // idle keys leave as new ones come, not only at the bound (at the bound the eldest leaves
+        // anyway as a key comes, and is not kept cold when it expired)
+        if (hot.size() < hotMax) {
+            Iterator<KeyState> eldest = hot.values().iterator();
+            for (int i = 0; i < SWEEP && eldest.hasNext(); i++) {
+                if (nowNanos - eldest.next().expiresNanos() >= 0) {
+                    eldest.remove();
+                } else {
+                    break;
+                }
             }
         }
         cold.remove(fingerprint(key));
