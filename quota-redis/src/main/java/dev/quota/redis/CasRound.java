@@ -37,6 +37,8 @@ final class CasRound {
     /** The cells by key, while the round has more than {@link #LOOKED_AT}. */
     private final Map<String, Cell> byKey = new HashMap<>();
     private final List<CasJob> toSend = new ArrayList<>();
+    /** Refusals that wait for replies of this instance's scripts before they are computed again. */
+    private final List<CasJob> waiting = new ArrayList<>();
     private final List<ScriptFlight> scripts = new ArrayList<>();
     private final Map<Integer, ScriptFlight> bySlot = new HashMap<>();
 
@@ -55,6 +57,7 @@ final class CasRound {
         }
         cells.clear();
         toSend.clear();
+        waiting.clear();
         scripts.clear();
         bySlot.clear();
     }
@@ -79,7 +82,7 @@ final class CasRound {
         if (cell == null) {
             KeysInFlight.Key pending = flying.pipelinedOn(key);
             if (pending != null) {
-                cell = new Cell(key, pending.bytes, pending.state, false, Long.MIN_VALUE);
+                cell = new Cell(key, pending.bytes, pending.state, false, Long.MIN_VALUE, pending.lastScript);
             } else {
                 KeyState state = known.get(key, now);
                 cell = state == null ? new Cell(key, null, null, false, Long.MIN_VALUE)
@@ -135,6 +138,10 @@ final class CasRound {
                 job.complete();
                 continue;
             }
+            if (waitsForReplies(job, trustNanos)) {
+                waiting.add(job);
+                continue;
+            }
             toSend.add(job);
             List<String> keys = job.keys();
             for (int k = 0; k < keys.size(); k++) {
@@ -180,6 +187,47 @@ final class CasRound {
             scripts.add(script);
         }
         return script;
+    }
+
+    /** The refusals {@link #compute} left waiting for replies ({@link CasJob#awaiting}): held, not sent. */
+    List<CasJob> waiting() {
+        return waiting;
+    }
+
+    /**
+     * Whether {@code job}'s answer is a refusal that would stand without Redis but for keys it was
+     * computed on as this instance's scripts in flight leave them (pipelined): then, once only, it
+     * waits for those scripts' replies and is computed again on what they confirm, where it
+     * normally stands. Sent at once instead, it would cost a script, and it would keep its keys in
+     * flight for the next refusal to find pipelined too: a customer flooding faster than a round
+     * trip would cost one script per refused request.
+     */
+    private boolean waitsForReplies(CasJob job, long trustNanos) {
+        if (trustNanos == 0 || job.waited || !job.refusal()) {
+            return false;
+        }
+        List<Flight> flights = null;
+        List<String> keys = job.keys();
+        for (int k = 0; k < keys.size(); k++) {
+            Cell cell = find(keys.get(k));
+            if (cell == null || cell.dirty) {
+                return false;
+            }
+            if (cell.behind != null) {
+                if (flights == null) {
+                    flights = new ArrayList<>(2);
+                }
+                flights.add(cell.behind);
+            } else if (!cell.knownBefore || now - cell.confirmedNanos >= trustNanos) {
+                return false;
+            }
+        }
+        if (flights == null) {
+            return false;
+        }
+        job.waited = true;
+        job.awaiting = flights;
+        return true;
     }
 
     /**

@@ -29,6 +29,8 @@ abstract class Flight implements BiConsumer<Object, Throwable> {
     long sentWallNanos;
     /** The pipeline that sent it, told when the reply comes ({@link #accept}); set before it is sent. */
     @Nullable Pipeline reportsTo;
+    /** Set once its reply was settled (the combiner's alone). */
+    boolean settled;
 
     Flight(List<String> keys, List<CasJob> jobs) {
         this.keys = keys;

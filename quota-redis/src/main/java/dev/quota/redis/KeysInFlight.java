@@ -48,6 +48,8 @@ final class KeysInFlight {
         int others;
         /** What the last script sent on the key leaves there if it runs (null: no key). */
         byte @Nullable [] bytes;
+        /** The last script sent on the key: what a job computed on {@link #bytes} waits for. */
+        @Nullable ScriptFlight lastScript;
         /** {@link #bytes} parsed. */
         @Nullable RemoteBucketState state;
         /** Whether every script settled on the key since it went into flight found what it expected. */
@@ -61,6 +63,7 @@ final class KeysInFlight {
             scripts = 0;
             others = 0;
             bytes = null;
+            lastScript = null;
             state = null;
             owned = true;
             newestSettled = Long.MIN_VALUE;
@@ -126,6 +129,7 @@ final class KeysInFlight {
             pending.flights++;
             if (script != null) {
                 pending.scripts++;
+                pending.lastScript = script;
                 pending.bytes = script.leaves(i);
                 pending.state = pending.bytes == null ? null : script.cells.get(i).state;
             } else {

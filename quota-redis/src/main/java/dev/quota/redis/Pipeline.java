@@ -184,8 +184,19 @@ final class Pipeline implements Combiner.Work {
         ready.add(job);
     }
 
-    /** Whether {@code job} must wait for replies: a key of it is being read, or in flight and not pipelined. */
+    /**
+     * Whether {@code job} must wait for replies: a refusal waiting for scripts it was computed behind
+     * ({@link CasRound#waiting()}), a key of it being read, or in flight and not pipelined.
+     */
     private boolean blocked(CasJob job, Set<String> reading, long wall) {
+        if (!job.awaiting.isEmpty()) {
+            for (Flight flight : job.awaiting) {
+                if (!flight.settled) {
+                    return true;
+                }
+            }
+            job.awaiting = List.of();
+        }
         if (flying.isEmpty() && reading.isEmpty()) {
             return false;
         }
@@ -210,6 +221,7 @@ final class Pipeline implements Combiner.Work {
             rethrowError(t);
             return;
         }
+        held.addAll(round.waiting()); // each goes once the replies it waits for are settled
         Error error = null;
         for (int s = 0; s < scripts.size(); s++) {
             ScriptFlight script = scripts.get(s);
@@ -264,6 +276,7 @@ final class Pipeline implements Combiner.Work {
             CasJob.failAll(flight.jobs, t);
             rethrowError(t);
         } finally {
+            flight.settled = true;
             flying.leave(flight); // after settling: a settled script's keys are still its to judge
         }
     }
