@@ -17,6 +17,8 @@ final class Cell {
     /** The script of this instance in flight whose writes the state is (pipelined), else null. */
     final @Nullable Flight behind;
     boolean dirty;
+    /** Whether a job sent this round touches the key: the round's script carries it. */
+    boolean carried;
     /** The expiration of the last job that wrote the cell this round. */
     @Nullable ExpirationAfterWriteStrategy ttl;
 

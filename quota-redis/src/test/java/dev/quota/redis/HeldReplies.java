@@ -61,12 +61,13 @@ final class HeldReplies implements RedisLink {
     }
 
     @Override
-    public CompletableFuture<List<Object>> compareAndSwap(List<Object> keys, Object[] arguments) {
+    public CompletableFuture<List<Object>> compareAndSwap(List<Cell> cells, byte[] @Nullable [] written,
+                                                          long[] ttls) {
         Runnable action = onNextSend.getAndSet(null);
         if (action != null) {
             action.run();
         }
-        CompletableFuture<List<Object>> real = redis.compareAndSwap(keys, arguments);
+        CompletableFuture<List<Object>> real = redis.compareAndSwap(cells, written, ttls);
         if (!holding) {
             return real;
         }
