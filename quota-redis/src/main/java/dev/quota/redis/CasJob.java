@@ -33,6 +33,13 @@ abstract class CasJob {
     volatile boolean abandoned;
     /** Round trips that came back with keys changed elsewhere (the combiner's alone). */
     int rounds;
+    /**
+     * The scripts of this instance whose replies a refusal computed on their pipelined writes waits
+     * for, to be computed again on what they confirm (the combiner's alone); empty once it waited.
+     */
+    List<Flight> awaiting = List.of();
+    /** Whether it waited so once: a job waits for replies at most once, so a busy key never starves it. */
+    boolean waited;
     /** Whether the keys it must read before it is computed have been read this round (the combiner's alone). */
     boolean read;
     private @Nullable Object provisional;

@@ -25,6 +25,8 @@ final class CasRound {
     private final long now;
     private final ExpirationAfterWriteStrategy expiry;
     private final Map<String, Cell> cells = new LinkedHashMap<>();
+    /** Refusals that wait for replies of this instance's scripts before they are computed again. */
+    private final List<CasJob> waiting = new ArrayList<>();
 
     CasRound(KeyStates known, KeysInFlight flying, long now, ExpirationAfterWriteStrategy expiry) {
         this.known = known;
@@ -53,7 +55,7 @@ final class CasRound {
         if (cell == null) {
             KeysInFlight.Key pending = flying.pipelinedOn(key);
             if (pending != null) {
-                cell = new Cell(key, pending.bytes, pending.state, false, Long.MIN_VALUE);
+                cell = new Cell(key, pending.bytes, pending.state, false, Long.MIN_VALUE, pending.lastScript);
             } else {
                 KeyState state = known.get(key, now);
                 cell = state == null ? new Cell(key, null, null, false, Long.MIN_VALUE)
@@ -77,6 +79,8 @@ final class CasRound {
         for (CasJob job : pending) {
             if (standsOnConfirmedStates(job, trustNanos)) {
                 job.complete();
+            } else if (waitsForReplies(job, trustNanos)) {
+                waiting.add(job);
             } else {
                 toSend.add(job);
                 used.addAll(job.keys());
@@ -98,6 +102,46 @@ final class CasRound {
                     .jobs.add(job);
         }
         return new ArrayList<>(groups.values());
+    }
+
+    /** The refusals {@link #compute} left waiting for replies ({@link CasJob#awaiting}): held, not sent. */
+    List<CasJob> waiting() {
+        return waiting;
+    }
+
+    /**
+     * Whether {@code job}'s answer is a refusal that would stand without Redis but for keys it was
+     * computed on as this instance's scripts in flight leave them (pipelined): then, once only, it
+     * waits for those scripts' replies and is computed again on what they confirm, where it
+     * normally stands. Sent at once instead, it would cost a script, and it would keep its keys in
+     * flight for the next refusal to find pipelined too: a customer flooding faster than a round
+     * trip would cost one script per refused request.
+     */
+    private boolean waitsForReplies(CasJob job, long trustNanos) {
+        if (trustNanos == 0 || job.waited || !job.refusal()) {
+            return false;
+        }
+        List<Flight> flights = null;
+        for (String key : job.keys()) {
+            Cell cell = cells.get(key);
+            if (cell == null || cell.dirty) {
+                return false;
+            }
+            if (cell.behind != null) {
+                if (flights == null) {
+                    flights = new ArrayList<>(2);
+                }
+                flights.add(cell.behind);
+            } else if (!cell.knownBefore || now - cell.confirmedNanos >= trustNanos) {
+                return false;
+            }
+        }
+        if (flights == null) {
+            return false;
+        }
+        job.waited = true;
+        job.awaiting = flights;
+        return true;
     }
 
     /**

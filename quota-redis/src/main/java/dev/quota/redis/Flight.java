@@ -25,6 +25,8 @@ abstract class Flight {
     final List<CasJob> jobs;
     @Nullable CompletableFuture<?> reply;
     long sentWallNanos;
+    /** Set once its reply was settled (the combiner's alone). */
+    boolean settled;
 
     Flight(List<String> keys, List<CasJob> jobs) {
         this.keys = keys;

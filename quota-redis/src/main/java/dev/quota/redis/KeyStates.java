@@ -19,9 +19,10 @@ import org.jspecify.annotations.Nullable;
  * state, in an access-ordered map: a lookup is one hash probe, and a hot key (the customer who
  * floods, the limit every customer shares) is never parsed twice. A key pushed out of them is
  * kept compact in {@link ColdStates}: the words where its bytes differ from a template
- * ({@link StateTemplates}), under a 64-bit fingerprint of its name, about 100 bytes where the
- * map's entry, the name and the parsed state took about 1 KB; its next use parses it again and
- * makes it hot, leaving the cold tier. Past the bound a cold key is forgotten, an expired one first,
+ * ({@link StateTemplates}), under a 64-bit fingerprint of its name, packed into long arrays with
+ * the other cold keys' ({@link RecordSlabs}): 88 bytes a one-limit key, 105 a transfer's
+ * ({@code KeyStatesTest}), where the map's entry, the name and the parsed state took about 1 KB;
+ * its next use parses it again and makes it hot, leaving the cold tier. Past the bound a cold key is forgotten, an expired one first,
  * else whichever the cold tier's clock hand reaches (every cold key is one not used since it left
  * the hot tier, so none earns a second chance): not strictly the least recently used. With a bound
  * no larger than the hot tier, the least recently used key is forgotten.

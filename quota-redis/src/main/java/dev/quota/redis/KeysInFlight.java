@@ -46,6 +46,8 @@ final class KeysInFlight {
         int others;
         /** What the last script sent on the key leaves there if it runs (null: no key). */
         byte @Nullable [] bytes;
+        /** The last script sent on the key: what a job computed on {@link #bytes} waits for. */
+        @Nullable ScriptFlight lastScript;
         /** {@link #bytes} parsed. */
         @Nullable RemoteBucketState state;
         /** Whether every script settled on the key since it went into flight found what it expected. */
@@ -105,6 +107,7 @@ final class KeysInFlight {
             pending.flights++;
             if (script != null) {
                 pending.scripts++;
+                pending.lastScript = script;
                 pending.bytes = script.leaves(i);
                 pending.state = pending.bytes == null ? null : script.cells.get(i).state;
             } else {

@@ -175,8 +175,19 @@ final class Pipeline implements Combiner.Work {
         ready.add(job);
     }
 
-    /** Whether {@code job} must wait for replies: a key of it is being read, or in flight and not pipelined. */
+    /**
+     * Whether {@code job} must wait for replies: a refusal waiting for scripts it was computed behind
+     * ({@link CasRound#waiting()}), a key of it being read, or in flight and not pipelined.
+     */
     private boolean blocked(CasJob job, Set<String> reading, long wall) {
+        if (!job.awaiting.isEmpty()) {
+            for (Flight flight : job.awaiting) {
+                if (!flight.settled) {
+                    return true;
+                }
+            }
+            job.awaiting = List.of();
+        }
         if (flying.isEmpty() && reading.isEmpty()) {
             return false;
         }
@@ -191,13 +202,15 @@ final class Pipeline implements Combiner.Work {
     /** Computes the jobs and sends their scripts; answers at once what needs no round trip. */
     private void launch(List<CasJob> jobs, long now) {
         List<ScriptFlight> scripts;
+        CasRound round = new CasRound(known, flying, now, expiry);
         try {
-            scripts = new CasRound(known, flying, now, expiry).compute(jobs, trustNanos, cluster);
+            scripts = round.compute(jobs, trustNanos, cluster);
         } catch (Throwable t) {
             CasJob.failAll(jobs, t);
             rethrowError(t);
             return;
         }
+        held.addAll(round.waiting()); // each goes once the replies it waits for are settled
         Error error = null;
         for (ScriptFlight script : scripts) {
             if (error != null) {
@@ -247,6 +260,7 @@ final class Pipeline implements Combiner.Work {
             CasJob.failAll(flight.jobs, t);
             rethrowError(t);
         } finally {
+            flight.settled = true;
             flying.leave(flight); // after settling: a settled script's keys are still its to judge
         }
     }

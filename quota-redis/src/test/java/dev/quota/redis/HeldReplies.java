@@ -90,9 +90,15 @@ final class HeldReplies implements RedisLink {
         return redis.delete(key);
     }
 
-    /** Waits, without a wall-clock bound (the test's own timeout is the bound), until {@code condition}. */
+    /**
+     * Waits, without a wall-clock bound, until {@code condition}: the test's own timeout is the
+     * bound, and it interrupts the test's thread, which then fails here instead of spinning on.
+     */
     static void awaitUntil(BooleanSupplier condition) {
         while (!condition.getAsBoolean()) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new AssertionError("interrupted (the test timed out) before the condition held");
+            }
             Thread.onSpinWait();
             Thread.yield();
         }
