@@ -9,14 +9,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
- * The {@link QuotaBinding} of each resource method, worked out once and kept: the quota filter asks
- * here on every request, which costs a map lookup after the method's first.
+ * The {@link QuotaBinding} of each resource method, worked out once and kept.
  *
  * <p>Also a {@link DynamicFeature}, registered beside the filter, which binds every resource method
  * as the application starts, so that a mistake in an annotation ({@link AmountLimit} on a method
- * without a {@link QuotaAmount} body) fails start-up. It registers nothing: a runtime that drops
- * dynamic features registered by a feature (Quarkus REST) loses only this early check, and the
- * mistake is answered 503 and logged on the method's first request.
+ * without a {@link QuotaAmount} body) fails start-up, and registers a {@link MethodBinding} for it
+ * that hands the quota filter the binding on each request. A runtime that drops dynamic features
+ * registered by a feature (Quarkus REST) loses only this early check and the shortcut: the quota
+ * filter then asks here on every request, which costs a map lookup after the method's first, and
+ * the mistake is answered 503 and logged on the method's first request.
  */
 final class QuotaBindings implements DynamicFeature {
 
@@ -43,7 +44,7 @@ final class QuotaBindings implements DynamicFeature {
         Class<?> resourceClass = resourceInfo.getResourceClass();
         Method method = resourceInfo.getResourceMethod();
         if (resourceClass != null && method != null) {
-            of(resourceClass, method);
+            context.register(new MethodBinding(of(resourceClass, method)), MethodBinding.PRIORITY);
         }
     }
 

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Decides each request: finds the resource method it matched and that method's
- * {@link QuotaBinding}, reads the credential and the client's address, lets the service identify
+ * {@link QuotaBinding} (handed on by the method's {@link MethodBinding}, else asked of the
+ * runtime), reads the credential and the client's address, lets the service identify
  * the caller, takes tokens, and aborts with 400/401 (caller), 429 (rejected, or too many unknown
  * keys from the address), 422 (can never fit) or 503 (store unavailable, or the check itself
  * failed). For an {@link AmountLimit} method with a body, the plan is charged now and the rest
@@ -57,7 +58,9 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
     public void filter(ContainerRequestContext request) {
         QuotaBinding binding;
         try {
-            binding = binding(request);
+            // bound at start-up (MethodBinding), else asked of the runtime
+            binding = request.getProperty(MethodBinding.PROPERTY) instanceof QuotaBinding bound ? bound
+                    : binding(request);
         } catch (RuntimeException e) {
             log.error("quota: cannot tell which resource method {} {} is for, so it is not let through uncounted;"
                     + " answering 503", request.getMethod(), path(request), e);

@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code RateLimit-Policy} and {@code RateLimit} headers of draft-ietf-httpapi-ratelimit-headers-10
- * and the older {@code X-RateLimit-*} trio, built with one {@code StringBuilder} each.
+ * and the older {@code X-RateLimit-*} trio. What does not change between decisions (a limit's
+ * quoted name, its {@code RateLimit-Policy} item) is built once per limit.
  *
  * <p>Plan {@code free} with burst 20 (refill 10 per second) after one request:
  * {@code RateLimit-Policy: "free-burst";q=20;w=2} and {@code RateLimit: "free-burst";r=19;t=1}.
@@ -37,26 +38,41 @@ final class RateLimitHeaders {
 
     /** {@code "free-burst";q=20;w=2, "free-daily";q=1000;w=86400}, or null without request limits. */
     static @Nullable String policy(List<LimitStatus> limits) {
-        return list(limits, (out, status) -> out.append(";q=").append(status.limit().capacity())
-                .append(";w=").append(windowSeconds(status.limit())));
+        String first = null;
+        StringBuilder more = null;
+        for (int i = 0; i < limits.size(); i++) {
+            LimitStatus status = limits.get(i);
+            if (!status.advertised()) {
+                continue;
+            }
+            String item = Items.of(status).policy;
+            if (first == null) {
+                first = item; // the usual case, one request limit: its item as it is
+            } else {
+                if (more == null) {
+                    more = new StringBuilder(4 * first.length()).append(first);
+                }
+                more.append(", ").append(item);
+            }
+        }
+        return more != null ? more.toString() : first;
     }
 
     /** {@code "free-burst";r=0;t=1, "free-daily";r=980;t=86400}, or null without request limits. */
     static @Nullable String rateLimit(List<LimitStatus> limits) {
-        return list(limits, (out, status) -> out.append(";r=").append(status.remaining())
-                .append(";t=").append(status.resetSeconds()));
-    }
-
-    /** A structured-field list of the advertised limits, each item's parameters written by {@code parameters}. */
-    private static @Nullable String list(List<LimitStatus> limits,
-                                         java.util.function.BiConsumer<StringBuilder, LimitStatus> parameters) {
         StringBuilder out = null;
         for (int i = 0; i < limits.size(); i++) {
             LimitStatus status = limits.get(i);
-            if (status.advertised()) {
-                out = item(out, status.policy());
-                parameters.accept(out, status);
+            if (!status.advertised()) {
+                continue;
             }
+            if (out == null) {
+                out = new StringBuilder(48);
+            } else {
+                out.append(", ");
+            }
+            out.append(Items.of(status).quoted).append(";r=").append(status.remaining())
+                    .append(";t=").append(status.resetSeconds());
         }
         return out == null ? null : out.toString();
     }
@@ -108,18 +124,7 @@ final class RateLimitHeaders {
 
     /** {@code "free-burst"}: a structured-field string, quotes and backslashes escaped. */
     static String quoted(String policy) {
-        return item(null, policy).toString();
-    }
-
-    /** Starts the next list member: a structured-field string holding the policy name. */
-    private static StringBuilder item(@Nullable StringBuilder out, String policy) {
-        StringBuilder sb = out;
-        if (sb == null) {
-            sb = new StringBuilder(64);
-        } else {
-            sb.append(", ");
-        }
-        sb.append('"');
+        StringBuilder sb = new StringBuilder(policy.length() + 2).append('"');
         for (int i = 0; i < policy.length(); i++) {
             char c = policy.charAt(i);
             if (c == '"' || c == '\\') {
@@ -127,7 +132,43 @@ final class RateLimitHeaders {
             }
             sb.append(c);
         }
-        return sb.append('"');
+        return sb.append('"').toString();
+    }
+
+    /**
+     * The parts of a limit's header items that do not change between decisions: its quoted policy
+     * name and its {@code RateLimit-Policy} item. Kept per policy name and limit, by identity (the
+     * service hands out the same ones until the config is reloaded), in a small table where a
+     * collision costs only their recomputation.
+     */
+    private static final class Items {
+        private static final int SLOTS = 64;
+        /** Racy by design: each entry is immutable (final fields), and a lost write is computed again. */
+        private static final Items[] TABLE = new Items[SLOTS];
+
+        final String policyName;
+        final Limit limit;
+        final String quoted;
+        final String policy;
+
+        private Items(String policyName, Limit limit) {
+            this.policyName = policyName;
+            this.limit = limit;
+            this.quoted = quoted(policyName);
+            this.policy = quoted + ";q=" + limit.capacity() + ";w=" + windowSeconds(limit);
+        }
+
+        static Items of(LimitStatus status) {
+            String name = status.policy();
+            Limit limit = status.limit();
+            int slot = System.identityHashCode(name) & (SLOTS - 1);
+            Items items = TABLE[slot];
+            if (items == null || items.policyName != name || items.limit != limit) {
+                items = new Items(name, limit);
+                TABLE[slot] = items;
+            }
+            return items;
+        }
     }
 
     /** ceil(count * nanos / (divisor * 10^9)) for positive arguments, exact even past long range. */

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class ClientAddressesTest {
@@ -30,6 +33,39 @@ class ClientAddressesTest {
         assertThat(ClientAddresses.parse("2001:db8::g")).isNull();
         assertThat(ClientAddresses.parse("::")).isNotNull();
         assertThat(ClientAddresses.parse("")).isNull();
+    }
+
+    @Test
+    void parse_ipv4ReadByHand_acceptsExactlyWhatTheStrictFourOctetRuleAccepts() {
+        // the rule the hand-written reader replaced: four groups of 1 to 3 ASCII digits, each 0 to 255,
+        // none with a leading zero; the inputs put these pieces where a literal's octets go, so that
+        // each way a literal can be off (digits, length, separators, non-ASCII digits) is tried
+        String octet = "(0|[1-9][0-9]{0,2})";
+        Pattern rule = Pattern.compile(octet + "\\." + octet + "\\." + octet + "\\." + octet);
+        String[] pieces = {"0", "1", "9", "00", "01", "10", "99", "255", "256", "299", "1000", ".", "..", "a", " ",
+            "\u0661", ":", "-"};
+        List<String> inputs = new ArrayList<>();
+        for (String a : pieces) {
+            for (String b : pieces) {
+                for (String c : pieces) {
+                    inputs.add(a + "." + b + "." + c + ".7");
+                    inputs.add("203." + a + b + "." + c + ".1");
+                    inputs.add(a + b + c);
+                }
+            }
+        }
+        inputs.addAll(List.of("255.255.255.255", "0.0.0.0", "1.2.3.4.", ".1.2.3.4", "1.2.3.4.5", "1.2.3", "1.2.3.04",
+                "1.2.3.-4", "1.2.3.+4", "1.2.3.4 ", "１.2.3.4"));
+        for (String input : inputs) {
+            Matcher m = rule.matcher(input);
+            boolean valid = m.matches() && Integer.parseInt(m.group(1)) <= 255 && Integer.parseInt(m.group(2)) <= 255
+                    && Integer.parseInt(m.group(3)) <= 255 && Integer.parseInt(m.group(4)) <= 255;
+            byte[] read = ClientAddresses.ipv4(input);
+            assertThat(read != null).as(input).isEqualTo(valid);
+            if (valid) {
+                assertThat(ClientAddresses.format(ip(input))).as(input).isEqualTo(input);
+            }
+        }
     }
 
     @Test
