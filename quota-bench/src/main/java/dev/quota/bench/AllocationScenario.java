@@ -64,6 +64,10 @@ final class AllocationScenario {
                 rows.add(row);
                 log.printf("  %-34s calling thread %7.0f bytes/decision, other threads %6.0f%s%n", row.limiter(),
                         row.callerBytes(), row.otherBytes(), errors > 0 ? "  errors " + errors : "");
+                String failure = contender.firstFailure();
+                if (failure != null) {
+                    log.println("      first failed decision: " + failure);
+                }
             }
         }
         redis.flush();

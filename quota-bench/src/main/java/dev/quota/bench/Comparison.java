@@ -123,9 +123,11 @@ final class Comparison {
         long allocated = MemoryMeter.allocatedByLiveThreads(network.proxyThreadIds());
         long conflicts = conflicts(fixture);
         long measureStart = System.nanoTime();
+        fixture.lastGcFrom = GcPauses.now();
         try (Profiler.Slice recording = profiler.start(name)) {
             fixture.last = load.run(fixture.contenders, fixture.tally, true);
         }
+        fixture.lastGcTo = GcPauses.now();
         // the load threads counted their own; they are gone by now, so the others' is all that is left
         fixture.lastAllocated = MemoryMeter.allocatedByLiveThreads(network.proxyThreadIds()) - allocated
                 + fixture.last.callerAllocatedBytes;
@@ -163,6 +165,10 @@ final class Comparison {
         log.println("      sent " + perDecision(acc.sent, r.decisions()) + "; server "
                 + perDecision(r.serverCommands(), r.decisions())
                 + (r.conflicts() > 0 ? String.format(Locale.ROOT, "; conflicts %.3f", r.conflictsPerDecision()) : ""));
+        GcPauses.Window gc = r.gc();
+        log.printf("      gc: %d pauses, longest %d ms, %d ms in all (%.1f %% of the slices), heap after a pause at most %d MB%n",
+                gc.pauses(), gc.longestMillis(), gc.totalMillis(), 100 * gc.pausedShare(r.elapsedNanos()),
+                gc.heapAfterBytes() >> 20);
         RunResult.Retained kept = r.retained();
         log.printf("      allocated %.0f bytes/decision (%.0f on the calling threads)%s%n", r.allocatedPerDecision(),
                 r.callerAllocatedPerDecision(), kept == null ? ""
@@ -184,6 +190,9 @@ final class Comparison {
         long lastAllocated;
         long lastCallerAllocated;
         long lastConflicts;
+        /** The measured slice on {@link GcPauses#now()}'s clock. */
+        long lastGcFrom;
+        long lastGcTo;
 
         private Fixture(int instanceCount, int customers) {
             this.contenders = new Contender[instanceCount];
@@ -244,6 +253,8 @@ final class Comparison {
         long watchedDecisions;
         long watchedAdmitted;
         long watchedAllowed;
+        /** The measured slices on {@link GcPauses#now()}'s clock, from and to: their pauses are read at the end, all reported by then. */
+        final List<long[]> gcWindows = new ArrayList<>();
         Tally.Exactness exactness = new Tally.Exactness(0, 0, 0, 0);
 
         void add(Fixture fixture, int watched) {
@@ -262,6 +273,7 @@ final class Comparison {
             allocated += fixture.lastAllocated;
             callerAllocated += fixture.lastCallerAllocated;
             conflicts += fixture.lastConflicts;
+            gcWindows.add(new long[] {fixture.lastGcFrom, fixture.lastGcTo});
             for (Instance in : fixture.instances) {
                 roundTrips += in.counter().commands();
                 watchedTrips += in.counter().watchedCommands();
@@ -275,12 +287,16 @@ final class Comparison {
         }
 
         RunResult result(String title, Duration rtt, Kind kind, int watched) {
+            GcPauses.Window gc = GcPauses.Window.NONE;
+            for (long[] w : gcWindows) {
+                gc = gc.plus(GcPauses.between(w[0], w[1]));
+            }
             RunResult.Watched w = watched < 0 ? null : new RunResult.Watched(watchedDecisions, watchedAdmitted,
                     watchedAllowed, watchedTrips, watchedLatency.getValueAtPercentile(50), watchedLatency.getValueAtPercentile(99));
             return new RunResult(title, rtt, kind.label(), decisions, elapsedNanos, admitted, rejected, errors,
                     latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), exactness, stats, roundTrips, w, jvmCpu, redisCpu,
                     proxyCpu, allocated, callerAllocated, retainedCustomers == 0 ? null
-                    : new RunResult.Retained(retainedBytes, retainedCustomers, retainedKeys), conflicts);
+                    : new RunResult.Retained(retainedBytes, retainedCustomers, retainedKeys), conflicts, gc);
         }
     }
 

@@ -33,12 +33,13 @@ import org.jspecify.annotations.Nullable;
  * @param retained        what priming every customer left on the heap, or null where the scenario
  *                        does not prime
  * @param conflicts       compare-and-swap scripts that found a key changed ({@link Contender#conflicts})
+ * @param gc              the collector's pauses that began in the measured slices ({@link GcPauses})
  */
 public record RunResult(String scenario, Duration rtt, String limiter, long decisions, long elapsedNanos, long admitted,
                         long rejected, long errors, long p50, long p99, Tally.Exactness exactness,
                         Map<String, Long> serverCommands, long roundTrips, @Nullable Watched watched,
                         long clientCpuNanos, long redisCpuNanos, long proxyCpuNanos, long allocatedBytes, long callerAllocatedBytes,
-                        @Nullable Retained retained, long conflicts) {
+                        @Nullable Retained retained, long conflicts, GcPauses.Window gc) {
 
     /**
      * Heap the limiter kept after touching every customer once: in use after a full collection

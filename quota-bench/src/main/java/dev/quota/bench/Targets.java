@@ -160,8 +160,10 @@ final class Targets {
             RunResult floor = find(paced, pair[1]);
             if (ours != null && floor != null) {
                 double ratio = (double) ours.p99() / floor.p99();
-                target(ratio <= 2.0, f("paced p99: %s %.0f µs, %.2fx the %s's %.0f µs (target <= 2x)", ours.limiter(),
-                        ours.p99() / 1e3, ratio, floor.limiter(), floor.p99() / 1e3));
+                target(ratio <= 2.0, f("paced p99: %s %.0f µs, %.2fx the %s's %.0f µs (target <= 2x); GC pauses"
+                                + " (count, longest ms, share of the time) %s against %s", ours.limiter(),
+                        ours.p99() / 1e3, ratio, floor.limiter(), floor.p99() / 1e3, TransferTables.pauses(ours),
+                        TransferTables.pauses(floor)));
             }
         }
         for (String prefix : List.of("1.", "5.")) {

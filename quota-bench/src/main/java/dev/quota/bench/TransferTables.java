@@ -40,22 +40,29 @@ final class TransferTables {
         heading(rows.get(0).scenario());
         line("");
         line("| limiter | buckets | decisions/s | vs the Lua floor, same buckets | p50 µs | p50 vs one limit | p99 µs "
+                + "| GC pauses, longest ms, % of the time "
                 + "| round trips/decision | Redis cmds/decision | client CPU µs/decision | Redis CPU µs/decision "
                 + "| proxy CPU µs/decision | admitted / allowed | over limit | errors |");
-        line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (RunResult r : rows) {
             Kind kind = kindOf(r);
             boolean transfer = kind != null && kind.transfer();
             double floor = Targets.throughput(rows, transfer ? Kind.LUA_TRANSFER : Kind.LUA);
             RunResult one = Targets.find(rows, kind == Kind.LUA_TRANSFER ? Kind.LUA : Kind.QUOTA);
             String vsOne = transfer && one != null ? f("%.2fx", (double) r.p50() / one.p50()) : "";
-            line(f("| %s | %d | %.0f | %.2fx | %.0f | %s | %.0f | %.2f | %.2f | %.1f | %.1f | %.1f | %d / %d | %d | %d |",
+            line(f("| %s | %d | %.0f | %.2fx | %.0f | %s | %.0f | %s | %.2f | %.2f | %.1f | %.1f | %.1f | %d / %d | %d | %d |",
                     r.limiter(), transfer ? 5 : 1, r.throughput(), r.throughput() / floor, r.p50() / 1e3, vsOne,
-                    r.p99() / 1e3, r.roundTripsPerDecision(), r.serverCommandsPerDecision(), r.clientCpuMicros(),
+                    r.p99() / 1e3, pauses(r), r.roundTripsPerDecision(), r.serverCommandsPerDecision(), r.clientCpuMicros(),
                     r.redisCpuMicros(), r.proxyCpuMicros(), r.exactness().admitted(), r.exactness().allowed(),
                     r.exactness().customersOver(), r.errors()));
         }
         line("");
+    }
+
+    /** The collector's pauses in a row's slices: how many, the longest, and the share of the time they took. */
+    static String pauses(RunResult r) {
+        GcPauses.Window gc = r.gc();
+        return f("%d, %d, %.1f %%", gc.pauses(), gc.longestMillis(), 100 * gc.pausedShare(r.elapsedNanos()));
     }
 
     /** Scenario 5's exactness check: one row per tight bucket and limiter. */

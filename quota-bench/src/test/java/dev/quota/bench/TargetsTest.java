@@ -32,7 +32,7 @@ class TargetsTest {
         RunResult quota = run("5c. transfer decision, 8 instances", Kind.QUOTA_TRANSFER, 3_000, 15_000_000);
         RunResult withConflicts = new RunResult(quota.scenario(), quota.rtt(), quota.limiter(), quota.decisions(),
                 quota.elapsedNanos(), quota.admitted(), 0, 0, quota.p50(), quota.p99(), quota.exactness(),
-                Map.of("evalsha", 30_000L), quota.roundTrips(), null, 1, 1, 0, 0, 0, null, 27_000);
+                Map.of("evalsha", 30_000L), quota.roundTrips(), null, 1, 1, 0, 0, 0, null, 27_000, GcPauses.Window.NONE);
         List<RunResult> runs = List.of(withConflicts,
                 run("5c. transfer decision, 8 instances", Kind.LUA_TRANSFER, 12_000, 4_000_000),
                 run("2a. one hot customer", Kind.QUOTA, 30_000, 1_000_000),
@@ -77,6 +77,6 @@ class TargetsTest {
     private static RunResult run(String scenario, Kind kind, long perSecond, long p50Nanos) {
         return new RunResult(scenario, Duration.ZERO, kind.label(), perSecond * 10, 10_000_000_000L, perSecond * 10, 0, 0,
                 p50Nanos, p50Nanos * 2, new Tally.Exactness(perSecond * 10, perSecond * 10, 0, 0), Map.of(),
-                perSecond * 10, null, 1, 1, 0, 0, 0, null, 0);
+                perSecond * 10, null, 1, 1, 0, 0, 0, null, 0, GcPauses.Window.NONE);
     }
 }

@@ -11,6 +11,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -40,6 +43,7 @@ import org.jspecify.annotations.Nullable;
 final class BucketLayout {
 
     private static final int PART_SLOTS = 4096;
+    private static final int RECENT_SLOTS = 64;
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.-]{1,32}");
 
@@ -58,9 +62,17 @@ final class BucketLayout {
      * sees one whole entry or null. Ids that share a slot only cost each other a hash.
      */
     private final CustomerPart[] customerParts = new CustomerPart[PART_SLOTS];
+    /**
+     * The specs of rolling limits used last, in a table of {@value #RECENT_SLOTS} slots by their
+     * key's hash, found without building a key or a loader (a decision asks for one per bucket);
+     * a miss asks {@link #rolling}. Entries are immutable, read and replaced without a lock.
+     */
+    private final Rolling[] recentRolling = new Rolling[RECENT_SLOTS];
     /** Specs of rolling limits per limits, scale, share and config version, so stores find their configuration by instance. */
     private final Cache<SpecKey, Rolling> rolling = Caffeine.newBuilder()
             .maximumSize(10_000).executor(Runnable::run).build();
+    /** The keys of rules' shared buckets, by rule name. */
+    private final Map<String, String> sharedKeys = new ConcurrentHashMap<>();
     /** Specs of calendar windows per limit instance, window and config version. */
     private final Cache<WindowKey, BucketSpec> windows = Caffeine.newBuilder()
             .maximumSize(10_000).executor(Runnable::run).build();
@@ -92,8 +104,9 @@ final class BucketLayout {
     List<Draw> request(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                        @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         List<Draw> out = new ArrayList<>(6);
-        addPlan(out, config, customer, plan, rule, share);
-        addAfterPlan(out, config, customer, plan, rule, amount, amountLimits, share);
+        String c = customerPart(customer);
+        addPlan(out, config, customer, c, plan, rule, share);
+        addAfterPlan(out, config, customer, c, plan, rule, amount, amountLimits, share);
         return out;
     }
 
@@ -104,7 +117,7 @@ final class BucketLayout {
      */
     List<Draw> plan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule, LocalShare share) {
         List<Draw> out = new ArrayList<>(2);
-        addPlan(out, config, customer, plan, rule, share);
+        addPlan(out, config, customer, customerPart(customer), plan, rule, share);
         return out;
     }
 
@@ -115,16 +128,15 @@ final class BucketLayout {
     List<Draw> afterPlan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                          @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         List<Draw> out = new ArrayList<>(4);
-        addAfterPlan(out, config, customer, plan, rule, amount, amountLimits, share);
+        addAfterPlan(out, config, customer, customerPart(customer), plan, rule, amount, amountLimits, share);
         return out;
     }
 
-    private void addPlan(List<Draw> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
-                         LocalShare share) {
+    private void addPlan(List<Draw> out, QuotaConfig config, Customer customer, String c, Plan plan,
+                         @Nullable Rule rule, LocalShare share) {
         long cost = rule == null ? 1 : rule.cost();
-        String c = customerPart(customer);
         add(out, customerKey(c, "p"), plan.name(), plan.limits(), customer.multiplier(), share,
-                cost, LimitStatus.Role.PLAN, config.version(), clock.instant(), plan.onStoreFailure(), config.modeOf(plan));
+                cost, LimitStatus.Role.PLAN, config.version(), null, plan.onStoreFailure(), config.modeOf(plan));
         Concurrency planLeases = plan.concurrency();
         if (planLeases != null) {
             addLeases(out, customerKey(c, "l"), plan.name(), planLeases, customer.multiplier(), share, config.version(),
@@ -133,7 +145,7 @@ final class BucketLayout {
         Concurrency ruleLeases = rule == null ? null : rule.concurrency();
         if (rule != null && ruleLeases != null) {
             FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
-            addLeases(out, customerKey(c, "l:" + rule.name()), rule.name(), ruleLeases, customer.multiplier(), share,
+            addLeases(out, customerKey(c, "l:", rule.name()), rule.name(), ruleLeases, customer.multiplier(), share,
                     config.version(), policy, config.modeOf(rule));
         }
     }
@@ -147,21 +159,20 @@ final class BucketLayout {
                 onFailure, mode, set.noShare));
     }
 
-    private void addAfterPlan(List<Draw> out, QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
-                              @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
-        Instant now = clock.instant();
-        String c = customerPart(customer);
+    private void addAfterPlan(List<Draw> out, QuotaConfig config, Customer customer, String c, Plan plan,
+                              @Nullable Rule rule, @Nullable Amount amount, @Nullable AmountLimits amountLimits,
+                              LocalShare share) {
         double scale = customer.multiplier();
         if (rule != null) {
             FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
             Mode mode = config.modeOf(rule);
-            add(out, customerKey(c, "r:" + rule.name()), rule.name(), rule.perCustomer(), scale, share, 1,
-                    LimitStatus.Role.RULE, config.version(), now, policy, mode);
+            add(out, customerKey(c, "r:", rule.name()), rule.name(), rule.perCustomer(), scale, share, 1,
+                    LimitStatus.Role.RULE, config.version(), null, policy, mode);
             add(out, sharedKey(rule), rule.name(), rule.shared(), 1.0, share, 1, LimitStatus.Role.SHARED,
-                    config.version(), now, policy, mode);
+                    config.version(), null, policy, mode);
         }
         if (amount != null && amountLimits != null) {
-            addAmount(out, config, c, amountLimits, amount.qualifier(), amount.value(), scale, share, now);
+            addAmount(out, config, c, amountLimits, amount.qualifier(), amount.value(), scale, share, null);
         }
     }
 
@@ -169,7 +180,7 @@ final class BucketLayout {
     List<Draw> amount(QuotaConfig config, Customer customer, AmountLimits limits, Amount amount, LocalShare share) {
         List<Draw> out = new ArrayList<>(2);
         addAmount(out, config, customerPart(customer), limits, amount.qualifier(), amount.value(),
-                customer.multiplier(), share, clock.instant());
+                customer.multiplier(), share, null);
         return out;
     }
 
@@ -186,7 +197,7 @@ final class BucketLayout {
         List<Rule> rules = new ArrayList<>(config.rules().values());
         rules.sort(Comparator.comparing(Rule::name));
         for (Rule rule : rules) {
-            add(out, customerKey(c, "r:" + rule.name()), rule.name(), rule.perCustomer(), customer.multiplier(),
+            add(out, customerKey(c, "r:", rule.name()), rule.name(), rule.perCustomer(), customer.multiplier(),
                     LocalShare.WHOLE, 1, LimitStatus.Role.RULE, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
         }
         return out;
@@ -196,7 +207,7 @@ final class BucketLayout {
     List<Draw> amountBuckets(QuotaConfig config, Customer customer, AmountLimits limits, String qualifier) {
         List<Draw> out = new ArrayList<>(2);
         addAmount(out, config, customerPart(customer), limits, qualifier, 1, customer.multiplier(), LocalShare.WHOLE,
-                clock.instant());
+                null);
         return out;
     }
 
@@ -205,13 +216,13 @@ final class BucketLayout {
         List<Draw> out = new ArrayList<>(1);
         List<Limit> limits = guardLimits.get(config.identity(), identity -> List.of(identity.failedKeys()));
         add(out, prefix + ":{f." + Hashes.keyPart(addressGroup) + "}", GUARD_POLICY_PREFIX, limits, 1.0, share, 1,
-                LimitStatus.Role.FAILED_KEYS, config.version(), clock.instant(), FailurePolicy.LOCAL, config.mode());
+                LimitStatus.Role.FAILED_KEYS, config.version(), null, FailurePolicy.LOCAL, config.mode());
         return out.get(0);
     }
 
     private void addAmount(List<Draw> out, QuotaConfig config, String c, AmountLimits limits, String qualifier,
-                           long tokens, double scale, LocalShare share, Instant now) {
-        add(out, customerKey(c, "a:" + limits.name() + ":" + qualifier), limits.name(), limits.limits(), scale,
+                           long tokens, double scale, LocalShare share, @Nullable Instant now) {
+        add(out, prefix + ":{c." + c + "}:a:" + limits.name() + ":" + qualifier, limits.name(), limits.limits(), scale,
                 share, tokens, LimitStatus.Role.AMOUNT, config.version(), now, limits.onStoreFailure(), config.mode());
     }
 
@@ -219,8 +230,22 @@ final class BucketLayout {
         return prefix + ":{c." + customerPart + "}:" + suffix;
     }
 
+    /** {@code customerKey(customerPart, kind + name)}, built at once. */
+    private String customerKey(String customerPart, String kind, String name) {
+        return prefix + ":{c." + customerPart + "}:" + kind + name;
+    }
+
+    /** The key of a rule's shared bucket: the same string for every decision on the rule. */
     private String sharedKey(Rule rule) {
-        return prefix + ":{s." + rule.name() + "}";
+        String key = sharedKeys.get(rule.name());
+        if (key == null) {
+            if (sharedKeys.size() >= 10_000) {
+                sharedKeys.clear(); // rule names come from configs; reloads may rename them
+            }
+            key = prefix + ":{s." + rule.name() + "}";
+            sharedKeys.put(rule.name(), key);
+        }
+        return key;
     }
 
     private String customerPart(Customer customer) {
@@ -242,24 +267,31 @@ final class BucketLayout {
     /**
      * Appends the buckets for {@code limits}: every greedy or interval limit together in one bucket
      * at {@code baseKey}, then each calendar limit in a bucket of its own for the current window.
-     * Limits are multiplied by {@code scale}, then cut to {@code share}.
+     * Limits are multiplied by {@code scale}, then cut to {@code share}. {@code now} places the
+     * calendar windows; null: the clock's time, read only when there is a calendar limit.
      */
     private void add(List<Draw> out, String baseKey, String policyPrefix, List<Limit> limits, double scale,
-                     LocalShare share, long tokens, LimitStatus.Role role, long version, Instant now, FailurePolicy onFailure,
+                     LocalShare share, long tokens, LimitStatus.Role role, long version, @Nullable Instant now, FailurePolicy onFailure,
                      Mode mode) {
         if (limits.isEmpty()) {
             return;
         }
-        Rolling roll = rolling.get(new SpecKey(limits, scale, share, version, policyPrefix),
-                k -> Rolling.of(limits, scale, share, version, policyPrefix));
+        int slot = SpecKey.hash(limits, scale, share, version, policyPrefix) & (RECENT_SLOTS - 1);
+        Rolling roll = recentRolling[slot];
+        if (roll == null || !roll.key.is(limits, scale, share, version, policyPrefix)) {
+            roll = rolling.get(new SpecKey(limits, scale, share, version, policyPrefix), Rolling::of);
+            recentRolling[slot] = roll;
+        }
         if (roll.spec != null) {
             out.add(new Draw(new BucketKey(baseKey), roll.spec, roll.limits, roll.policies, null, tokens, role,
                     onFailure, mode, roll.noShare));
         }
+        Instant at = now == null && !roll.calendars.isEmpty() ? clock.instant() : now;
         for (int i = 0; i < roll.calendars.size(); i++) {
+            Instant time = Objects.requireNonNull(at, "read above when there are calendar limits");
             Window current = roll.current.get(i);
-            if (current == null || !current.contains(now)) {
-                current = window(roll.calendars.get(i), now, version);
+            if (current == null || !current.contains(time)) {
+                current = window(roll.calendars.get(i), time, version);
                 roll.current.set(i, current);
             }
             out.add(new Draw(new BucketKey(baseKey + current.keySuffix), current.spec, roll.calendarLimits.get(i),
@@ -291,14 +323,24 @@ final class BucketLayout {
     private record SpecKey(List<Limit> limits, double scale, LocalShare share, long version, String policyPrefix) {
         @Override
         public boolean equals(Object o) {
-            return o instanceof SpecKey k && k.limits == limits && k.scale == scale && k.share.equals(share)
-                    && k.version == version && k.policyPrefix.equals(policyPrefix);
+            return o instanceof SpecKey k && k.is(limits, scale, share, version, policyPrefix);
         }
 
         @Override
         public int hashCode() {
-            return System.identityHashCode(limits) * 31 + Double.hashCode(scale) * 17 + share.hashCode() * 13
+            return hash(limits, scale, share, version, policyPrefix);
+        }
+
+        @SuppressWarnings("ReferenceEquality") // the limits by identity, on purpose (see above)
+        boolean is(List<Limit> limits, double scale, LocalShare share, long version, String policyPrefix) {
+            return this.limits == limits && this.scale == scale && this.share.equals(share) && this.version == version
+                    && this.policyPrefix.equals(policyPrefix);
+        }
+
+        static int hash(List<Limit> limits, double scale, LocalShare share, long version, String policyPrefix) {
+            int h = System.identityHashCode(limits) * 31 + Double.hashCode(scale) * 17 + share.hashCode() * 13
                     + Long.hashCode(version) + policyPrefix.hashCode();
+            return h ^ h >>> 16;
         }
     }
 
@@ -342,11 +384,16 @@ final class BucketLayout {
      * at one token, never used), and likewise per calendar limit; {@code current}: each calendar
      * limit's window last used (any thread may replace it with the one that contains its time).
      */
-    private record Rolling(@Nullable BucketSpec spec, List<Limit> limits, List<String> policies, boolean noShare,
+    private record Rolling(SpecKey key, @Nullable BucketSpec spec, List<Limit> limits, List<String> policies, boolean noShare,
                            List<Limit> calendars, List<List<Limit>> calendarLimits, List<List<String>> calendarPolicies,
                            List<Boolean> calendarNoShare, AtomicReferenceArray<@Nullable Window> current) {
 
-        static Rolling of(List<Limit> configured, double scale, LocalShare share, long version, String policyPrefix) {
+        static Rolling of(SpecKey key) {
+            List<Limit> configured = key.limits();
+            double scale = key.scale();
+            LocalShare share = key.share();
+            long version = key.version();
+            String policyPrefix = key.policyPrefix();
             List<Limit> limits = new ArrayList<>(configured.size());
             List<String> policies = new ArrayList<>(configured.size());
             boolean noShare = false;
@@ -369,7 +416,7 @@ final class BucketLayout {
                 }
             }
             BucketSpec spec = limits.isEmpty() ? null : new BucketSpec(limits, version);
-            return new Rolling(spec, List.copyOf(limits), List.copyOf(policies), noShare, List.copyOf(calendars),
+            return new Rolling(key, spec, List.copyOf(limits), List.copyOf(policies), noShare, List.copyOf(calendars),
                     calendars.stream().map(List::of).toList(), calendarPolicies.stream().map(List::of).toList(),
                     List.copyOf(calendarNoShare), new AtomicReferenceArray<>(calendars.size()));
         }

@@ -247,11 +247,17 @@ final class DecisionRunner {
      * one that lacked them makes a shadow rejection.
      */
     private QuotaDecision execute(QuotaStore target, List<Draw> slots) {
-        Instant now = clock.instant();
+        // the time only places calendar windows: not read (an Instant per decision) without one
+        Instant now = Instant.EPOCH;
+        for (Draw slot : slots) {
+            if (slot.window() != null) {
+                now = clock.instant();
+                break;
+            }
+        }
         List<Take> takes = DecisionCharge.of(slots);
-        List<ConsumeResult> answered = call(() -> target.tryConsume(takes));
-        long planTokens = DecisionCharge.planTokens(slots, takes, answered);
-        ConsumeResult[] results = answered.toArray(new ConsumeResult[0]);
+        List<ConsumeResult> results = call(() -> target.tryConsume(takes));
+        long planTokens = DecisionCharge.planTokens(slots, takes, results);
         int refusing = firstLacking(slots, results, Mode.ENFORCE);
         if (refusing >= 0) {
             Draw violated = slots.get(refusing);
@@ -260,12 +266,12 @@ final class DecisionRunner {
                         target, planTokens);
             }
             return decision(QuotaDecision.Outcome.REJECTED, slots, results, refusing,
-                    retryAfter(violated, results[refusing], now), now, target, planTokens);
+                    retryAfter(violated, results.get(refusing), now), now, target, planTokens);
         }
         int shadowViolated = firstLacking(slots, results, Mode.SHADOW);
         if (shadowViolated >= 0) {
             return decision(QuotaDecision.Outcome.SHADOW_REJECTED, slots, results, shadowViolated,
-                    retryAfter(slots.get(shadowViolated), results[shadowViolated], now), now, target, planTokens);
+                    retryAfter(slots.get(shadowViolated), results.get(shadowViolated), now), now, target, planTokens);
         }
         return decision(QuotaDecision.Outcome.ALLOWED, slots, results, -1, Duration.ZERO, now, target, planTokens);
     }
@@ -281,10 +287,10 @@ final class DecisionRunner {
      * only when no rate limit lacked too: a rate limit's retry-after is a wait the client must
      * make anyway, where an in-flight limit knows none.
      */
-    private static int firstLacking(List<Draw> slots, ConsumeResult[] results, Mode mode) {
+    private static int firstLacking(List<Draw> slots, List<ConsumeResult> results, Mode mode) {
         int inFlight = -1;
-        for (int i = 0; i < results.length; i++) {
-            if (slots.get(i).mode() == mode && !results[i].sufficient()) {
+        for (int i = 0; i < results.size(); i++) {
+            if (slots.get(i).mode() == mode && !results.get(i).sufficient()) {
                 if (slots.get(i).role() != LimitStatus.Role.IN_FLIGHT) {
                     return i;
                 }
@@ -294,21 +300,27 @@ final class DecisionRunner {
         return inFlight;
     }
 
-    private static QuotaDecision decision(QuotaDecision.Outcome outcome, List<Draw> slots, ConsumeResult[] results,
+    private static QuotaDecision decision(QuotaDecision.Outcome outcome, List<Draw> slots, List<ConsumeResult> results,
                                           int violatedSlot, Duration retryAfter, Instant now, QuotaStore target,
                                           long planTokens) {
-        List<LimitStatus> statuses = new ArrayList<>(slots.size() + 2);
-        List<Take> refundable = new ArrayList<>(slots.size());
+        int limits = 0;
+        for (Draw slot : slots) {
+            limits += slot.declared().size();
+        }
+        List<LimitStatus> statuses = new ArrayList<>(limits);
         // the store took every take's full tokens: a plan bucket that gave them holds the estimate
         boolean admitted = outcome == QuotaDecision.Outcome.ALLOWED
                 || outcome == QuotaDecision.Outcome.SHADOW_REJECTED;
-        List<Take> settleable = new ArrayList<>(admitted ? 2 : 0);
+        // made when a bucket needs them (most decisions refund, settle or release nothing, or one bucket)
+        List<Take> refundable = List.of();
+        List<Take> settleable = List.of();
         List<Take> leases = List.of();
         LimitStatus violated = null;
         for (int i = 0; i < slots.size(); i++) {
             Draw slot = slots.get(i);
+            ConsumeResult result = results.get(i);
             int before = statuses.size();
-            slot.statuses(results[i], now, statuses);
+            slot.statuses(result, now, statuses);
             if (i == violatedSlot) {
                 violated = statuses.get(before);
                 for (int k = before; k < statuses.size(); k++) {
@@ -318,21 +330,34 @@ final class DecisionRunner {
                     }
                 }
             }
-            if (results[i].tokensTaken() && slot.refundable()) {
-                refundable.add(Take.of(slot.key(), slot.spec(), slot.tokens()));
+            if (result.tokensTaken() && slot.refundable()) {
+                refundable = adding(refundable, Take.of(slot.key(), slot.spec(), slot.tokens()));
             }
-            if (results[i].tokensTaken() && slot.role() == LimitStatus.Role.PLAN && !slot.spec().leases()
-                    && admitted) {
-                settleable.add(Take.of(slot.key(), slot.spec(), slot.tokens()));
+            if (result.tokensTaken() && slot.role() == LimitStatus.Role.PLAN && !slot.spec().leases() && admitted) {
+                settleable = adding(settleable, Take.of(slot.key(), slot.spec(), slot.tokens()));
             }
-            if (results[i].tokensTaken() && results[i].lease() != 0) {
-                leases = leases.isEmpty() ? new ArrayList<>(2) : leases;
-                leases.add(Take.of(slot.key(), slot.spec(), results[i].lease()));
+            if (result.tokensTaken() && result.lease() != 0) {
+                leases = adding(leases, Take.of(slot.key(), slot.spec(), result.lease()));
             }
         }
         Receipt receipt = refundable.isEmpty() && planTokens == 0 && leases.isEmpty() ? Receipt.NONE
                 : new Receipt(target, refundable, planTokens, settleable, leases);
-        return new QuotaDecision(outcome, statuses, violated, retryAfter, receipt);
+        // one limit: a list of one, which the decision keeps as it is
+        return new QuotaDecision(outcome, limits == 1 ? List.of(statuses.get(0)) : statuses, violated, retryAfter,
+                receipt);
+    }
+
+    /**
+     * {@code list} with {@code take} appended: an immutable list of one take for the first (what
+     * the receipt keeps as it is), a mutable one from the second on (the receipt copies it).
+     */
+    private static List<Take> adding(List<Take> list, Take take) {
+        if (list.isEmpty()) {
+            return List.of(take);
+        }
+        List<Take> more = list.size() == 1 ? new ArrayList<>(list) : list;
+        more.add(take);
+        return more;
     }
 
     /** CLOSED beats LOCAL beats OPEN: the most careful policy among the buckets involved. */

@@ -68,15 +68,18 @@ record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
                 reset = remaining < limit.capacity() ? left : Duration.ZERO;
                 retry = short_ ? left : Duration.ZERO;
             } else {
-                Duration toFull = Duration.ofNanos(result.nanosToFull());
+                // in nanoseconds, one Duration made of each figure; "never" (more than the capacity
+                // missing) loses to any time Bucket4j reports, as it did as a Duration
+                long toFull = result.nanosToFull();
                 // a debt needs more than a whole bucket's refill: exactly that long, not "never"
-                Duration refill = remaining < 0 ? Duration.ofNanos(RefillTimes.nanosFor(limit, limit.capacity() - remaining))
-                        : refillTime(limit, limit.capacity() - remaining);
-                reset = min(refill, toFull);
-                retry = short_ ? min(refillTime(limit, tokens - remaining), Duration.ofNanos(result.nanosToWait()))
-                        : Duration.ZERO;
-                if (short_ && retry.isZero()) {
-                    retry = Duration.ofNanos(Math.max(1, result.nanosToWait()));
+                long refill = remaining < 0 ? RefillTimes.nanosFor(limit, limit.capacity() - remaining)
+                        : refillNanos(limit, limit.capacity() - remaining);
+                reset = Duration.ofNanos(Math.min(refill, toFull));
+                if (short_) {
+                    long wait = Math.min(refillNanos(limit, tokens - remaining), result.nanosToWait());
+                    retry = Duration.ofNanos(wait == 0 ? Math.max(1, result.nanosToWait()) : wait);
+                } else {
+                    retry = Duration.ZERO;
                 }
             }
             out.add(LimitStatus.of(policies.get(i), limit, role, Math.max(0, remaining), reset, retry));
@@ -88,13 +91,18 @@ record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
      * whole periods for interval refill; effectively forever past a limit's capacity.
      */
     static Duration refillTime(Limit limit, long missing) {
-        if (missing <= 0) {
-            return Duration.ZERO;
-        }
         if (missing > limit.capacity()) {
             return Duration.ofSeconds(Long.MAX_VALUE / 2);
         }
-        return Duration.ofNanos(RefillTimes.nanosFor(limit, missing));
+        return Duration.ofNanos(refillNanos(limit, missing));
+    }
+
+    /** {@link #refillTime} in nanoseconds; {@link Long#MAX_VALUE} past the limit's capacity. */
+    private static long refillNanos(Limit limit, long missing) {
+        if (missing <= 0) {
+            return 0;
+        }
+        return missing > limit.capacity() ? Long.MAX_VALUE : RefillTimes.nanosFor(limit, missing);
     }
 
     /**
@@ -111,7 +119,4 @@ record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
         return Duration.ofNanos(Math.max(1, nanosToFull - afterThem));
     }
 
-    private static Duration min(Duration a, Duration b) {
-        return a.compareTo(b) <= 0 ? a : b;
-    }
 }

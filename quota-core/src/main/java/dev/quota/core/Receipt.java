@@ -2,10 +2,10 @@ package dev.quota.core;
 
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.spi.Take;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,6 +30,18 @@ public final class Receipt {
     private static final int OPEN = 0;
     private static final int REFUNDED = 1;
     private static final int SETTLED = 2;
+    private static final VarHandle STATE;
+    private static final VarHandle RELEASED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            STATE = lookup.findVarHandle(Receipt.class, "state", int.class);
+            RELEASED = lookup.findVarHandle(Receipt.class, "released", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** Null only for {@link #NONE}, which has nothing to refund and so is never asked for its store. */
     private final @Nullable QuotaStore store;
@@ -41,13 +53,14 @@ public final class Receipt {
     private final @Nullable QuotaStore planStore;
     /** The plan buckets an admitted decision charged its full cost, each with that cost: what a settle changes. */
     private final List<Take> settleable;
-    /** {@link #OPEN} until a refund or a settle closes it. */
-    private final AtomicInteger state = new AtomicInteger(OPEN);
+    /** {@link #OPEN} until a refund or a settle closes it; changed through {@link #STATE}: no atomic object per decision. */
+    private volatile int state = OPEN;
     /** The store the leases are held in; null when there are none. */
     private final @Nullable QuotaStore leaseStore;
     /** The leases held: each take's tokens are its lease's deadline, as {@link QuotaStore#addTokens} takes it. */
     private final List<Take> leases;
-    private final AtomicBoolean released = new AtomicBoolean();
+    /** Whether the leases were given back; set through {@link #RELEASED}. */
+    private volatile boolean released;
     /** Who the plan charge is for, told once the decision is made: a settle counts the change for them. */
     private volatile @Nullable Customer payer;
 
@@ -109,7 +122,7 @@ public final class Receipt {
 
     /** Whether the decision holds in-flight leases not given back yet. */
     public boolean holdsLeases() {
-        return !leases.isEmpty() && !released.get();
+        return !leases.isEmpty() && !released;
     }
 
     /** The store the leases are held in; only a receipt that holds some has one. */
@@ -123,17 +136,17 @@ public final class Receipt {
 
     /** True once: the caller that wins gives the leases back. */
     boolean release() {
-        return !leases.isEmpty() && released.compareAndSet(false, true);
+        return !leases.isEmpty() && RELEASED.compareAndSet(this, false, true);
     }
 
     /** Whether a refund would give anything back. */
     public boolean refundable() {
-        return !refundable.isEmpty() && state.get() == OPEN;
+        return !refundable.isEmpty() && state == OPEN;
     }
 
     /** Whether a settle would change the plan's charge: the decision charged its plan and is neither refunded nor settled. */
     public boolean settleable() {
-        return !settleable.isEmpty() && state.get() == OPEN;
+        return !settleable.isEmpty() && state == OPEN;
     }
 
     /** The store the takes came from; only a receipt of a decision that took something has one. */
@@ -162,7 +175,7 @@ public final class Receipt {
 
     /** True once: the caller that wins may give the tokens back; a settle after it does nothing. */
     boolean spend() {
-        return this != NONE && state.compareAndSet(OPEN, REFUNDED) && !refundable.isEmpty();
+        return this != NONE && STATE.compareAndSet(this, OPEN, REFUNDED) && !refundable.isEmpty();
     }
 
     /**
@@ -173,17 +186,17 @@ public final class Receipt {
         if (settleable.isEmpty()) {
             return Settlement.Outcome.NOTHING_TO_SETTLE;
         }
-        if (state.compareAndSet(OPEN, SETTLED)) {
+        if (STATE.compareAndSet(this, OPEN, SETTLED)) {
             return null;
         }
-        return state.get() == SETTLED ? Settlement.Outcome.ALREADY_SETTLED : Settlement.Outcome.REFUNDED;
+        return state == SETTLED ? Settlement.Outcome.ALREADY_SETTLED : Settlement.Outcome.REFUNDED;
     }
 
     @Override
     public String toString() {
-        int closed = state.get();
+        int closed = state;
         return "Receipt[" + refundable.size() + " refundable buckets"
                 + (closed == REFUNDED ? ", refunded" : closed == SETTLED ? ", settled" : "")
-                + (leases.isEmpty() ? "" : ", " + leases.size() + " leases" + (released.get() ? " given back" : "")) + "]";
+                + (leases.isEmpty() ? "" : ", " + leases.size() + " leases" + (released ? " given back" : "")) + "]";
     }
 }

@@ -4,6 +4,7 @@ import dev.quota.core.spi.StoreFailures;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * waiter that is interrupted {@linkplain #abandon abandons} its job: a step drops an abandoned job
  * it has not sent; one already flying is settled as any other, and its answer goes unread.
  */
-abstract class CasJob {
+abstract class CasJob implements Supplier<String> {
 
     final Thread waiter = Thread.currentThread();
     volatile boolean done;
@@ -33,6 +34,13 @@ abstract class CasJob {
     volatile boolean abandoned;
     /** Round trips that came back with keys changed elsewhere (the combiner's alone). */
     int rounds;
+    /**
+     * The scripts of this instance whose replies a refusal computed on their pipelined writes waits
+     * for, to be computed again on what they confirm (the combiner's alone); empty once it waited.
+     */
+    List<Flight> awaiting = List.of();
+    /** Whether it waited so once: a job waits for replies at most once, so a busy key never starves it. */
+    boolean waited;
     /** Whether the keys it must read before it is computed have been read this round (the combiner's alone). */
     boolean read;
     private @Nullable Object provisional;
@@ -50,6 +58,16 @@ abstract class CasJob {
      */
     boolean refusal() {
         return false;
+    }
+
+    /**
+     * Names the job for a failure message, {@code redis keys [k1, k2]}: the job itself is what a
+     * retry budget's check ({@link dev.quota.core.spi.RetryBudget#check(int, int, Supplier)}) builds
+     * its message from, only when it fails, with nothing allocated for the checks that pass.
+     */
+    @Override
+    public final String get() {
+        return "redis keys " + keys();
     }
 
     /** Computes on the round's cells; the answer holds only if the round's script writes. */
@@ -104,7 +122,8 @@ abstract class CasJob {
 
     /** Wakes the first waiter of {@code jobs} that still waits; false when none does. */
     static boolean wakeOne(List<? extends CasJob> jobs) {
-        for (CasJob job : jobs) {
+        for (int i = 0; i < jobs.size(); i++) {
+            CasJob job = jobs.get(i);
             if (job.awaited()) {
                 LockSupport.unpark(job.waiter);
                 return true;

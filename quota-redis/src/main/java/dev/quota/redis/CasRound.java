@@ -2,11 +2,10 @@ package dev.quota.redis;
 
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One compare-and-swap round: computes jobs in order on the states this instance last wrote or
@@ -17,20 +16,50 @@ import java.util.Set;
  * <p>A refusal computed from states Redis confirmed within {@code trustNanos} needs no round trip:
  * consumption elsewhere only lowers tokens, so the refusal stands (a refund or reset on another
  * instance is seen within that time).
+ *
+ * <p>One round object serves every round of its {@link Pipeline} ({@link #start} begins the next):
+ * its lists and map are kept, so a round allocates only its cells and scripts, which outlive it
+ * while the scripts are out. A round of a few keys finds a key's cell by looking at each; a larger
+ * one through a map.
  */
 final class CasRound {
 
+    /** Up to this many cells a key's cell is found by looking at each; past it, by the map. */
+    private static final int LOOKED_AT = 8;
+
     private final KeyStates known;
     private final KeysInFlight flying;
-    private final long now;
     private final ExpirationAfterWriteStrategy expiry;
-    private final Map<String, Cell> cells = new LinkedHashMap<>();
+    private final boolean cluster;
+    private long now;
+    /** The round's cells, in the order its jobs first touched their keys. */
+    private final List<Cell> cells = new ArrayList<>();
+    /** The cells by key, while the round has more than {@link #LOOKED_AT}. */
+    private final Map<String, Cell> byKey = new HashMap<>();
+    private final List<CasJob> toSend = new ArrayList<>();
+    /** Refusals that wait for replies of this instance's scripts before they are computed again. */
+    private final List<CasJob> waiting = new ArrayList<>();
+    private final List<ScriptFlight> scripts = new ArrayList<>();
+    private final Map<Integer, ScriptFlight> bySlot = new HashMap<>();
 
-    CasRound(KeyStates known, KeysInFlight flying, long now, ExpirationAfterWriteStrategy expiry) {
+    CasRound(KeyStates known, KeysInFlight flying, ExpirationAfterWriteStrategy expiry, boolean cluster) {
         this.known = known;
         this.flying = flying;
-        this.now = now;
         this.expiry = expiry;
+        this.cluster = cluster;
+    }
+
+    /** Begins a round at {@code now} (the store's clock): the last round's cells are forgotten. */
+    void start(long now) {
+        this.now = now;
+        if (cells.size() > LOOKED_AT) {
+            byKey.clear();
+        }
+        cells.clear();
+        toSend.clear();
+        waiting.clear();
+        scripts.clear();
+        bySlot.clear();
     }
 
     /** The round's time, by the store's clock. */
@@ -49,55 +78,156 @@ final class CasRound {
      * known, else assumed absent.
      */
     Cell cell(String key) {
-        Cell cell = cells.get(key);
+        Cell cell = find(key);
         if (cell == null) {
             KeysInFlight.Key pending = flying.pipelinedOn(key);
             if (pending != null) {
-                cell = new Cell(key, pending.bytes, pending.state, false, Long.MIN_VALUE);
+                cell = new Cell(key, pending.bytes, pending.state, false, Long.MIN_VALUE, pending.lastScript);
             } else {
                 KeyState state = known.get(key, now);
                 cell = state == null ? new Cell(key, null, null, false, Long.MIN_VALUE)
                         : new Cell(key, state.bytes(), state.state(), true, state.confirmedNanos());
             }
-            cells.put(key, cell);
+            add(cell);
         }
         return cell;
     }
 
-    /** Computes {@code pending}; answers the refusals that stand; returns the scripts to send. */
-    List<ScriptFlight> compute(List<CasJob> pending, long trustNanos, boolean cluster) {
-        for (CasJob job : pending) {
-            job.compute(this);
+    private @Nullable Cell find(String key) {
+        int n = cells.size();
+        if (n > LOOKED_AT) {
+            return byKey.get(key);
+        }
+        for (int i = 0; i < n; i++) {
+            Cell cell = cells.get(i);
+            if (cell.key.equals(key)) {
+                return cell;
+            }
+        }
+        return null;
+    }
+
+    private void add(Cell cell) {
+        cells.add(cell);
+        int n = cells.size();
+        if (n == LOOKED_AT + 1) {
+            for (Cell each : cells) {
+                byKey.put(each.key, each);
+            }
+        } else if (n > LOOKED_AT + 1) {
+            byKey.put(cell.key, cell);
+        }
+    }
+
+    /**
+     * Computes {@code pending}; answers the refusals that stand; answers the scripts to send (a
+     * list of this round's, read before the next round starts).
+     */
+    List<ScriptFlight> compute(List<CasJob> pending, long trustNanos) {
+        // indexed loops here and below: an iterator a round would be garbage a decision
+        for (int j = 0; j < pending.size(); j++) {
+            pending.get(j).compute(this);
         }
         // refusals that stand on confirmed states are answered now, even when others' jobs go to
         // Redis: riding along would only add their keys to the script (a flooding customer's to
         // every script while it floods)
-        List<CasJob> toSend = new ArrayList<>(pending.size());
-        Set<String> used = new HashSet<>();
-        for (CasJob job : pending) {
+        int carried = 0;
+        for (int j = 0; j < pending.size(); j++) {
+            CasJob job = pending.get(j);
             if (standsOnConfirmedStates(job, trustNanos)) {
                 job.complete();
-            } else {
-                toSend.add(job);
-                used.addAll(job.keys());
+                continue;
+            }
+            if (waitsForReplies(job, trustNanos)) {
+                waiting.add(job);
+                continue;
+            }
+            toSend.add(job);
+            List<String> keys = job.keys();
+            for (int k = 0; k < keys.size(); k++) {
+                Cell cell = find(keys.get(k));
+                if (cell != null && !cell.carried) { // a cell always is: compute read it
+                    cell.carried = true; // a written cell always is: the job that wrote it is sent
+                    carried++;
+                }
             }
         }
         if (toSend.isEmpty()) {
-            return List.of();
+            return scripts;
         }
-        Map<Integer, ScriptFlight> groups = new LinkedHashMap<>();
-        for (Cell cell : cells.values()) {
-            if (used.contains(cell.key)) { // a written cell always is: the job that wrote it is sent
-                groups.computeIfAbsent(cluster ? KeySlots.slot(cell.key) : 0, s -> new ScriptFlight(now, expiry))
-                        .add(cell);
+        if (!cluster) {
+            ScriptFlight script = new ScriptFlight(now, expiry, carried, toSend.size());
+            for (int c = 0; c < cells.size(); c++) {
+                Cell cell = cells.get(c);
+                if (cell.carried) {
+                    script.add(cell);
+                }
+            }
+            script.jobs.addAll(toSend);
+            scripts.add(script);
+            return scripts;
+        }
+        for (Cell cell : cells) {
+            if (cell.carried) {
+                slotScript(KeySlots.slot(cell.key)).add(cell);
             }
         }
         for (CasJob job : toSend) {
             // the job's first key has a cell (compute read it), so its flight exists already
-            groups.computeIfAbsent(cluster ? KeySlots.slot(job.keys().get(0)) : 0, s -> new ScriptFlight(now, expiry))
-                    .jobs.add(job);
+            slotScript(KeySlots.slot(job.keys().get(0))).jobs.add(job);
         }
-        return new ArrayList<>(groups.values());
+        return scripts;
+    }
+
+    private ScriptFlight slotScript(int slot) {
+        ScriptFlight script = bySlot.get(slot);
+        if (script == null) {
+            script = new ScriptFlight(now, expiry, 4, 4);
+            bySlot.put(slot, script);
+            scripts.add(script);
+        }
+        return script;
+    }
+
+    /** The refusals {@link #compute} left waiting for replies ({@link CasJob#awaiting}): held, not sent. */
+    List<CasJob> waiting() {
+        return waiting;
+    }
+
+    /**
+     * Whether {@code job}'s answer is a refusal that would stand without Redis but for keys it was
+     * computed on as this instance's scripts in flight leave them (pipelined): then, once only, it
+     * waits for those scripts' replies and is computed again on what they confirm, where it
+     * normally stands. Sent at once instead, it would cost a script, and it would keep its keys in
+     * flight for the next refusal to find pipelined too: a customer flooding faster than a round
+     * trip would cost one script per refused request.
+     */
+    private boolean waitsForReplies(CasJob job, long trustNanos) {
+        if (trustNanos == 0 || job.waited || !job.refusal()) {
+            return false;
+        }
+        List<Flight> flights = null;
+        List<String> keys = job.keys();
+        for (int k = 0; k < keys.size(); k++) {
+            Cell cell = find(keys.get(k));
+            if (cell == null || cell.dirty) {
+                return false;
+            }
+            if (cell.behind != null) {
+                if (flights == null) {
+                    flights = new ArrayList<>(2);
+                }
+                flights.add(cell.behind);
+            } else if (!cell.knownBefore || now - cell.confirmedNanos >= trustNanos) {
+                return false;
+            }
+        }
+        if (flights == null) {
+            return false;
+        }
+        job.waited = true;
+        job.awaiting = flights;
+        return true;
     }
 
     /**
@@ -109,8 +239,9 @@ final class CasRound {
         if (trustNanos == 0 || !job.refusal()) {
             return false;
         }
-        for (String key : job.keys()) {
-            Cell cell = cells.get(key);
+        List<String> keys = job.keys();
+        for (int k = 0; k < keys.size(); k++) {
+            Cell cell = find(keys.get(k));
             if (cell == null || cell.dirty || !cell.knownBefore || now - cell.confirmedNanos >= trustNanos) {
                 return false;
             }

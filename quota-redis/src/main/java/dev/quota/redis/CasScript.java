@@ -1,8 +1,14 @@
 package dev.quota.redis;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,29 +17,32 @@ import org.jspecify.annotations.Nullable;
  * its TTL; otherwise nothing is written and the script answers what the differing keys hold, so the
  * client can compute again without another read.
  *
- * <p>Two arguments, however many keys: {@code ARGV[1]} holds three decimal numbers per key,
- * separated by spaces (the length of the expected bytes, {@code 0}: expect no key; the length of
- * the new bytes, {@code 0}: leave the key as it is; the TTL in milliseconds, {@code 0}: no expiry),
- * and {@code ARGV[2]} every key's expected bytes then new bytes, one after another. A Bucket4j state
- * is never empty, so a length of 0 is unambiguous. Packed so, a batch of 64 five-bucket decisions
- * is 322 arguments instead of 1,280: the Redis client encodes, copies and releases a buffer per
- * argument, which cost more than the script. Answer: an empty list when written, else for each
- * differing key its 1-based index and what it holds ({@code ""}: no key).
+ * <p>One argument, however many keys: a header of three decimal numbers per key, separated by
+ * spaces (the length of the expected bytes, {@code 0}: expect no key; the length of the new bytes,
+ * {@code 0}: leave the key as it is; the TTL in milliseconds, {@code 0}: no expiry), a {@code ;},
+ * then every key's expected bytes then new bytes, one after another. A Bucket4j state is never
+ * empty, so a length of 0 is unambiguous, and the header holds only digits and spaces, so its
+ * first {@code ;} ends it. Packed so, a batch of 64 five-bucket decisions is 321 parameters (the
+ * keys and the argument) instead of 1,280: the Redis client encodes, copies and releases a buffer per parameter, which cost more
+ * than the script. The argument is written straight into one pooled buffer of the client's
+ * allocator ({@link #call}), never into a byte array of the heap. Answer: an empty list when
+ * written, else for each differing key its 1-based index and what it holds ({@code ""}: no key).
  */
 final class CasScript {
 
     static final String TEXT = String.join("\n",
+            "local a = ARGV[1]",
+            "local sep = string.find(a, ';', 1, true)",
             "local h = {}",
-            "for n in string.gmatch(ARGV[1], '%d+') do h[#h + 1] = n end",
-            "local blob = ARGV[2]",
-            "local pos = 1",
+            "for n in string.gmatch(string.sub(a, 1, sep - 1), '%d+') do h[#h + 1] = n end",
+            "local pos = sep + 1",
             "local bad = {}",
             "local new = {}",
             "for i = 1, #KEYS do",
             "  local el = tonumber(h[3 * i - 2])",
             "  local nl = tonumber(h[3 * i - 1])",
-            "  local exp = string.sub(blob, pos, pos + el - 1)",
-            "  new[i] = string.sub(blob, pos + el, pos + el + nl - 1)",
+            "  local exp = string.sub(a, pos, pos + el - 1)",
+            "  new[i] = string.sub(a, pos + el, pos + el + nl - 1)",
             "  pos = pos + el + nl",
             "  local cur = redis.call('GET', KEYS[i])",
             "  if (el == 0 and cur) or (el > 0 and cur ~= exp) then",
@@ -51,37 +60,134 @@ final class CasScript {
             "end",
             "return {}");
 
+    /** Where a call's first key is: it routes the call in a cluster. */
+    static final int FIRST_KEY = 2;
+    /** The commands the script runs, as named in {@link #TEXT}. */
+    private static final List<String> COMMANDS = List.of("GET", "SET");
+    /** Key counts as Redis reads them, for the sizes a round usually has. */
+    private static final String[] COUNTS = new String[64];
+    private static final byte SEPARATOR = ';';
+
+    static {
+        for (int i = 0; i < COUNTS.length; i++) {
+            COUNTS[i] = Integer.toString(i);
+        }
+    }
+
     private CasScript() {
     }
 
     /**
-     * The two arguments for {@code n} keys: what each is expected to hold and what to write
-     * (null: no key / leave it), and the TTLs in milliseconds ({@code <= 0}: none).
+     * The script's text with the commands it runs named as {@code commands} maps them: for a Redis
+     * whose {@code GET} or {@code SET} was renamed, mapped by the client's command mapper.
      */
-    static Object[] arguments(int n, byte[] @Nullable [] expected, byte[] @Nullable [] written, long[] ttls) {
-        StringBuilder header = new StringBuilder(n * 16);
-        int length = 0;
-        for (int i = 0; i < n; i++) {
-            int e = expected[i] == null ? 0 : expected[i].length;
-            int w = written[i] == null ? 0 : written[i].length;
-            header.append(e).append(' ').append(w).append(' ').append(Math.max(0, ttls[i])).append(' ');
-            length += e + w;
+    static String text(UnaryOperator<String> commands) {
+        String text = TEXT;
+        for (String command : COMMANDS) {
+            String name = commands.apply(command);
+            if (!name.equals(command)) {
+                text = text.replace("redis.call('" + command + "'", "redis.call('" + name + "'");
+            }
         }
-        byte[] blob = new byte[length];
-        int at = 0;
-        for (int i = 0; i < n; i++) {
-            at = append(blob, at, expected[i]);
-            at = append(blob, at, written[i]);
-        }
-        return new Object[] {header.toString().getBytes(StandardCharsets.US_ASCII), blob};
+        return text;
     }
 
-    private static int append(byte[] blob, int at, byte @Nullable [] bytes) {
-        if (bytes == null) {
-            return at;
+    /** The SHA-1 of a script's {@code text} in hex, as Redis names it in its script cache: what {@code EVALSHA} sends. */
+    static String sha(String text) {
+        byte[] digest;
+        try {
+            digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-1", e);
         }
-        System.arraycopy(bytes, 0, blob, at, bytes.length);
-        return at + bytes.length;
+        return HexFormat.of().formatHex(digest);
+    }
+
+    /**
+     * The parameters of a call on the keys of {@code cells}, as Redis reads them after the command's
+     * name: the script's SHA-1 ({@code sha}, for {@code EVALSHA}; {@link #withText} makes the same
+     * call an {@code EVAL}), the key count, the keys, then the one argument: what each key is
+     * expected to hold ({@link Cell#expected}) and what to write ({@code written}, null: leave it),
+     * and the TTLs in milliseconds ({@code <= 0}: none). The argument is a buffer of
+     * {@code allocator}'s, which the client releases once the command is done; every number in it
+     * is written as ASCII digits straight into it. Everything else is a string, which the client
+     * encodes into a pooled buffer of its own: a byte array would cost it a wrapper and a view of
+     * it for every command.
+     */
+    static Object[] call(String sha, List<Cell> cells, byte[] @Nullable [] written, long[] ttls,
+                         ByteBufAllocator allocator) {
+        int n = cells.size();
+        Object[] call = new Object[FIRST_KEY + n + 1];
+        call[0] = sha;
+        call[1] = n < COUNTS.length ? COUNTS[n] : Integer.toString(n);
+        int length = 1;
+        for (int i = 0; i < n; i++) {
+            Cell cell = cells.get(i);
+            call[FIRST_KEY + i] = cell.key;
+            int e = length(cell.expected);
+            int w = length(written[i]);
+            length += digits(e) + digits(w) + digits(Math.max(0, ttls[i])) + 3 + e + w;
+        }
+        ByteBuf argument = allocator.buffer(length, length);
+        for (int i = 0; i < n; i++) {
+            number(argument, length(cells.get(i).expected));
+            number(argument, length(written[i]));
+            number(argument, Math.max(0, ttls[i]));
+        }
+        argument.writeByte(SEPARATOR);
+        for (int i = 0; i < n; i++) {
+            byte[] expected = cells.get(i).expected;
+            if (expected != null) {
+                argument.writeBytes(expected);
+            }
+            byte[] bytes = written[i];
+            if (bytes != null) {
+                argument.writeBytes(bytes);
+            }
+        }
+        call[FIRST_KEY + n] = argument;
+        return call;
+    }
+
+    /**
+     * The parameters of {@code call} for {@code EVAL}: the script's {@code text} in the SHA-1's
+     * place, the rest (the argument's buffer too) shared.
+     */
+    static Object[] withText(Object[] call, String text) {
+        Object[] eval = call.clone();
+        eval[0] = text;
+        return eval;
+    }
+
+    /** The argument of {@code call}: the one buffer the client releases when done with it. */
+    static ByteBuf argument(Object[] call) {
+        return (ByteBuf) call[call.length - 1];
+    }
+
+    private static int length(byte @Nullable [] bytes) {
+        return bytes == null ? 0 : bytes.length;
+    }
+
+    /** How many decimal digits {@code value} (not negative) takes. */
+    static int digits(long value) {
+        int digits = 1;
+        for (long v = value; v >= 10; v /= 10) {
+            digits++;
+        }
+        return digits;
+    }
+
+    /** Writes {@code value} (not negative) in decimal, then a space. */
+    private static void number(ByteBuf to, long value) {
+        int digits = digits(value);
+        int at = to.writerIndex();
+        long v = value;
+        for (int i = at + digits - 1; i >= at; i--) {
+            to.setByte(i, '0' + (int) (v % 10));
+            v /= 10;
+        }
+        to.writerIndex(at + digits);
+        to.writeByte(' ');
     }
 
     /** A key that held something other than expected: its index in the script's keys and its bytes (null: none). */

@@ -14,17 +14,27 @@ final class Cell {
     @Nullable RemoteBucketState state;
     final boolean knownBefore;
     final long confirmedNanos;
+    /** The script of this instance in flight whose writes the state is (pipelined), else null. */
+    final @Nullable Flight behind;
     boolean dirty;
+    /** Whether a job sent this round touches the key: the round's script carries it. */
+    boolean carried;
     /** The expiration of the last job that wrote the cell this round. */
     @Nullable ExpirationAfterWriteStrategy ttl;
 
     Cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
          long confirmedNanos) {
+        this(key, expected, state, knownBefore, confirmedNanos, null);
+    }
+
+    Cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
+         long confirmedNanos, @Nullable Flight behind) {
         this.key = key;
         this.expected = expected;
         this.state = state;
         this.knownBefore = knownBefore;
         this.confirmedNanos = confirmedNanos;
+        this.behind = behind;
     }
 
     /** A job wrote {@code after}, to expire by {@code strategy}. */

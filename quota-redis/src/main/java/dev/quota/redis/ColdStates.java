@@ -4,10 +4,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The records of keys not used lately ({@link StateTemplates}), by a 64-bit fingerprint of the key:
- * an open-addressing table with linear probing, at most four fifths full, so a key costs its record
- * and 13 bytes a slot (fingerprint, record, read flag), not a map entry and the key's string. At
- * most {@code max} records; past that, one is forgotten by the clock (second chance): a record read
- * since the hand last passed it is passed over once.
+ * an open-addressing table with linear probing, at most four fifths full, whose slots hold the
+ * fingerprint, the record's length and place in {@link RecordSlabs} and a read flag (13 bytes a
+ * slot), not a map entry and the key's string. The records lie in the slabs, so a remembered key
+ * is no object of its own: keeping one copies its record in, reading one copies it out, and no
+ * young collection copies or scans anything of this table. At most {@code max} records; past
+ * that, one is forgotten by the clock (second chance): a record read since the hand last passed
+ * it is passed over once. A record longer than {@link RecordSlabs#MAX_LENGTH} words (a bucket
+ * state of over 984 bytes) is not kept.
  *
  * <p>The combiner's alone, like {@link KeyStates}.
  */
@@ -16,14 +20,27 @@ final class ColdStates {
     private static final int MIN_CAPACITY = 64;
     /** Slots looked at, from the sweep position, for expired records per record added. */
     private static final int SWEEP = 2;
+    /** In {@link #lengths}: the record was read since the clock hand last passed it. */
+    private static final int READ = 0x80;
+    /**
+     * How far the clock hand and the expiry sweep move per slot looked at: odd, so they pass every
+     * slot of a power-of-two table once a turn, but scattered over it. Moving slot by slot, the
+     * hand emptied the slots behind it while new records landed everywhere, so the slots just
+     * ahead of it, the longest unswept, filled up to one run of thousands that every eviction and
+     * every lookup landing in it walked (a million customers making transfers, four million keys
+     * against a bound of a million, slowed the store to a few hundred decisions a second).
+     */
+    private static final int STRIDE = 0x9E3779B9;
 
     private final int max;
     private final int maxCapacity;
+    private final RecordSlabs slabs = new RecordSlabs();
     /** 0: an empty slot. */
     private long[] fingerprints;
-    private long[][] records;
-    /** Set when a record is read; cleared by the clock hand passing it. */
-    private boolean[] used;
+    /** Each slot's record: its place among the records of its length. */
+    private int[] places;
+    /** Each slot's record length in words, with {@link #READ}. */
+    private byte[] lengths;
     private int size;
     private int hand;
     private int sweep;
@@ -39,30 +56,35 @@ final class ColdStates {
         return size;
     }
 
-    /** The record of {@code fingerprint}, unless there is none or it expired by {@code nowNanos}. */
+    /** A copy of the record of {@code fingerprint}, unless there is none or it expired by {@code nowNanos}. */
     long @Nullable [] get(long fingerprint, long nowNanos) {
         int slot = find(fingerprint);
         if (slot < 0) {
             return null;
         }
-        long[] rec = records[slot];
-        if (nowNanos - rec[StateTemplates.EXPIRES] >= 0) {
+        if (nowNanos - expires(slot) >= 0) {
             deleteAt(slot);
             return null;
         }
-        used[slot] = true;
-        return rec;
+        lengths[slot] |= (byte) READ;
+        return slabs.copy(length(slot), places[slot]);
     }
 
-    /** Keeps {@code rec} for {@code fingerprint}; past the bound, the clock forgets one record first. */
+    /** Keeps a copy of {@code rec} for {@code fingerprint}; past the bound, the clock forgets one record first. */
     void put(long fingerprint, long[] rec, long nowNanos) {
         if (max == 0) {
+            return;
+        }
+        if (rec.length > RecordSlabs.MAX_LENGTH) {
+            remove(fingerprint);
             return;
         }
         sweepExpired(nowNanos);
         int slot = find(fingerprint);
         if (slot >= 0) {
-            records[slot] = rec;
+            release(slot);
+            places[slot] = slabs.add(rec, slot);
+            lengths[slot] = (byte) (rec.length | (lengths[slot] & READ));
             return;
         }
         if (size >= max) {
@@ -76,8 +98,8 @@ final class ColdStates {
             i = (i + 1) & mask;
         }
         fingerprints[i] = fingerprint;
-        records[i] = rec;
-        used[i] = false;
+        places[i] = slabs.add(rec, i);
+        lengths[i] = (byte) rec.length;
         size++;
     }
 
@@ -89,8 +111,21 @@ final class ColdStates {
         }
     }
 
+    /** The most slots in a row that hold records: the longest walk a lookup may take. */
+    int longestRun() {
+        int longest = 0;
+        int run = 0;
+        // twice round, so a run that wraps past the last slot is counted whole
+        for (int i = 0; i < 2 * fingerprints.length; i++) {
+            run = fingerprints[i & (fingerprints.length - 1)] != 0 ? run + 1 : 0;
+            longest = Math.max(longest, Math.min(run, fingerprints.length));
+        }
+        return longest;
+    }
+
     /** Forgets every record. */
     void clear() {
+        slabs.clear();
         allocate(Math.min(MIN_CAPACITY, maxCapacity));
     }
 
@@ -107,15 +142,30 @@ final class ColdStates {
         return -1;
     }
 
+    private int length(int slot) {
+        return lengths[slot] & (READ - 1);
+    }
+
+    private long expires(int slot) {
+        return slabs.word(length(slot), places[slot], StateTemplates.EXPIRES);
+    }
+
+    /** Gives {@code slot}'s record back to the slabs; the record moved into its place learns its new place. */
+    private void release(int slot) {
+        int moved = slabs.remove(length(slot), places[slot]);
+        if (moved >= 0) {
+            places[moved] = places[slot];
+        }
+    }
+
     /** Idle records leave as new ones come, not only at the bound. */
     private void sweepExpired(long nowNanos) {
         for (int n = 0; n < SWEEP && size > 0; n++) {
             sweep &= fingerprints.length - 1;
-            if (fingerprints[sweep] != 0 && nowNanos - records[sweep][StateTemplates.EXPIRES] >= 0) {
-                deleteAt(sweep); // a later record may have moved into this slot: looked at next time
-            } else {
-                sweep++;
+            if (fingerprints[sweep] != 0 && nowNanos - expires(sweep) >= 0) {
+                deleteAt(sweep); // a later record may have moved into this slot: looked at next turn
             }
+            sweep += STRIDE;
         }
     }
 
@@ -124,14 +174,15 @@ final class ColdStates {
         int mask = fingerprints.length - 1;
         while (true) {
             hand &= mask;
-            if (fingerprints[hand] != 0) {
-                if (nowNanos - records[hand][StateTemplates.EXPIRES] >= 0 || !used[hand]) {
-                    deleteAt(hand);
+            int slot = hand;
+            hand += STRIDE;
+            if (fingerprints[slot] != 0) {
+                if (nowNanos - expires(slot) >= 0 || (lengths[slot] & READ) == 0) {
+                    deleteAt(slot);
                     return;
                 }
-                used[hand] = false;
+                lengths[slot] &= (byte) ~READ;
             }
-            hand++;
         }
     }
 
@@ -140,6 +191,7 @@ final class ColdStates {
      * record stays reachable from its home slot without tombstones.
      */
     private void deleteAt(int slot) {
+        release(slot);
         int mask = fingerprints.length - 1;
         int hole = slot;
         int j = slot;
@@ -153,22 +205,27 @@ final class ColdStates {
             // the record at j stays when its home lies cyclically in (hole, j]
             boolean stays = hole <= j ? hole < home && home <= j : hole < home || home <= j;
             if (!stays) {
-                fingerprints[hole] = f;
-                records[hole] = records[j];
-                used[hole] = used[j];
+                move(j, hole);
                 hole = j;
             }
         }
         fingerprints[hole] = 0;
-        records[hole] = null;
-        used[hole] = false;
+        lengths[hole] = 0;
         size--;
+    }
+
+    /** Moves slot {@code from}'s record to the empty slot {@code to}, telling the slabs. */
+    private void move(int from, int to) {
+        fingerprints[to] = fingerprints[from];
+        places[to] = places[from];
+        lengths[to] = lengths[from];
+        slabs.own(length(to), places[to], to);
     }
 
     private void grow() {
         long[] oldFingerprints = fingerprints;
-        long[][] oldRecords = records;
-        boolean[] oldUsed = used;
+        int[] oldPlaces = places;
+        byte[] oldLengths = lengths;
         allocate(fingerprints.length * 2);
         int mask = fingerprints.length - 1;
         for (int s = 0; s < oldFingerprints.length; s++) {
@@ -179,8 +236,9 @@ final class ColdStates {
                     i = (i + 1) & mask;
                 }
                 fingerprints[i] = f;
-                records[i] = oldRecords[s];
-                used[i] = oldUsed[s];
+                places[i] = oldPlaces[s];
+                lengths[i] = oldLengths[s];
+                slabs.own(length(i), places[i], i);
                 size++;
             }
         }
@@ -188,8 +246,8 @@ final class ColdStates {
 
     private void allocate(int capacity) {
         fingerprints = new long[capacity];
-        records = new long[capacity][];
-        used = new boolean[capacity];
+        places = new int[capacity];
+        lengths = new byte[capacity];
         size = 0;
         hand = 0;
         sweep = 0;

@@ -98,6 +98,9 @@ final class Combiner {
     /** Wakes a caller for each kind of work left: a reply to settle, a job to send. */
     private void wakeForWaitingWork() {
         work.wakeSettler();
+        if (queue.isEmpty()) {
+            return; // no iterator for none
+        }
         for (CasJob next : queue) {
             if (next.awaited()) {
                 LockSupport.unpark(next.waiter);

@@ -18,7 +18,8 @@ final class ConsumeJob extends CasJob {
         this.takes = takes;
         this.keys = new ArrayList<>(takes.size());
         boolean anyLeases = false;
-        for (Take take : takes) {
+        for (int i = 0; i < takes.size(); i++) {
+            Take take = takes.get(i);
             keys.add(take.key().value());
             anyLeases |= take.spec().leases();
         }

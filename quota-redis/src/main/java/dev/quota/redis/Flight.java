@@ -3,10 +3,12 @@ package dev.quota.redis;
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.spi.StoreFailures;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,13 +20,17 @@ import org.jspecify.annotations.Nullable;
  * <p>Sent and settled by the combiner ({@link Pipeline}); the reply completes on the client's
  * thread, which only queues the flight for settling and wakes a waiter.
  */
-abstract class Flight {
+abstract class Flight implements BiConsumer<Object, Throwable> {
 
     final List<String> keys;
     /** The jobs whose waiters are woken when the reply comes (the first that still waits settles it). */
     final List<CasJob> jobs;
     @Nullable CompletableFuture<?> reply;
     long sentWallNanos;
+    /** The pipeline that sent it, told when the reply comes ({@link #accept}); set before it is sent. */
+    @Nullable Pipeline reportsTo;
+    /** Set once its reply was settled (the combiner's alone). */
+    boolean settled;
 
     Flight(List<String> keys, List<CasJob> jobs) {
         this.keys = keys;
@@ -41,6 +47,15 @@ abstract class Flight {
             throw new IllegalStateException("flight not sent");
         }
         return sent;
+    }
+
+    /**
+     * The reply came (the Redis client's thread): queued for the pipeline to settle. The flight is
+     * its own reply's callback, so sending it allocates no callback.
+     */
+    @Override
+    public final void accept(@Nullable Object answer, @Nullable Throwable failure) {
+        Objects.requireNonNull(reportsTo, "a flight is sent by a pipeline").arrived(this);
     }
 
     /** The reply came (the combiner, holding the flag): answers, holds or fails the jobs. */

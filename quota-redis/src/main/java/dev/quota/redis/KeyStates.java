@@ -19,9 +19,10 @@ import org.jspecify.annotations.Nullable;
  * state, in an access-ordered map: a lookup is one hash probe, and a hot key (the customer who
  * floods, the limit every customer shares) is never parsed twice. A key pushed out of them is
  * kept compact in {@link ColdStates}: the words where its bytes differ from a template
- * ({@link StateTemplates}), under a 64-bit fingerprint of its name, about 100 bytes where the
- * map's entry, the name and the parsed state took about 1 KB; its next use parses it again and
- * makes it hot, leaving the cold tier. Past the bound a cold key is forgotten, an expired one first,
+ * ({@link StateTemplates}), under a 64-bit fingerprint of its name, packed into long arrays with
+ * the other cold keys' ({@link RecordSlabs}): 88 bytes a one-limit key, 105 a transfer's
+ * ({@code KeyStatesTest}), where the map's entry, the name and the parsed state took about 1 KB;
+ * its next use parses it again and makes it hot, leaving the cold tier. Past the bound a cold key is forgotten, an expired one first,
  * else whichever the cold tier's clock hand reaches (every cold key is one not used since it left
  * the hot tier, so none earns a second chance): not strictly the least recently used. With a bound
  * no larger than the hot tier, the least recently used key is forgotten.
@@ -89,7 +90,11 @@ final class KeyStates {
         }
         long fingerprint = fingerprint(key);
         long[] rec = cold.get(fingerprint, nowNanos);
-        if (rec == null || StateTemplates.check(rec) != key.hashCode()) {
+        if (rec == null) {
+            return null;
+        }
+        if (StateTemplates.check(rec) != key.hashCode()) {
+            templates.recycle(rec); // a copy: the cold tier keeps its own
             return null;
         }
         byte[] bytes = templates.decode(rec);
@@ -97,6 +102,7 @@ final class KeyStates {
         KeyState warm = new KeyState(bytes, bytes == null ? null : BucketMath.deserialize(bytes),
                 rec[StateTemplates.CONFIRMED], rec[StateTemplates.EXPIRES]);
         cold.remove(fingerprint);
+        templates.recycle(rec); // a copy read for the last time above: the next key to cool is written over it
         hot.put(key, warm);
         return warm;
     }
@@ -104,13 +110,16 @@ final class KeyStates {
     /** Remembers {@code state} for {@code key}; past the bound, a key used long ago is forgotten. */
     void put(String key, KeyState state, long nowNanos) {
         lastNanos = nowNanos;
-        // idle keys leave as new ones come, not only at the bound
-        Iterator<KeyState> eldest = hot.values().iterator();
-        for (int i = 0; i < SWEEP && eldest.hasNext(); i++) {
-            if (nowNanos - eldest.next().expiresNanos() >= 0) {
-                eldest.remove();
-            } else {
-                break;
+        // idle keys leave as new ones come, not only at the bound (at the bound the eldest leaves
+        // anyway as a key comes, and is not kept cold when it expired)
+        if (hot.size() < hotMax) {
+            Iterator<KeyState> eldest = hot.values().iterator();
+            for (int i = 0; i < SWEEP && eldest.hasNext(); i++) {
+                if (nowNanos - eldest.next().expiresNanos() >= 0) {
+                    eldest.remove();
+                } else {
+                    break;
+                }
             }
         }
         cold.remove(fingerprint(key));
@@ -153,8 +162,9 @@ final class KeyStates {
     /** Keeps a key leaving the hot tier compact, unless it expired. */
     private void cool(String key, KeyState state) {
         if (lastNanos - state.expiresNanos() < 0) {
-            cold.put(fingerprint(key), templates.encode(state.bytes(), state.confirmedNanos(), state.expiresNanos(),
-                    key.hashCode()), lastNanos);
+            long[] rec = templates.encode(state.bytes(), state.confirmedNanos(), state.expiresNanos(), key.hashCode());
+            cold.put(fingerprint(key), rec, lastNanos);
+            templates.recycle(rec); // the cold tier keeps a copy: the next record is written over this one
         }
     }
 

@@ -35,6 +35,8 @@ final class KeysInFlight {
     static final long CONTESTED_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** Contested keys remembered; past that the one contested longest ago is forgotten. */
     private static final int CONTESTED_KEYS = 1024;
+    /** Records of keys that left flight kept for the next keys to go into flight. */
+    private static final int SPARE_KEYS = 64;
 
     /** One key in flight. */
     static final class Key {
@@ -46,12 +48,26 @@ final class KeysInFlight {
         int others;
         /** What the last script sent on the key leaves there if it runs (null: no key). */
         byte @Nullable [] bytes;
+        /** The last script sent on the key: what a job computed on {@link #bytes} waits for. */
+        @Nullable ScriptFlight lastScript;
         /** {@link #bytes} parsed. */
         @Nullable RemoteBucketState state;
         /** Whether every script settled on the key since it went into flight found what it expected. */
         boolean owned = true;
         /** The number of the newest script settled on the key: an older reply tells nothing newer. */
         long newestSettled = Long.MIN_VALUE;
+
+        /** As new: for a key that goes into flight again. */
+        void reset() {
+            flights = 0;
+            scripts = 0;
+            others = 0;
+            bytes = null;
+            lastScript = null;
+            state = null;
+            owned = true;
+            newestSettled = Long.MIN_VALUE;
+        }
     }
 
     private final boolean pipelining;
@@ -65,6 +81,9 @@ final class KeysInFlight {
     };
     private final LongAdder conflicts = new LongAdder();
     private long sequence;
+    /** Records of keys that left flight, reused (a key in flight per decision would allocate one each). */
+    private final Key[] spare = new Key[SPARE_KEYS];
+    private int spares;
 
     /** @param pipelining false when every consume reads its keys first: then nothing is pipelined */
     KeysInFlight(boolean pipelining) {
@@ -101,10 +120,16 @@ final class KeysInFlight {
             script.sequence = ++sequence;
         }
         for (int i = 0; i < flight.keys.size(); i++) {
-            Key pending = keys.computeIfAbsent(flight.keys.get(i), k -> new Key());
+            String key = flight.keys.get(i);
+            Key pending = keys.get(key);
+            if (pending == null) {
+                pending = spares > 0 ? spare[--spares] : new Key();
+                keys.put(key, pending);
+            }
             pending.flights++;
             if (script != null) {
                 pending.scripts++;
+                pending.lastScript = script;
                 pending.bytes = script.leaves(i);
                 pending.state = pending.bytes == null ? null : script.cells.get(i).state;
             } else {
@@ -116,13 +141,18 @@ final class KeysInFlight {
     /** {@code flight} was settled: its keys leave flight. */
     void leave(Flight flight) {
         boolean script = flight instanceof ScriptFlight;
-        for (String key : flight.keys) {
+        for (int i = 0; i < flight.keys.size(); i++) {
+            String key = flight.keys.get(i);
             Key pending = keys.get(key);
             if (pending == null) {
                 continue;
             }
             if (--pending.flights == 0) {
                 keys.remove(key);
+                if (spares < SPARE_KEYS) {
+                    pending.reset();
+                    spare[spares++] = pending;
+                }
             } else if (script) {
                 pending.scripts--;
             } else {

@@ -8,6 +8,7 @@ import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -50,6 +51,7 @@ final class Pipeline implements Combiner.Work {
 
     /** The most jobs one round trip carries. */
     private static final int MAX_BATCH = 256;
+    private static final Iterator<CasJob> EMPTY = Collections.emptyIterator();
 
     private final RedisLink link;
     private final TimeMeter clock;
@@ -60,7 +62,6 @@ final class Pipeline implements Combiner.Work {
     private final int maxLostRaces;
     private final long trustNanos;
     private final boolean reuseState;
-    private final boolean cluster;
     private final KeyStates known;
     /** Flights whose reply came and is not settled yet; added to by the Redis client's threads. */
     private final ConcurrentLinkedQueue<Flight> arrivals = new ConcurrentLinkedQueue<>();
@@ -72,6 +73,11 @@ final class Pipeline implements Combiner.Work {
     /** The first waiter held behind a key in flight, published after each step; woken for a reply no waiter of its own awaits. */
     private volatile @Nullable Thread heldWaiter;
     private volatile int heldCount;
+    /** The round every launch computes in, and a step's lists: kept from step to step, cleared by each. */
+    private final CasRound round;
+    private final List<CasJob> ready = new ArrayList<>();
+    private final List<CasJob> toRead = new ArrayList<>();
+    private final Set<String> reads = new LinkedHashSet<>();
 
     Pipeline(RedisLink link, TimeMeter clock, LongSupplier wallNanos, ExpirationAfterWriteStrategy expiry,
              long timeoutNanos, int maxLostRaces, long trustNanos, boolean reuseState, boolean cluster,
@@ -84,9 +90,9 @@ final class Pipeline implements Combiner.Work {
         this.maxLostRaces = maxLostRaces;
         this.trustNanos = trustNanos;
         this.reuseState = reuseState;
-        this.cluster = cluster;
         this.known = known;
         this.flying = new KeysInFlight(reuseState);
+        this.round = new CasRound(known, flying, expiry, cluster);
     }
 
     long timeoutNanos() {
@@ -105,7 +111,8 @@ final class Pipeline implements Combiner.Work {
     @Override
     public void step(Combiner combiner) {
         long wall = wallNanos.getAsLong();
-        for (Flight flight : flights) {
+        for (int i = 0; i < flights.size(); i++) {
+            Flight flight = flights.get(i);
             if (wall - flight.sentWallNanos > timeoutNanos && !flight.reply().isDone()) {
                 flight.reply().completeExceptionally(new TimeoutException()); // Redis's own timeout did not fire
             }
@@ -116,16 +123,16 @@ final class Pipeline implements Combiner.Work {
         }
         known.applyForgets();
         long now = clock.currentTimeNanos();
-        List<CasJob> ready = new ArrayList<>();
-        List<CasJob> toRead = new ArrayList<>();
-        Set<String> reads = new LinkedHashSet<>();
-        for (Iterator<CasJob> it = held.iterator(); it.hasNext() && ready.size() < MAX_BATCH; ) {
+        ready.clear();
+        toRead.clear();
+        reads.clear();
+        for (Iterator<CasJob> it = held.isEmpty() ? EMPTY : held.iterator(); it.hasNext() && ready.size() < MAX_BATCH; ) {
             CasJob job = it.next();
             if (job.abandoned) {
                 it.remove();
             } else if (!blocked(job, reads, wall)) {
                 it.remove();
-                sort(job, ready, toRead, reads, now);
+                sort(job, now);
             }
         }
         CasJob next;
@@ -133,12 +140,12 @@ final class Pipeline implements Combiner.Work {
             if (blocked(next, reads, wall)) {
                 held.add(next); // waits for the reply that decides its keys, then goes at once
             } else {
-                sort(next, ready, toRead, reads, now);
+                sort(next, now);
             }
         }
         try {
             if (!toRead.isEmpty()) {
-                send(new ReadFlight(new ArrayList<>(reads), toRead, now));
+                send(new ReadFlight(new ArrayList<>(reads), new ArrayList<>(toRead), now));
             }
             if (!ready.isEmpty()) {
                 launch(ready, now);
@@ -150,24 +157,26 @@ final class Pipeline implements Combiner.Work {
     }
 
     /** Puts {@code job} in the round, among the jobs that read first, or fails it past its retry budget. */
-    private void sort(CasJob job, List<CasJob> ready, List<CasJob> toRead, Set<String> reads, long now) {
+    private void sort(CasJob job, long now) {
         try {
-            RetryBudget.check(job.rounds, maxLostRaces, () -> "redis keys " + job.keys());
+            RetryBudget.check(job.rounds, maxLostRaces, job);
         } catch (QuotaStoreException e) {
             job.fail(e);
             return;
         }
         if (!job.read) {
-            List<String> missing = new ArrayList<>();
-            for (String key : job.keys()) {
+            boolean missing = false;
+            List<String> keys = job.keys();
+            for (int k = 0; k < keys.size(); k++) {
+                String key = keys.get(k);
                 // a fresh read of every key first, unless written states are reused; after a lost
                 // race, of the keys forgotten since (what the script answered is known)
                 if (job.rounds == 0 ? !reuseState : known.get(key, now) == null) {
-                    missing.add(key);
+                    reads.add(key);
+                    missing = true;
                 }
             }
-            if (!missing.isEmpty()) {
-                reads.addAll(missing);
+            if (missing) {
                 toRead.add(job);
                 return;
             }
@@ -175,12 +184,25 @@ final class Pipeline implements Combiner.Work {
         ready.add(job);
     }
 
-    /** Whether {@code job} must wait for replies: a key of it is being read, or in flight and not pipelined. */
+    /**
+     * Whether {@code job} must wait for replies: a refusal waiting for scripts it was computed behind
+     * ({@link CasRound#waiting()}), a key of it being read, or in flight and not pipelined.
+     */
     private boolean blocked(CasJob job, Set<String> reading, long wall) {
+        if (!job.awaiting.isEmpty()) {
+            for (Flight flight : job.awaiting) {
+                if (!flight.settled) {
+                    return true;
+                }
+            }
+            job.awaiting = List.of();
+        }
         if (flying.isEmpty() && reading.isEmpty()) {
             return false;
         }
-        for (String key : job.keys()) {
+        List<String> keys = job.keys();
+        for (int k = 0; k < keys.size(); k++) {
+            String key = keys.get(k);
             if (reading.contains(key) || flying.blocks(key, wall)) {
                 return true;
             }
@@ -192,14 +214,17 @@ final class Pipeline implements Combiner.Work {
     private void launch(List<CasJob> jobs, long now) {
         List<ScriptFlight> scripts;
         try {
-            scripts = new CasRound(known, flying, now, expiry).compute(jobs, trustNanos, cluster);
+            round.start(now);
+            scripts = round.compute(jobs, trustNanos);
         } catch (Throwable t) {
             CasJob.failAll(jobs, t);
             rethrowError(t);
             return;
         }
+        held.addAll(round.waiting()); // each goes once the replies it waits for are settled
         Error error = null;
-        for (ScriptFlight script : scripts) {
+        for (int s = 0; s < scripts.size(); s++) {
+            ScriptFlight script = scripts.get(s);
             if (error != null) {
                 CasJob.failAll(script.jobs, error); // never sent: nobody else would answer them
                 continue;
@@ -232,10 +257,14 @@ final class Pipeline implements Combiner.Work {
         flight.sentWallNanos = wallNanos.getAsLong();
         flying.enter(flight);
         flights.add(flight);
-        reply.whenComplete((answer, failure) -> {
-            arrivals.add(flight);
-            wake(flight);
-        });
+        flight.reportsTo = this;
+        reply.whenComplete(flight);
+    }
+
+    /** Any thread: {@code flight}'s reply came; it waits to be settled by the next step. */
+    void arrived(Flight flight) {
+        arrivals.add(flight);
+        wake(flight);
     }
 
     /** A reply came: the flight answers, holds or fails its jobs; its keys leave flight. */
@@ -247,6 +276,7 @@ final class Pipeline implements Combiner.Work {
             CasJob.failAll(flight.jobs, t);
             rethrowError(t);
         } finally {
+            flight.settled = true;
             flying.leave(flight); // after settling: a settled script's keys are still its to judge
         }
     }
@@ -312,6 +342,9 @@ final class Pipeline implements Combiner.Work {
     }
 
     private static @Nullable Thread firstWaiter(ArrayDeque<CasJob> jobs) {
+        if (jobs.isEmpty()) {
+            return null; // no iterator for none
+        }
         for (CasJob job : jobs) {
             if (job.awaited()) {
                 return job.waiter;

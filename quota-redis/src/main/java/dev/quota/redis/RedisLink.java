@@ -2,6 +2,7 @@ package dev.quota.redis;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The commands the compare-and-swap engine sends, each answered asynchronously: the seam between
@@ -13,8 +14,13 @@ import java.util.concurrent.CompletableFuture;
  */
 interface RedisLink {
 
-    /** Runs the compare-and-swap script ({@link CasScript}) on {@code keys}, routed by the first. */
-    CompletableFuture<List<Object>> compareAndSwap(List<Object> keys, Object[] arguments);
+    /**
+     * Runs the compare-and-swap script ({@link CasScript}) on the keys of {@code cells}, routed by
+     * the first: each expected to hold its cell's {@link Cell#expected}, written with
+     * {@code written} (null: left as it is) and {@code ttls} (milliseconds, 0: none). The reply is
+     * {@link CasScript#differences}' to read.
+     */
+    CompletableFuture<List<Object>> compareAndSwap(List<Cell> cells, byte[] @Nullable [] written, long[] ttls);
 
     /** Reads one key's bytes; null when it does not exist. */
     CompletableFuture<byte[]> get(String key);
@@ -24,7 +30,7 @@ interface RedisLink {
      * given, if it still holds those bytes ({@link BucketRepair#DELETE_IF_UNCHANGED}). Answers what
      * was done: 0 nothing, 1 no key, 2 another type deleted, 3 unreadable bytes deleted.
      */
-    CompletableFuture<Long> deleteUnreadable(String key, byte @org.jspecify.annotations.Nullable [] unreadable);
+    CompletableFuture<Long> deleteUnreadable(String key, byte @Nullable [] unreadable);
 
     /** Deletes one key. */
     CompletableFuture<?> delete(String key);

@@ -193,7 +193,7 @@ public final class RedisStoreBuilder {
      * How many bucket keys' states this instance remembers, to write without reading first and to
      * answer refusals without Redis; default one key per KiB of the JVM's maximum heap, at most
      * 1,048,576 (1,048,576 with {@code -Xmx1g}, 524,288 with {@code -Xmx512m}): an eighth of the
-     * heap at most, at about 100-130 bytes a key, and used only as keys are in use (a key is
+     * heap at most, at about 90-110 bytes a key, and used only as keys are in use (a key is
      * forgotten when Redis would expire it). Past it, keys used long ago are forgotten (the 1,024
      * used last never), and a decision on a forgotten key costs a second round trip (the
      * compare-and-swap finds it differs and answers what it holds).
@@ -203,7 +203,7 @@ public final class RedisStoreBuilder {
      * amount qualifier; a rule's shared limit is one key for everybody. With {@code -Xmx1g} the
      * default serves a million customers on a one-limit plan, or 250,000 making the demo's transfer
      * (four keys of the customer's own), in one round trip each. The 1,024 keys used last cost about
-     * 1 KB of heap each; every other remembered key is kept compact, about 100-120 bytes (the words
+     * 1 KB of heap each; every other remembered key is kept compact, about 90-110 bytes (the words
      * of its stored state that differ from a like state's).
      *
      * @throws IllegalArgumentException if below 1

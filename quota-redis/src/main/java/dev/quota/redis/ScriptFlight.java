@@ -15,17 +15,22 @@ import org.jspecify.annotations.Nullable;
  */
 final class ScriptFlight extends Flight {
 
-    final List<Cell> cells = new ArrayList<>();
+    private static final byte[][] NONE = new byte[0][];
+    private static final long[] NO_TTLS = new long[0];
+
+    final List<Cell> cells;
     /** The round's time, by the store's clock: when what the script confirms was true. */
     private final long now;
     private final ExpirationAfterWriteStrategy expiry;
-    private byte[][] written = new byte[0][];
-    private long[] ttls = new long[0];
+    private byte[][] written = NONE;
+    private long[] ttls = NO_TTLS;
     /** Set when sent ({@link KeysInFlight#enter}): later scripts have larger numbers. */
     long sequence;
 
-    ScriptFlight(long now, ExpirationAfterWriteStrategy expiry) {
-        super(new ArrayList<>(), new ArrayList<>());
+    /** A script for about {@code keys} keys and {@code jobs} jobs (the lists' first sizes). */
+    ScriptFlight(long now, ExpirationAfterWriteStrategy expiry, int keys, int jobs) {
+        super(new ArrayList<>(keys), new ArrayList<>(jobs));
+        this.cells = new ArrayList<>(keys);
         this.now = now;
         this.expiry = expiry;
     }
@@ -38,14 +43,10 @@ final class ScriptFlight extends Flight {
     @Override
     CompletableFuture<?> send(RedisLink link) {
         int n = cells.size();
-        List<Object> scriptKeys = new ArrayList<>(n);
-        byte[][] expected = new byte[n][];
         ttls = new long[n];
         written = new byte[n][];
         for (int i = 0; i < n; i++) {
             Cell cell = cells.get(i);
-            scriptKeys.add(cell.key);
-            expected[i] = cell.expected;
             if (cell.dirty && cell.state != null) {
                 written[i] = BucketMath.serialize(cell.state);
                 ExpirationAfterWriteStrategy strategy = cell.ttl != null ? cell.ttl : expiry;
@@ -53,7 +54,7 @@ final class ScriptFlight extends Flight {
                 ttls[i] = Math.max(0, strategy.calculateTimeToLiveMillis(cell.state, now));
             }
         }
-        return link.compareAndSwap(scriptKeys, CasScript.arguments(n, expected, written, ttls));
+        return link.compareAndSwap(cells, written, ttls);
     }
 
     /** What the {@code i}th key holds once the script ran and wrote (null: no key). Once sent. */

@@ -4,9 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,11 +36,18 @@ final class StateTemplates {
     static final int MAX_WORDS = 64;
     static final int PER_LENGTH = 8;
     static final int MAX_TEMPLATES = 4096;
+    /** Records kept per length for reuse ({@link #recycle}). */
+    private static final int SPARE_PER_LENGTH = 16;
 
     private static final VarHandle WORD = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private final List<byte[]> templates = new ArrayList<>();
-    private final Map<Integer, List<Integer>> byLength = new HashMap<>();
+    /** By a state's length in bytes: its templates' indexes, the first {@code sameLength[length]} set. */
+    private final int[][] byLength = new int[MAX_WORDS * 8 + 1][];
+    private final int[] sameLength = new int[MAX_WORDS * 8 + 1];
+    /** Records no tier holds any more, by length, for the next records of that length. */
+    private final long[][][] spare = new long[HEADER + MAX_WORDS + 1][][];
+    private final int[] spares = new int[HEADER + MAX_WORDS + 1];
 
     /** How many templates there are. */
     int size() {
@@ -106,6 +111,24 @@ final class StateTemplates {
         return bytes;
     }
 
+    /**
+     * Takes back a record nothing holds any more (a key leaving the cold tier): the next record of
+     * its length is written over it. A key that becomes hot gives back its record as another one
+     * cools, so keys taking turns allocate no record each.
+     */
+    void recycle(long[] rec) {
+        int length = rec.length;
+        if (length >= spare.length || spares[length] == SPARE_PER_LENGTH) {
+            return;
+        }
+        long[][] kept = spare[length];
+        if (kept == null) {
+            kept = new long[SPARE_PER_LENGTH][];
+            spare[length] = kept;
+        }
+        kept[spares[length]++] = rec;
+    }
+
     /** The check the record was encoded with. */
     static int check(long[] rec) {
         return (int) (rec[2] >>> 32);
@@ -120,10 +143,16 @@ final class StateTemplates {
      * them becomes a new one when the best differs in more than half its words and there is room.
      */
     private int template(byte[] bytes, int words) {
-        List<Integer> same = byLength.computeIfAbsent(bytes.length, length -> new ArrayList<>(1));
+        int length = bytes.length;
+        int[] same = byLength[length];
+        if (same == null) {
+            same = new int[PER_LENGTH];
+            byLength[length] = same;
+        }
         int best = RAW;
         int bestDiffering = Integer.MAX_VALUE;
-        for (int index : same) {
+        for (int s = 0; s < sameLength[length]; s++) {
+            int index = same[s];
             byte[] base = templates.get(index);
             int differing = 0;
             for (int i = 0; i < words && differing < bestDiffering; i++) {
@@ -136,17 +165,27 @@ final class StateTemplates {
                 bestDiffering = differing;
             }
         }
-        if (bestDiffering > words / 2 && same.size() < PER_LENGTH && templates.size() < MAX_TEMPLATES) {
+        if (bestDiffering > words / 2 && sameLength[length] < PER_LENGTH && templates.size() < MAX_TEMPLATES) {
             templates.add(bytes.clone());
-            same.add(templates.size() - 1);
+            same[sameLength[length]++] = templates.size() - 1;
             return templates.size() - 1;
         }
         return best;
     }
 
-    private static long[] header(int length, long confirmedNanos, long expiresNanos, int check, int template,
-                                 long mask) {
-        long[] rec = new long[length];
+    /** A record of {@code length} longs, every one of which the caller writes. */
+    private long[] record(int length) {
+        if (length < spare.length && spares[length] > 0) {
+            long[][] kept = spare[length];
+            long[] rec = kept[--spares[length]];
+            kept[spares[length]] = null;
+            return rec;
+        }
+        return new long[length];
+    }
+
+    private long[] header(int length, long confirmedNanos, long expiresNanos, int check, int template, long mask) {
+        long[] rec = record(length);
         rec[CONFIRMED] = confirmedNanos;
         rec[EXPIRES] = expiresNanos;
         rec[2] = ((long) check << 32) | (template & 0xFFFF_FFFFL);

@@ -180,6 +180,49 @@ class CasEngineInterleavingTest {
     }
 
     @Test
+    void refusalBehindThisInstancesScriptInFlight_waitsForItsReply_andStandsWithoutAScript() {
+        BucketKey key = freshKey();
+        assertThat(store.tryConsume(key, TEN, 9).remaining()).containsExactly(1); // confirmed: 1 left
+        replies().hold();
+        Caller last = Caller.consume(store, key, 1);
+        awaitUntil(() -> replies().sent() == 1); // takes the last token
+        Caller refused = Caller.consume(store, key, 1);
+        // refused on the 0 it leaves: waits for its reply (sent as a script of its own, it would be a second)
+        awaitUntil(() -> store.engine().heldCount() == 1 || replies().sent() > 1);
+
+        assertThat(replies().sent()).isEqualTo(1);
+        replies().release(0);
+        assertThat(last.remaining()).isZero();
+        ConsumeResult answer = refused.result.join();
+        assertThat(answer.tokensTaken()).isFalse();
+        assertThat(answer.remaining()).containsExactly(0);
+        assertThat(answer.nanosToWait()).isEqualTo(Duration.ofSeconds(6).toNanos()); // 10 a minute
+        assertThat(replies().sent()).isEqualTo(1); // stood on the state the reply confirmed: no script
+    }
+
+    @Test
+    void refusalWaitingForAReply_thatFindsTheKeyChanged_isComputedAgainOnTheAnswer() {
+        BucketKey key = freshKey();
+        assertThat(store.tryConsume(key, TEN, 9).remaining()).containsExactly(1); // remembered: 1
+        try (RedisStore other = RedisStore.builder().uri(redis.uri()).clock(clock).build()) {
+            other.addTokens(key, TEN, 5); // another instance gave 5 back: Redis holds 6
+        }
+        replies().hold();
+        Caller first = Caller.consume(store, key, 1);
+        awaitUntil(() -> replies().sent() == 1); // computed on the remembered 1
+        Caller second = Caller.consume(store, key, 1);
+        awaitUntil(() -> store.engine().heldCount() == 1 || replies().sent() > 1); // refused on the 0 the first leaves
+
+        assertThat(replies().sent()).isEqualTo(1); // it waits for the first's reply
+        replies().release(0); // expected 1, Redis holds 6: both computed again on the 6 answered
+        awaitUntil(() -> replies().sent() == 2);
+        replies().release(1);
+        assertThat(first.remaining()).isEqualTo(5);
+        assertThat(second.remaining()).isEqualTo(4);
+        assertThat(store.conflicts()).isEqualTo(1);
+    }
+
+    @Test
     void jobPastThePipelineDepth_isSentWhenAReplyIsReleased_notBefore() {
         BucketKey key = freshKey();
         replies().hold();

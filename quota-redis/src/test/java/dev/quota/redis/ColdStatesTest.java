@@ -13,6 +13,7 @@ class ColdStatesTest {
 
     @Test
     void withinTheBound_everyRecordPutIsFound_throughRemovalsAndGrowth() {
+        // records of five lengths, so removals move records within each length's slab too
         ColdStates cold = new ColdStates(100_000);
         Map<Long, long[]> model = new HashMap<>();
         SplittableRandom random = new SplittableRandom(3);
@@ -31,7 +32,7 @@ class ColdStatesTest {
 
         assertThat(cold.size()).isEqualTo(model.size());
         for (long fingerprint = 1; fingerprint < (5_000L << 10); fingerprint += 1 << 10) {
-            assertThat(cold.get(fingerprint, 0)).isSameAs(model.get(fingerprint));
+            assertThat(cold.get(fingerprint, 0)).isEqualTo(model.get(fingerprint));
         }
     }
 
@@ -52,11 +53,31 @@ class ColdStatesTest {
         for (long fingerprint = 1; fingerprint <= 3_000; fingerprint++) {
             long[] rec = cold.get(fingerprint, 0);
             if (rec != null) {
-                assertThat(rec).isSameAs(model.get(fingerprint));
+                assertThat(rec).isEqualTo(model.get(fingerprint));
                 found++;
             }
         }
         assertThat(found).isEqualTo(1_000);
+    }
+
+    /**
+     * The clock hand once moved slot by slot: the slots behind it emptied while new records landed
+     * everywhere, so the slots ahead of it filled into one run that grew each turn (thousands of
+     * slots with four million keys against a bound of a million), walked by every eviction and by
+     * every lookup landing in it. Ten turns of fresh keys past the bound leave runs as short as a
+     * table this full has anyway.
+     */
+    @Test
+    void manyTurnsPastTheBound_leaveNoLongRunOfSlots() {
+        ColdStates cold = new ColdStates(40_000); // 65,536 slots, 61 % full at the bound
+        SplittableRandom random = new SplittableRandom(13);
+        long[] rec = record(1, LATER);
+        for (int i = 0; i < 400_000; i++) {
+            cold.put(random.nextLong() | 1, rec, 0);
+        }
+
+        assertThat(cold.size()).isEqualTo(40_000);
+        assertThat(cold.longestRun()).isLessThan(150);
     }
 
     @Test
@@ -92,6 +113,28 @@ class ColdStatesTest {
     }
 
     @Test
+    void recordIsACopy_soChangingWhatWasPutOrGotChangesNothingKept() {
+        ColdStates cold = new ColdStates(10);
+        long[] rec = record(1, LATER);
+        cold.put(7, rec, 0);
+        rec[StateTemplates.CONFIRMED] = 99;
+        cold.get(7, 0)[StateTemplates.CONFIRMED] = 98;
+
+        assertThat(cold.get(7, 0)[StateTemplates.CONFIRMED]).isEqualTo(1);
+    }
+
+    @Test
+    void recordLongerThanTheSlabsHold_isNotKept_andForgetsWhatTheKeyHeld() {
+        ColdStates cold = new ColdStates(10);
+        cold.put(7, record(1, LATER), 0);
+
+        cold.put(7, new long[RecordSlabs.MAX_LENGTH + 1], 0);
+
+        assertThat(cold.get(7, 0)).isNull();
+        assertThat(cold.size()).isZero();
+    }
+
+    @Test
     void capacity_holdsTheBoundAtMostFourFifthsFull() {
         assertThat(ColdStates.capacityFor(400_000 - KeyStates.HOT_KEYS)).isEqualTo(1 << 19);
         assertThat(ColdStates.capacityFor(419_430)).isEqualTo(1 << 19);
@@ -99,8 +142,12 @@ class ColdStatesTest {
         assertThat(ColdStates.capacityFor(1)).isEqualTo(64);
     }
 
+    /** A record of {@code HEADER + confirmed % 5} words, every word telling it apart. */
     private static long[] record(long confirmed, long expires) {
-        long[] rec = new long[StateTemplates.HEADER];
+        long[] rec = new long[StateTemplates.HEADER + (int) (confirmed % 5)];
+        for (int i = 0; i < rec.length; i++) {
+            rec[i] = confirmed * 31 + i;
+        }
         rec[StateTemplates.CONFIRMED] = confirmed;
         rec[StateTemplates.EXPIRES] = expires;
         return rec;

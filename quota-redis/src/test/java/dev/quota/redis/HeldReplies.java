@@ -61,12 +61,13 @@ final class HeldReplies implements RedisLink {
     }
 
     @Override
-    public CompletableFuture<List<Object>> compareAndSwap(List<Object> keys, Object[] arguments) {
+    public CompletableFuture<List<Object>> compareAndSwap(List<Cell> cells, byte[] @Nullable [] written,
+                                                          long[] ttls) {
         Runnable action = onNextSend.getAndSet(null);
         if (action != null) {
             action.run();
         }
-        CompletableFuture<List<Object>> real = redis.compareAndSwap(keys, arguments);
+        CompletableFuture<List<Object>> real = redis.compareAndSwap(cells, written, ttls);
         if (!holding) {
             return real;
         }
@@ -90,9 +91,15 @@ final class HeldReplies implements RedisLink {
         return redis.delete(key);
     }
 
-    /** Waits, without a wall-clock bound (the test's own timeout is the bound), until {@code condition}. */
+    /**
+     * Waits, without a wall-clock bound, until {@code condition}: the test's own timeout is the
+     * bound, and it interrupts the test's thread, which then fails here instead of spinning on.
+     */
     static void awaitUntil(BooleanSupplier condition) {
         while (!condition.getAsBoolean()) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new AssertionError("interrupted (the test timed out) before the condition held");
+            }
             Thread.onSpinWait();
             Thread.yield();
         }

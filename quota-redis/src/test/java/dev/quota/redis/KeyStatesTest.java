@@ -18,6 +18,16 @@ class KeyStatesTest {
     private static final long HOUR = 3_600_000_000_000L;
     private static final BucketSpec ONE_LIMIT = new BucketSpec(List.of(
             new Limit("burst", 1_000, Refill.greedy(1_000, Duration.ofHours(1)))), 0);
+    /** The transfer's buckets: the plan's burst and hourly limits in one, then three of one limit each. */
+    private static final BucketSpec PLAN = new BucketSpec(List.of(
+            new Limit("burst", 100, Refill.greedy(50, Duration.ofSeconds(1))),
+            new Limit("hourly", 5_000, Refill.interval(5_000, Duration.ofHours(1)))), 0);
+    private static final BucketSpec DAY = new BucketSpec(List.of(
+            new Limit("daily", 50_000, Refill.interval(50_000, Duration.ofDays(1)))), 0);
+    private static final BucketSpec PER_MINUTE = new BucketSpec(List.of(
+            new Limit("per-minute", 1_000, Refill.greedy(1_000, Duration.ofMinutes(1)))), 0);
+    private static final BucketSpec AMOUNT = new BucketSpec(List.of(
+            new Limit("daily", 1_000_000, Refill.interval(1_000_000, Duration.ofDays(1)))), 0);
 
     @Test
     void keyPushedOutOfTheHotTier_comesBackWithItsExactBytesStateAndTimes() {
@@ -121,6 +131,37 @@ class KeyStatesTest {
         assertThat((after - before) / (double) keys).as("bytes per remembered key").isLessThanOrEqualTo(150);
     }
 
+    /**
+     * The demo's transfer keeps four keys a customer: the plan's two-limit bucket and three
+     * one-limit buckets (its day, the rule per customer, the amount per currency). 100,000 such
+     * customers, remembered as the store remembers them, measured like the one-limit keys above:
+     * about 105 bytes a key (117 while each compact record was an array of its own).
+     */
+    @Test
+    void rememberedTransferKeys_costAtMost110BytesOfHeapEach() {
+        int customers = 100_000;
+        BucketSpec[] specs = {PLAN, DAY, PER_MINUTE, AMOUNT};
+        KeyState[][] states = new KeyState[specs.length][500];
+        for (int k = 0; k < specs.length; k++) {
+            for (int i = 0; i < states[k].length; i++) {
+                states[k][i] = state(specs[k], 1 + i % 90, NOW + i * 1_000_003L);
+            }
+        }
+        String[] suffixes = {":p", ":p:daily:1800000000", ":r:transfers", ":a:transfer-amount:EUR:daily:1800000000"};
+        long before = usedAfterFullGc();
+        KeyStates known = new KeyStates(4 * customers);
+        for (int c = 0; c < customers; c++) {
+            String tag = "quota:{c." + Long.toString(c * 0x9E3779B97F4A7C15L, 36) + "}";
+            for (int k = 0; k < specs.length; k++) {
+                known.put(tag + suffixes[k], states[k][(c + k) % states[k].length], NOW);
+            }
+        }
+        long after = usedAfterFullGc();
+
+        assertThat(known.size()).isEqualTo(4 * customers);
+        assertThat((after - before) / (4.0 * customers)).as("bytes per remembered key").isLessThanOrEqualTo(110);
+    }
+
     @Test
     void defaultBound_isOneKeyPerKibOfMaximumHeap() {
         assertThat(RedisStoreBuilder.defaultRememberedKeys(1L << 30)).isEqualTo(1_048_576);
@@ -162,9 +203,14 @@ class KeyStatesTest {
 
     /** A key's state after {@code requests} one-token takes at {@code now}, remembered as a script's write is. */
     private static KeyState state(int requests, long now) {
+        return state(ONE_LIMIT, requests, now);
+    }
+
+    /** A key of {@code spec} after {@code requests} one-token takes at {@code now}. */
+    private static KeyState state(BucketSpec spec, int requests, long now) {
         RemoteBucketState state = null;
         for (int i = 0; i < requests; i++) {
-            state = BucketMath.consume(state, ONE_LIMIT, 1, now).after();
+            state = BucketMath.consume(state, spec, 1, now).after();
         }
         return KeyStates.knownState(BucketMath.serialize(state), state, now, HOUR);
     }

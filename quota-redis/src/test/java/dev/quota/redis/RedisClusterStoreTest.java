@@ -54,18 +54,58 @@ class RedisClusterStoreTest extends QuotaStoreContract {
 
         for (int c = 0; c < 300; c++) {
             Customer customer = Customer.of("customer-" + c, "free");
-            int allowed = 0;
-            for (int i = 0; i < 4; i++) {
-                QuotaDecision decision = service.decide(customer, null);
-                assertThat(decision.outcome()).isIn(QuotaDecision.Outcome.ALLOWED, QuotaDecision.Outcome.REJECTED);
-                allowed += decision.allowed() ? 1 : 0;
-            }
-            assertThat(allowed).as("admitted for %s", customer.id()).isEqualTo(3);
+            assertThat(admitted(service, customer, 4)).as("admitted for %s", customer.id()).isEqualTo(3);
         }
 
         Map<String, Long> keys = cluster.keysPerMaster();
         System.out.println("cluster: bucket keys per master for 300 customers: " + keys);
         assertThat(keys.values()).hasSize(3).allSatisfy(count -> assertThat(count).isPositive());
         assertThat(keys.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(300);
+    }
+
+    @Test
+    void scriptsFlushedOnEveryMaster_eachSendsItsTextOnce_andEveryCustomerStillGetsExactlyItsLimit() {
+        RedisClusterTopology cluster = redis.clusterTopology();
+        QuotaService service = QuotaService.builder().store(store).clock(clock)
+                .config(OnePlan.config("free", 3, Refill.greedy(1, Duration.ofHours(1)), FailurePolicy.CLOSED)).build();
+        int customers = 90;
+        for (int c = 0; c < customers; c++) {
+            assertThat(service.decide(Customer.of("flushed-" + c, "free"), null).allowed()).isTrue();
+        }
+        for (RedisServer master : cluster.masters()) {
+            try (RespClient resp = RespClient.connect(master.host(), master.port())) {
+                resp.command("SCRIPT", "FLUSH");
+                resp.command("CONFIG", "RESETSTAT");
+            }
+        }
+
+        for (int c = 0; c < customers; c++) {
+            Customer customer = Customer.of("flushed-" + c, "free");
+            assertThat(admitted(service, customer, 3)).as("admitted after the first for %s", customer.id())
+                    .isEqualTo(2);
+        }
+
+        long evalsha = 0;
+        for (RedisServer master : cluster.masters()) {
+            try (RespClient resp = RespClient.connect(master.host(), master.port())) {
+                Map<String, Long> calls = resp.commandStats();
+                assertThat(calls.get("eval")).as("EVAL on %s:%d", master.host(), master.port()).isEqualTo(1L);
+                evalsha += calls.getOrDefault("evalsha", 0L);
+            }
+        }
+        // two takes a customer go to Redis (the third is refused on the states Redis just confirmed),
+        // each an EVALSHA: one per master answered NOSCRIPT and went again as that EVAL
+        assertThat(evalsha).isEqualTo(2L * customers);
+    }
+
+    /** How many of {@code decisions} decisions in a row admitted {@code customer}; none failed. */
+    private static int admitted(QuotaService service, Customer customer, int decisions) {
+        int allowed = 0;
+        for (int i = 0; i < decisions; i++) {
+            QuotaDecision decision = service.decide(customer, null);
+            assertThat(decision.outcome()).isIn(QuotaDecision.Outcome.ALLOWED, QuotaDecision.Outcome.REJECTED);
+            allowed += decision.allowed() ? 1 : 0;
+        }
+        return allowed;
     }
 }

@@ -19,6 +19,8 @@ import dev.quota.testkit.RespClient;
 import dev.quota.testkit.StderrCapture;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -78,6 +80,33 @@ class RedisStateLossTest {
 
         assertThat(store.tryConsume(key, SPEC, 1).remaining()).containsExactly(7);
         assertThat(store.tryConsume(key, SPEC, 1).remaining()).containsExactly(6);
+    }
+
+    @Test
+    void scriptFlush_theNextCallGoesOnceMoreWithTheScriptsText_thenByItsShaAlone() {
+        BucketKey key = freshKey();
+        store.tryConsume(key, SPEC, 1);
+        resp.command("SCRIPT", "FLUSH");
+        resp.command("CONFIG", "RESETSTAT");
+
+        assertThat(store.tryConsume(key, SPEC, 1).remaining()).containsExactly(8);
+        Map<String, Long> afterTheFlush = commands();
+        resp.command("CONFIG", "RESETSTAT");
+        assertThat(store.tryConsume(key, SPEC, 1).remaining()).containsExactly(7);
+        Map<String, Long> afterwards = commands();
+
+        // the EVALSHA Redis did not know ran nothing (one GET and one SET: the EVAL's)
+        assertThat(afterTheFlush).containsExactlyInAnyOrderEntriesOf(
+                Map.of("evalsha", 1L, "eval", 1L, "get", 1L, "set", 1L));
+        assertThat(afterwards).containsExactlyInAnyOrderEntriesOf(Map.of("evalsha", 1L, "get", 1L, "set", 1L));
+    }
+
+    /** Commands the server ran since the last reset, other than this test's INFO and CONFIG. */
+    private Map<String, Long> commands() {
+        Map<String, Long> calls = new TreeMap<>(resp.commandStats());
+        calls.remove("info");
+        calls.keySet().removeIf(name -> name.startsWith("config")); // Redis 7 names it "config|resetstat"
+        return calls;
     }
 
     @Test

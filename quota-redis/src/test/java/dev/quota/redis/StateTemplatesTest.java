@@ -75,6 +75,38 @@ class StateTemplatesTest {
         assertThat(templates.size()).as("one template per bucket shape").isEqualTo(2);
     }
 
+    @Test
+    void recycledRecord_isWrittenOverWhole_byTheNextRecordOfItsLengthOnly() {
+        byte[] template = new byte[123];
+        new SplittableRandom(23).nextBytes(template);
+        templates.encode(template, 0, SECOND, 0); // the first of its length: the template
+        long[] given = templates.encode(differing(template, 0, 40), 1, SECOND, 1);
+        assertThat(given).hasSize(StateTemplates.HEADER + 2);
+
+        templates.recycle(given);
+        byte[] threeWords = differing(template, 0, 8, 40);
+        long[] longer = templates.encode(threeWords, 2, 2 * SECOND, 2);
+        byte[] twoWords = differing(template, 8, 100);
+        long[] reused = templates.encode(twoWords, 3, 3 * SECOND, 3);
+
+        assertThat(longer).isNotSameAs(given);
+        assertThat(templates.decode(longer)).isEqualTo(threeWords);
+        assertThat(reused).isSameAs(given);
+        assertThat(templates.decode(reused)).isEqualTo(twoWords);
+        assertThat(reused[StateTemplates.CONFIRMED]).isEqualTo(3);
+        assertThat(reused[StateTemplates.EXPIRES]).isEqualTo(3 * SECOND);
+        assertThat(StateTemplates.check(reused)).isEqualTo(3);
+    }
+
+    /** {@code bytes} with one bit flipped at each of {@code at}. */
+    private static byte[] differing(byte[] bytes, int... at) {
+        byte[] copy = bytes.clone();
+        for (int i : at) {
+            copy[i] ^= 1;
+        }
+        return copy;
+    }
+
     /** The stored bytes of a bucket of {@code spec} after {@code requests} one-token takes at {@code now}. */
     private static byte[] stateAfter(BucketSpec spec, int requests, long now) {
         RemoteBucketState state = null;

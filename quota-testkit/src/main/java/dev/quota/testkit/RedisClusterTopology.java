@@ -21,8 +21,13 @@ public final class RedisClusterTopology implements AutoCloseable {
     public static final Duration START_TIMEOUT = Duration.ofSeconds(20);
 
     private static final int[][] SLOT_RANGES = {{0, 5460}, {5461, 10922}, {10923, 16383}};
+    /**
+     * Redis's default node timeout, 15 s: no replica takes over here, so a shorter one buys nothing,
+     * and with 2 s a node starved of CPU on a busy machine was marked failing and the whole cluster
+     * answered CLUSTERDOWN mid-test.
+     */
     private static final List<String> NODE_ARGS = List.of("--cluster-enabled", "yes",
-            "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000");
+            "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "15000");
 
     private final List<RedisServer> masters;
 

@@ -4,6 +4,7 @@ import dev.quota.core.Limit;
 import dev.quota.core.internal.Bandwidths;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.BucketState;
 import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.TokensInheritanceStrategy;
 import io.github.bucket4j.VerboseResult;
@@ -19,7 +20,6 @@ import io.github.bucket4j.distributed.remote.commands.CreateInitialStateWithVers
 import io.github.bucket4j.distributed.remote.commands.GetAvailableTokensCommand;
 import io.github.bucket4j.distributed.remote.commands.TryConsumeAndReturnRemainingTokensCommand;
 import io.github.bucket4j.distributed.remote.commands.VerboseCommand;
-import io.github.bucket4j.distributed.serialization.InternalSerializationHelper;
 import io.github.bucket4j.distributed.versioning.Version;
 import java.util.HashSet;
 import java.util.List;
@@ -31,6 +31,11 @@ import org.jspecify.annotations.Nullable;
  * what a Bucket4j proxy manager would: a missing bucket is created full, a lower config version is
  * replaced keeping usage ({@link TokensInheritanceStrategy#ADDITIVE}), refill and waits are
  * Bucket4j's. The stores only decide where the states live and how they are swapped atomically.
+ *
+ * <p>A bucket that exists at the spec's config version (or a newer one), the common case, is
+ * computed with the state arithmetic those commands run (refill, consume, the waits), called
+ * directly on a copy: the same figures and states, without a command, probe, verbose result and
+ * diagnostics copy per bucket. A new bucket and an older version go through the commands.
  *
  * <p>Never mutates a state it is given; every result state is a new object.
  */
@@ -76,6 +81,27 @@ public final class BucketMath {
             return new Step(new ConsumeResult(true, new long[] {Math.min(free - tokens, capacity)}, 0,
                     slots.nanosToAllFree(nowNanos), lease), slots.state());
         }
+        if (before == null || !current(before, spec)) {
+            return consumeByCommand(before, spec, tokens, nowNanos);
+        }
+        // Bucket4j's TryConsumeAndReturnRemainingTokensCommand, on a copy, without the command,
+        // probe and verbose-result objects around it
+        RemoteBucketState state = before.copy();
+        state.refillAllBandwidth(nowNanos);
+        boolean consumed = tokens <= state.getAvailableTokens();
+        long wait = 0;
+        if (consumed) {
+            state.consume(tokens);
+        } else {
+            wait = Math.max(1, state.calculateDelayNanosAfterWillBePossibleToConsume(tokens, nowNanos, true));
+        }
+        ConsumeResult result = new ConsumeResult(consumed, inSpecOrder(state, available(state), spec), wait,
+                state.calculateFullRefillingTime(nowNanos));
+        return new Step(result, consumed ? state : null);
+    }
+
+    /** {@link #consume} through Bucket4j's commands: what it does for a new bucket or an older config version. */
+    static Step consumeByCommand(@Nullable RemoteBucketState before, BucketSpec spec, long tokens, long nowNanos) {
         MutableBucketEntry entry = entry(before);
         RemoteVerboseResult<ConsumptionProbe> verbose = run(entry, spec,
                 VerboseCommand.from(new TryConsumeAndReturnRemainingTokensCommand(tokens)), nowNanos);
@@ -96,6 +122,17 @@ public final class BucketMath {
             return new ConsumeResult(true, new long[] {Math.min(slots.free(), spec.limits().get(0).capacity())}, 0,
                     slots.nanosToAllFree(nowNanos));
         }
+        if (state == null || !current(state, spec)) {
+            return peekByCommand(state, spec, nowNanos);
+        }
+        RemoteBucketState refilled = state.copy();
+        refilled.refillAllBandwidth(nowNanos);
+        return new ConsumeResult(true, inSpecOrder(refilled, available(refilled), spec), 0,
+                refilled.calculateFullRefillingTime(nowNanos));
+    }
+
+    /** {@link #peek} through Bucket4j's commands. */
+    static ConsumeResult peekByCommand(@Nullable RemoteBucketState state, BucketSpec spec, long nowNanos) {
         MutableBucketEntry entry = entry(state);
         RemoteVerboseResult<Long> verbose = run(entry, spec, VerboseCommand.from(new GetAvailableTokensCommand()),
                 nowNanos);
@@ -121,13 +158,33 @@ public final class BucketMath {
             slots.release(tokens);
             return slots.state();
         }
+        if (state == null || !current(state, spec)) {
+            return addTokensByCommand(state, spec, tokens, nowNanos);
+        }
+        // Bucket4j's AddTokensCommand and ConsumeIgnoringRateLimitsCommand, on a copy
+        RemoteBucketState after = state.copy();
+        after.refillAllBandwidth(nowNanos);
+        if (tokens >= 0) {
+            after.addTokens(tokens);
+        } else {
+            if (after.calculateDelayNanosAfterWillBePossibleToConsume(-tokens, nowNanos, false) == Long.MAX_VALUE) {
+                throw unpayable(tokens);
+            }
+            after.consume(-tokens);
+        }
+        return after;
+    }
+
+    /** {@link #addTokens} through Bucket4j's commands. */
+    static RemoteBucketState addTokensByCommand(@Nullable RemoteBucketState state, BucketSpec spec, long tokens,
+                                               long nowNanos) {
         MutableBucketEntry entry = entry(state);
         if (tokens >= 0) {
             run(entry, spec, new AddTokensCommand(tokens), nowNanos);
         } else {
             long penalty = run(entry, spec, new ConsumeIgnoringRateLimitsCommand(-tokens), nowNanos);
             if (penalty == Long.MAX_VALUE) {
-                throw new IllegalStateException("a debt of " + -tokens + " tokens could never be paid");
+                throw unpayable(tokens);
             }
         }
         return entry.get();
@@ -194,6 +251,18 @@ public final class BucketMath {
         if (takes.size() == 1) {
             return;
         }
+        if (takes.size() <= 8) {
+            // a decision's handful of buckets: compared pairwise, without a set per consume
+            for (int i = 1; i < takes.size(); i++) {
+                String key = takes.get(i).key().value();
+                for (int j = 0; j < i; j++) {
+                    if (key.equals(takes.get(j).key().value())) {
+                        throw new IllegalArgumentException("bucket " + takes.get(i).key() + " appears twice in one consume");
+                    }
+                }
+            }
+            return;
+        }
         var seen = new HashSet<String>(takes.size() * 2);
         for (Take take : takes) {
             if (!seen.add(take.key().value())) {
@@ -202,22 +271,46 @@ public final class BucketMath {
         }
     }
 
-    /** The stored form of a state. */
+    /** The stored form of a state: Bucket4j's, byte for byte, written into an array of its exact size. */
     public static byte[] serialize(RemoteBucketState state) {
-        return InternalSerializationHelper.serializeState(state, WIRE_VERSION);
+        return StateWire.write(state);
     }
 
     /**
-     * A state from its stored form.
+     * A state from its stored form. A state whose configuration bytes were seen before shares that
+     * configuration object instead of parsing it again.
      *
      * @throws RuntimeException if the bytes are not a bucket state
      */
     public static RemoteBucketState deserialize(byte[] bytes) {
-        return InternalSerializationHelper.deserializeState(bytes);
+        return StateWire.read(bytes);
     }
 
     private static ConsumeResult untaken(ConsumeResult standing) {
         return new ConsumeResult(false, standing.remaining(), 0, standing.nanosToFull());
+    }
+
+    private static IllegalStateException unpayable(long tokens) {
+        return new IllegalStateException("a debt of " + -tokens + " tokens could never be paid");
+    }
+
+    /**
+     * Whether {@code state} carries {@code spec}'s config version or a newer one: then
+     * Bucket4j's commands would neither create it nor replace its configuration, only run on it.
+     */
+    private static boolean current(RemoteBucketState state, BucketSpec spec) {
+        Long version = state.getConfigurationVersion();
+        return version != null && version >= spec.version();
+    }
+
+    /** The tokens of each bandwidth of {@code state}, in its order: what Bucket4j's diagnostics report. */
+    private static long[] available(RemoteBucketState state) {
+        BucketState bucket = state.getState();
+        long[] available = new long[state.getConfiguration().getBandwidths().length];
+        for (int i = 0; i < available.length; i++) {
+            available[i] = bucket.getCurrentSize(i);
+        }
+        return available;
     }
 
     private static MutableBucketEntry entry(@Nullable RemoteBucketState state) {

@@ -1,0 +1,280 @@
+package dev.quota.core.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.quota.core.Limit;
+import dev.quota.core.Refill;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.BucketState;
+import io.github.bucket4j.MathType;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import io.github.bucket4j.distributed.remote.RemoteStat;
+import io.github.bucket4j.distributed.serialization.InternalSerializationHelper;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Random;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link BucketMath} computes a bucket at its current config version with Bucket4j's state
+ * arithmetic directly, and a new or older bucket with Bucket4j's commands: both must give the same
+ * answers and the same stored bytes. Random specs (greedy and interval, one to three limits, one
+ * token to billions, a nanosecond to a year), random states reached by random steps (consumes,
+ * refusals, give-backs, debts past a whole bucket, config versions up and down, times from 0 to
+ * past 2^62), each step computed both ways from the same state.
+ */
+class BucketMathCommandsTest {
+
+    private static final Duration[] PERIODS = {Duration.ofNanos(1), Duration.ofNanos(7), Duration.ofMillis(1),
+            Duration.ofSeconds(1), Duration.ofMinutes(1), Duration.ofHours(1), Duration.ofDays(1),
+            Duration.ofDays(365), Duration.ofSeconds(3, 123_456_789)};
+    private static final String[] NAMES = {"burst", "hourly", "daily"};
+
+    @Test
+    void consumePeekAndAddTokens_answerAndStoreExactlyWhatBucket4jsCommandsDo() {
+        Random random = new Random(19);
+        int compared = 0;
+        for (int run = 0; run < 2_000; run++) {
+            long version = 1 + random.nextInt(3);
+            BucketSpec spec = spec(random, version);
+            long now = startTime(random);
+            RemoteBucketState state = null;
+            for (int step = 0; step < 60; step++) {
+                now += timeStep(random, now);
+                if (random.nextInt(12) == 0) {
+                    // a reload: a newer version (the stored bucket takes it), or an older one (another
+                    // instance reloaded first: the stored bucket keeps its newer limits)
+                    version = Math.max(1, version + (random.nextInt(4) == 0 ? -1 : 1));
+                    spec = spec(random, version);
+                }
+                state = compareStep(random, state, spec, now);
+                compared++;
+            }
+        }
+        assertThat(compared).isEqualTo(120_000);
+    }
+
+    @Test
+    void theStoredForm_isBucket4jsByteForByte_andReadsBackToTheSameState() {
+        Random random = new Random(23);
+        for (int run = 0; run < 5_000; run++) {
+            BucketSpec spec = spec(random, 1 + random.nextInt(5));
+            long now = startTime(random);
+            RemoteBucketState state = BucketMath.consumeByCommand(null, spec, 1, now).after();
+            for (int step = 0; step < 5 && state != null; step++) {
+                now += timeStep(random, now);
+                assertStoredFormExact(state);
+                try {
+                    state = BucketMath.addTokensByCommand(state, spec, -random.nextInt(1_000), now);
+                } catch (IllegalStateException e) {
+                    break; // a debt that could never be paid (a year per token): nothing was written
+                }
+            }
+        }
+    }
+
+    @Test
+    void statesWrittenElsewhere_readAsBucket4jReadsThem() {
+        // without a config version (the 7.0 format), ids of any characters or none, several bandwidths
+        BucketConfiguration odd = BucketConfiguration.builder()
+                .addLimit(b -> b.capacity(10).refillGreedy(10, Duration.ofSeconds(1)).id("\u00fc\u20ac\u0000x"))
+                .addLimit(b -> b.capacity(100).refillIntervally(7, Duration.ofMinutes(1)))
+                .build();
+        for (Long version : new Long[] {null, 5L}) {
+            RemoteBucketState state = new RemoteBucketState(
+                    BucketState.createInitialState(odd, MathType.INTEGER_64_BITS, 1_000), new RemoteStat(3), version);
+            assertStoredFormExact(state);
+            assertStoredFormExact(state); // its configuration known now
+        }
+    }
+
+    @Test
+    void bytesThatAreNotAState_failAsBucket4jsReaderFails() {
+        byte[] whole = BucketMath.serialize(Objects.requireNonNull(
+                BucketMath.consumeByCommand(null, spec(new Random(1), 1), 1, 0).after()));
+        BucketMath.deserialize(whole); // its configuration known
+        List<byte[]> broken = new ArrayList<>();
+        broken.add(new byte[0]);
+        broken.add(new byte[] {0, 0, 0, 9});
+        for (int cut = 1; cut < whole.length; cut += 7) {
+            broken.add(Arrays.copyOf(whole, cut));
+        }
+        for (byte[] bytes : broken) {
+            Throwable bucket4j = catchThrowable(() -> InternalSerializationHelper.deserializeState(bytes));
+            Throwable ours = catchThrowable(() -> BucketMath.deserialize(bytes));
+            assertThat(bucket4j).isNotNull();
+            assertThat(ours).hasSameClassAs(bucket4j).hasMessage(bucket4j.getMessage());
+        }
+    }
+
+    @Test
+    void aKeyTwiceInOneConsume_isRefused_amongFewTakesAndAmongMany() {
+        BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofSeconds(1)))), 1);
+        for (int n : new int[] {2, 5, 8, 9, 20}) {
+            List<Take> takes = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                takes.add(Take.of(new BucketKey("k" + i), spec, 1));
+            }
+            BucketMath.requireDistinctKeys(takes); // distinct: accepted
+            takes.set(n - 1, Take.of(new BucketKey("k" + (n / 2 - 1)), spec, 1));
+            assertThat(catchThrowable(() -> BucketMath.requireDistinctKeys(takes)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("appears twice");
+        }
+    }
+
+    /** One random operation on {@code before}, both ways; the state the bucket holds afterwards. */
+    private static @Nullable RemoteBucketState compareStep(Random random, @Nullable RemoteBucketState before,
+                                                           BucketSpec spec, long now) {
+        long capacity = spec.limits().get(0).capacity();
+        switch (random.nextInt(4)) {
+            case 0, 1 -> {
+                long tokens = switch (random.nextInt(5)) {
+                    case 0 -> capacity + 1 + random.nextInt(3);
+                    case 1 -> Long.MAX_VALUE / (1 + random.nextInt(3));
+                    default -> 1 + Math.floorMod(random.nextLong(), Math.min(capacity, 1L << 40));
+                };
+                BucketMath.Step fast = same(() -> BucketMath.consume(copy(before), spec, tokens, now),
+                        () -> BucketMath.consumeByCommand(copy(before), spec, tokens, now),
+                        (a, b) -> {
+                            assertSameResult(a.result(), b.result());
+                            assertSameState(a.after(), b.after());
+                        });
+                return fast != null && fast.after() != null ? fast.after() : before;
+            }
+            case 2 -> {
+                same(() -> BucketMath.peek(copy(before), spec, now),
+                        () -> BucketMath.peekByCommand(copy(before), spec, now), BucketMathCommandsTest::assertSameResult);
+                return before;
+            }
+            default -> {
+                long tokens = switch (random.nextInt(4)) {
+                    case 0 -> 1 + random.nextInt(5);
+                    case 1 -> -(1 + random.nextInt(5));
+                    case 2 -> -(capacity * (1 + random.nextInt(3)) + random.nextInt(7)); // a debt past a whole bucket
+                    default -> -(Long.MAX_VALUE / (2 + random.nextInt(3)));
+                };
+                RemoteBucketState after = same(() -> BucketMath.addTokens(copy(before), spec, tokens, now),
+                        () -> BucketMath.addTokensByCommand(copy(before), spec, tokens, now),
+                        BucketMathCommandsTest::assertSameState);
+                return after != null ? after : before;
+            }
+        }
+    }
+
+    private interface Check<T> {
+        void same(T fast, T byCommand);
+    }
+
+    /** Both ways, and the same answer or the same exception; the answer, or null when both threw. */
+    private static <T> @Nullable T same(Supplier<T> fast, Supplier<T> byCommand, Check<T> check) {
+        T a = null;
+        T b = null;
+        RuntimeException fastFailure = null;
+        RuntimeException commandFailure = null;
+        try {
+            a = fast.get();
+        } catch (RuntimeException e) {
+            fastFailure = e;
+        }
+        try {
+            b = byCommand.get();
+        } catch (RuntimeException e) {
+            commandFailure = e;
+        }
+        if (commandFailure != null || fastFailure != null) {
+            assertThat(fastFailure).as("both fail, alike").isNotNull();
+            assertThat(commandFailure).as("both fail, alike").isNotNull();
+            assertThat(fastFailure).hasSameClassAs(commandFailure).hasMessage(commandFailure.getMessage());
+            return null;
+        }
+        check.same(Objects.requireNonNull(a), Objects.requireNonNull(b));
+        return a;
+    }
+
+    private static void assertSameResult(ConsumeResult fast, ConsumeResult byCommand) {
+        assertThat(fast.tokensTaken()).isEqualTo(byCommand.tokensTaken());
+        assertThat(fast.remaining()).containsExactly(byCommand.remaining());
+        assertThat(fast.nanosToWait()).isEqualTo(byCommand.nanosToWait());
+        assertThat(fast.nanosToFull()).isEqualTo(byCommand.nanosToFull());
+        assertThat(fast.lease()).isEqualTo(byCommand.lease());
+    }
+
+    private static void assertSameState(@Nullable RemoteBucketState fast, @Nullable RemoteBucketState byCommand) {
+        if (byCommand == null) {
+            assertThat(fast).isNull();
+            return;
+        }
+        assertThat(fast).isNotNull();
+        assertThat(bucket4jBytes(Objects.requireNonNull(fast))).isEqualTo(bucket4jBytes(byCommand));
+        assertStoredFormExact(fast);
+    }
+
+    /** {@link BucketMath#serialize} writes Bucket4j's bytes, and reading them back gives a state that writes them again. */
+    private static void assertStoredFormExact(RemoteBucketState state) {
+        byte[] expected = bucket4jBytes(state);
+        assertThat(BucketMath.serialize(state)).isEqualTo(expected);
+        RemoteBucketState read = BucketMath.deserialize(expected);
+        assertThat(bucket4jBytes(read)).isEqualTo(expected);
+        assertThat(read.equalsByContent(InternalSerializationHelper.deserializeState(expected))).isTrue();
+        assertThat(read.getConfigurationVersion()).isEqualTo(state.getConfigurationVersion());
+    }
+
+    private static byte[] bucket4jBytes(RemoteBucketState state) {
+        return InternalSerializationHelper.serializeState(state, BucketMath.WIRE_VERSION);
+    }
+
+    /** A copy, so that neither way can pass by changing the state the other one starts from. */
+    private static @Nullable RemoteBucketState copy(@Nullable RemoteBucketState state) {
+        return state == null ? null : state.copy();
+    }
+
+    private static BucketSpec spec(Random random, long version) {
+        int n = 1 + random.nextInt(3);
+        List<Limit> limits = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            long capacity = switch (random.nextInt(4)) {
+                case 0 -> 1 + random.nextInt(3);
+                case 1 -> 1 + random.nextInt(100);
+                case 2 -> 1 + random.nextInt(1_000_000);
+                default -> 1 + Math.floorMod(random.nextLong(), 1L << (40 + random.nextInt(20)));
+            };
+            Duration period = PERIODS[random.nextInt(PERIODS.length)];
+            long tokens = random.nextInt(3) == 0 ? capacity : 1 + Math.floorMod(random.nextLong(), capacity);
+            tokens = Math.min(tokens, period.toNanos()); // Bucket4j refills at most a token a nanosecond
+            Refill refill = random.nextBoolean() ? Refill.greedy(tokens, period) : Refill.interval(tokens, period);
+            limits.add(new Limit(NAMES[i], capacity, refill));
+        }
+        if (random.nextInt(5) == 0) {
+            // the limits in another order, or another set of names: matched by name, not by place
+            Collections.rotate(limits, 1);
+        }
+        return new BucketSpec(limits, version);
+    }
+
+    private static long startTime(Random random) {
+        return switch (random.nextInt(3)) {
+            case 0 -> random.nextInt(1_000);
+            case 1 -> 1_764_547_200_000_000_000L + Math.floorMod(random.nextLong(), 1L << 45); // December 2025
+            default -> (1L << 62) + Math.floorMod(random.nextLong(), 1L << 60);
+        };
+    }
+
+    private static long timeStep(Random random, long now) {
+        long step = switch (random.nextInt(6)) {
+            case 0 -> 0;
+            case 1 -> 1;
+            case 2 -> random.nextInt(1_000_000);
+            case 3 -> Math.floorMod(random.nextLong(), 10_000_000_000L);
+            case 4 -> Math.floorMod(random.nextLong(), 100_000_000_000_000L);
+            default -> Math.floorMod(random.nextLong(), 1L << 50);
+        };
+        return now + step < 0 ? 0 : step;
+    }
+}
