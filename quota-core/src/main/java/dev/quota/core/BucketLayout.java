@@ -103,7 +103,8 @@ final class BucketLayout {
      */
     List<Draw> request(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                        @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
-        List<Draw> out = new ArrayList<>(6);
+        // the plan's bucket, its calendar limit and leases; the rule's two and the amount's
+        List<Draw> out = new ArrayList<>(rule == null && amount == null ? 2 : 6);
         String c = customerPart(customer);
         addPlan(out, config, customer, c, plan, rule, share);
         addAfterPlan(out, config, customer, c, plan, rule, amount, amountLimits, share);

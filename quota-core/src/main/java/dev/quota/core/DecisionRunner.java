@@ -249,8 +249,8 @@ final class DecisionRunner {
     private QuotaDecision execute(QuotaStore target, List<Draw> slots) {
         // the time only places calendar windows: not read (an Instant per decision) without one
         Instant now = Instant.EPOCH;
-        for (Draw slot : slots) {
-            if (slot.window() != null) {
+        for (int i = 0; i < slots.size(); i++) {
+            if (slots.get(i).window() != null) {
                 now = clock.instant();
                 break;
             }
@@ -304,8 +304,8 @@ final class DecisionRunner {
                                           int violatedSlot, Duration retryAfter, Instant now, QuotaStore target,
                                           long planTokens) {
         int limits = 0;
-        for (Draw slot : slots) {
-            limits += slot.declared().size();
+        for (int i = 0; i < slots.size(); i++) { // indexed: no iterator per decision
+            limits += slots.get(i).declared().size();
         }
         List<LimitStatus> statuses = new ArrayList<>(limits);
         // the store took every take's full tokens: a plan bucket that gave them holds the estimate

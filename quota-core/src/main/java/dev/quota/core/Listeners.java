@@ -22,7 +22,8 @@ final class Listeners implements QuotaListener {
 
     @Override
     public void onDecision(Customer customer, @Nullable String limits, QuotaDecision decision, Duration elapsed) {
-        for (QuotaListener listener : listeners) {
+        for (int i = 0; i < listeners.size(); i++) { // indexed: no iterator per decision
+            QuotaListener listener = listeners.get(i);
             try {
                 listener.onDecision(customer, limits, decision, elapsed);
             } catch (RuntimeException e) {
