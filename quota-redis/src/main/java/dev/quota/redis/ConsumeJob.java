@@ -55,6 +55,16 @@ final class ConsumeJob extends CasJob {
 
     @Override
     void compute(CasRound round) {
+        if (takes.size() == 1) { // a one-limit decision: its step is its answer and its write
+            Cell cell = round.cell(key(0));
+            BucketMath.Step step = BucketMath.decide(takes.get(0), cell.state, round.now());
+            RemoteBucketState after = step.after();
+            if (after != null) {
+                cell.write(after, round.expiry());
+            }
+            answer(List.of(step.result()));
+            return;
+        }
         int n = takes.size();
         // the round's arrays, for this compute only: jobs are computed one at a time
         Cell[] mine = round.jobCells(n);

@@ -221,11 +221,21 @@ public final class BucketMath {
         return new Outcome(List.of(results), writes);
     }
 
-    /**
-     * {@link #decide} of one take, the one-limit decision's consume: the same steps and rule
-     * ({@link ChargeRule#takenAlone}), without the arrays and predicates of several takes.
-     */
+    /** {@link #decide} of one take, as an {@link Outcome}. */
     private static Outcome decideAlone(Take take, @Nullable RemoteBucketState before, long nowNanos) {
+        Step step = decide(take, before, nowNanos);
+        return new Outcome(List.of(step.result()), new RemoteBucketState[] {step.after()});
+    }
+
+    /**
+     * {@link #decide(List, RemoteBucketState[], long)} of a consume of the one take {@code take}
+     * (a one-limit decision's): the store's answer for it, and the state to write (null: leave the
+     * bucket as it is). The same steps and rule ({@link ChargeRule#takenAlone}), without the arrays
+     * and predicates of several takes.
+     *
+     * @param before the state of the take's bucket, null where it does not exist
+     */
+    public static Step decide(Take take, @Nullable RemoteBucketState before, long nowNanos) {
         Step step = consume(before, take.spec(), take.tokens(), nowNanos);
         boolean has = step.after() != null;
         Step paid = null; // the refusal tokens' step, computed only when the rule reads it
@@ -234,8 +244,12 @@ public final class BucketMath {
                     : consume(before, take.spec(), take.refusalTokens(), nowNanos);
         }
         long taken = ChargeRule.takenAlone(take, has, paid != null && paid.after() != null);
-        RemoteBucketState[] writes = new RemoteBucketState[1];
-        return new Outcome(List.of(apply(take, step, paid, taken, before, nowNanos, writes, 0)), writes);
+        if (taken == take.tokens()) {
+            return step; // the common case: the take's own step is the answer and the write
+        }
+        RemoteBucketState[] write = new RemoteBucketState[1];
+        ConsumeResult result = apply(take, step, paid, taken, before, nowNanos, write, 0);
+        return new Step(result, write[0]);
     }
 
     /**
