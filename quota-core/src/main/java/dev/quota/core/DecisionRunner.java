@@ -386,10 +386,11 @@ final class DecisionRunner {
             // the take itself stands for the bucket: its key, spec and tokens are what a refund or
             // settle gives back or changes (a plan take's refusal tokens are not read there)
             if (result.tokensTaken() && slot.refundable()) {
-                refundable = adding(refundable, takes.get(i));
+                refundable = takes.size() == 1 ? takes : adding(refundable, takes.get(i));
             }
             if (result.tokensTaken() && slot.role() == LimitStatus.Role.PLAN && !slot.spec().leases() && admitted) {
-                settleable = adding(settleable, takes.get(i));
+                // a one-limit decision's takes are an immutable list of its one take: kept as they are
+                settleable = takes.size() == 1 ? takes : adding(settleable, takes.get(i));
             }
             if (result.tokensTaken() && result.lease() != 0) {
                 leases = adding(leases, Take.of(slot.key(), slot.spec(), result.lease()));
