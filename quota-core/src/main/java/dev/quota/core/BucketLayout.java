@@ -46,11 +46,15 @@ final class BucketLayout {
     private static final int RECENT_SLOTS = 64;
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.-]{1,32}");
+    /** What a customer's plan key ends with, after the key part. */
+    private static final String PLAN_TAIL = "}:p";
 
     /** The prefix of the failed-keys policy name: {@code identity-failed-keys}. */
     static final String GUARD_POLICY_PREFIX = "identity";
 
     private final String prefix;
+    /** What a customer's keys begin with, before the key part: {@code quota:{c.}. */
+    private final String customerHead;
     private final Clock clock;
     /**
      * The key parts of customers seen lately, in a table of {@value #PART_SLOTS} slots: a customer's
@@ -72,7 +76,7 @@ final class BucketLayout {
     private final Cache<SpecKey, Rolling> rolling = Caffeine.newBuilder()
             .maximumSize(10_000).executor(Runnable::run).build();
     /** The keys of rules' shared buckets, by rule name. */
-    private final Map<String, String> sharedKeys = new ConcurrentHashMap<>();
+    private final Map<String, BucketKey> sharedKeys = new ConcurrentHashMap<>();
     /** Specs of calendar windows per limit instance, window and config version. */
     private final Cache<WindowKey, BucketSpec> windows = Caffeine.newBuilder()
             .maximumSize(10_000).executor(Runnable::run).build();
@@ -89,6 +93,7 @@ final class BucketLayout {
             throw new IllegalArgumentException("key prefix must match [A-Za-z0-9_.-]{1,32} but was \"" + prefix + "\"");
         }
         this.prefix = prefix;
+        this.customerHead = prefix + ":{c.";
         this.clock = clock;
     }
 
@@ -105,7 +110,7 @@ final class BucketLayout {
                        @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         // the plan's bucket, its calendar limit and leases; the rule's two and the amount's
         List<Draw> out = new ArrayList<>(rule == null && amount == null ? 2 : 6);
-        String c = customerPart(customer);
+        CustomerPart c = customerPart(customer);
         addPlan(out, config, customer, c, plan, rule, share);
         addAfterPlan(out, config, customer, c, plan, rule, amount, amountLimits, share);
         return out;
@@ -133,20 +138,20 @@ final class BucketLayout {
         return out;
     }
 
-    private void addPlan(List<Draw> out, QuotaConfig config, Customer customer, String c, Plan plan,
+    private void addPlan(List<Draw> out, QuotaConfig config, Customer customer, CustomerPart c, Plan plan,
                          @Nullable Rule rule, LocalShare share) {
         long cost = rule == null ? 1 : rule.cost();
-        add(out, customerKey(c, "p"), plan.name(), plan.limits(), customer.multiplier(), share,
+        add(out, c.plan, plan.name(), plan.limits(), customer.multiplier(), share,
                 cost, LimitStatus.Role.PLAN, config.version(), null, plan.onStoreFailure(), config.modeOf(plan));
         Concurrency planLeases = plan.concurrency();
         if (planLeases != null) {
-            addLeases(out, customerKey(c, "l"), plan.name(), planLeases, customer.multiplier(), share, config.version(),
+            addLeases(out, customerKey(c.part(), "l"), plan.name(), planLeases, customer.multiplier(), share, config.version(),
                     plan.onStoreFailure(), config.modeOf(plan));
         }
         Concurrency ruleLeases = rule == null ? null : rule.concurrency();
         if (rule != null && ruleLeases != null) {
             FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
-            addLeases(out, customerKey(c, "l:", rule.name()), rule.name(), ruleLeases, customer.multiplier(), share,
+            addLeases(out, customerKey(c.part(), "l:", rule.name()), rule.name(), ruleLeases, customer.multiplier(), share,
                     config.version(), policy, config.modeOf(rule));
         }
     }
@@ -160,14 +165,18 @@ final class BucketLayout {
                 onFailure, mode, set.noShare));
     }
 
-    private void addAfterPlan(List<Draw> out, QuotaConfig config, Customer customer, String c, Plan plan,
-                              @Nullable Rule rule, @Nullable Amount amount, @Nullable AmountLimits amountLimits,
-                              LocalShare share) {
+    private void addAfterPlan(List<Draw> out, QuotaConfig config, Customer customer, CustomerPart customerPart,
+                              Plan plan, @Nullable Rule rule, @Nullable Amount amount,
+                              @Nullable AmountLimits amountLimits, LocalShare share) {
         double scale = customer.multiplier();
+        if (rule == null && (amount == null || amountLimits == null)) {
+            return; // the plan alone: its key part is not needed as a string of its own
+        }
+        String c = customerPart.part();
         if (rule != null) {
             FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
             Mode mode = config.modeOf(rule);
-            add(out, customerKey(c, "r:", rule.name()), rule.name(), rule.perCustomer(), scale, share, 1,
+            add(out, new BucketKey(customerKey(c, "r:", rule.name())), rule.name(), rule.perCustomer(), scale, share, 1,
                     LimitStatus.Role.RULE, config.version(), null, policy, mode);
             add(out, sharedKey(rule), rule.name(), rule.shared(), 1.0, share, 1, LimitStatus.Role.SHARED,
                     config.version(), null, policy, mode);
@@ -180,7 +189,7 @@ final class BucketLayout {
     /** The buckets of an amount on its own (a resource's own check after the request was admitted). */
     List<Draw> amount(QuotaConfig config, Customer customer, AmountLimits limits, Amount amount, LocalShare share) {
         List<Draw> out = new ArrayList<>(2);
-        addAmount(out, config, customerPart(customer), limits, amount.qualifier(), amount.value(),
+        addAmount(out, config, customerPart(customer).part(), limits, amount.qualifier(), amount.value(),
                 customer.multiplier(), share, null);
         return out;
     }
@@ -191,14 +200,16 @@ final class BucketLayout {
      */
     List<Draw> customerBuckets(QuotaConfig config, Customer customer, Plan plan) {
         Instant now = clock.instant();
-        String c = customerPart(customer);
+        CustomerPart part = customerPart(customer);
+        String c = part.part();
         List<Draw> out = new ArrayList<>();
-        add(out, customerKey(c, "p"), plan.name(), plan.limits(), customer.multiplier(), LocalShare.WHOLE, 1,
+        add(out, part.plan, plan.name(), plan.limits(), customer.multiplier(), LocalShare.WHOLE, 1,
                 LimitStatus.Role.PLAN, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
         List<Rule> rules = new ArrayList<>(config.rules().values());
         rules.sort(Comparator.comparing(Rule::name));
         for (Rule rule : rules) {
-            add(out, customerKey(c, "r:", rule.name()), rule.name(), rule.perCustomer(), customer.multiplier(),
+            add(out, new BucketKey(customerKey(c, "r:", rule.name())), rule.name(), rule.perCustomer(),
+                    customer.multiplier(),
                     LocalShare.WHOLE, 1, LimitStatus.Role.RULE, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
         }
         return out;
@@ -207,7 +218,7 @@ final class BucketLayout {
     /** The customer's amount buckets for one qualifier, for its standing. */
     List<Draw> amountBuckets(QuotaConfig config, Customer customer, AmountLimits limits, String qualifier) {
         List<Draw> out = new ArrayList<>(2);
-        addAmount(out, config, customerPart(customer), limits, qualifier, 1, customer.multiplier(), LocalShare.WHOLE,
+        addAmount(out, config, customerPart(customer).part(), limits, qualifier, 1, customer.multiplier(), LocalShare.WHOLE,
                 null);
         return out;
     }
@@ -216,14 +227,14 @@ final class BucketLayout {
     Draw failedKeys(QuotaConfig config, String addressGroup, LocalShare share) {
         List<Draw> out = new ArrayList<>(1);
         List<Limit> limits = guardLimits.get(config.identity(), identity -> List.of(identity.failedKeys()));
-        add(out, prefix + ":{f." + Hashes.keyPart(addressGroup) + "}", GUARD_POLICY_PREFIX, limits, 1.0, share, 1,
+        add(out, new BucketKey(prefix + ":{f." + Hashes.keyPart(addressGroup) + "}"), GUARD_POLICY_PREFIX, limits, 1.0, share, 1,
                 LimitStatus.Role.FAILED_KEYS, config.version(), null, FailurePolicy.LOCAL, config.mode());
         return out.get(0);
     }
 
     private void addAmount(List<Draw> out, QuotaConfig config, String c, AmountLimits limits, String qualifier,
                            long tokens, double scale, LocalShare share, @Nullable Instant now) {
-        add(out, prefix + ":{c." + c + "}:a:" + limits.name() + ":" + qualifier, limits.name(), limits.limits(), scale,
+        add(out, new BucketKey(prefix + ":{c." + c + "}:a:" + limits.name() + ":" + qualifier), limits.name(), limits.limits(), scale,
                 share, tokens, LimitStatus.Role.AMOUNT, config.version(), now, limits.onStoreFailure(), config.mode());
     }
 
@@ -236,33 +247,43 @@ final class BucketLayout {
         return prefix + ":{c." + customerPart + "}:" + kind + name;
     }
 
-    /** The key of a rule's shared bucket: the same string for every decision on the rule. */
-    private String sharedKey(Rule rule) {
-        String key = sharedKeys.get(rule.name());
+    /** The key of a rule's shared bucket: the same key for every decision on the rule. */
+    private BucketKey sharedKey(Rule rule) {
+        BucketKey key = sharedKeys.get(rule.name());
         if (key == null) {
             if (sharedKeys.size() >= 10_000) {
                 sharedKeys.clear(); // rule names come from configs; reloads may rename them
             }
-            key = prefix + ":{s." + rule.name() + "}";
+            key = new BucketKey(prefix + ":{s." + rule.name() + "}");
             sharedKeys.put(rule.name(), key);
         }
         return key;
     }
 
-    private String customerPart(Customer customer) {
+    private CustomerPart customerPart(Customer customer) {
         int hash = customer.id().hashCode() * 31 + customer.kind().ordinal();
         int slot = (hash ^ hash >>> 16) & (PART_SLOTS - 1);
         CustomerPart known = customerParts[slot];
         if (known != null && known.kind == customer.kind() && known.id.equals(customer.id())) {
-            return known.part;
+            return known;
         }
-        String part = Hashes.keyPart(customer.kind().name(), customer.id());
-        customerParts[slot] = new CustomerPart(customer.id(), customer.kind(), part);
+        // the plan's key made at once around the hash: no string of the part alone, no concatenation
+        String planKey = Hashes.keyWithPart(customerHead, customer.kind().name(), customer.id(), PLAN_TAIL);
+        CustomerPart part = new CustomerPart(customer.id(), customer.kind(), new BucketKey(planKey),
+                customerHead.length());
+        customerParts[slot] = part;
         return part;
     }
 
-    /** A customer's key part, by what it hashes: kind and id (the plan and the multiplier do not count). */
-    private record CustomerPart(String id, Customer.Kind kind, String part) {
+    /**
+     * A customer's plan key, by what its key part hashes: kind and id (the plan and the multiplier
+     * do not count). Its other keys are made from the part ({@link #part}) when a request has them.
+     */
+    private record CustomerPart(String id, Customer.Kind kind, BucketKey plan, int partAt) {
+        /** The 22 characters of the key part, as in the plan's key. */
+        String part() {
+            return plan.value().substring(partAt, partAt + Hashes.PART_LENGTH);
+        }
     }
 
     /**
@@ -271,7 +292,7 @@ final class BucketLayout {
      * Limits are multiplied by {@code scale}, then cut to {@code share}. {@code now} places the
      * calendar windows; null: the clock's time, read only when there is a calendar limit.
      */
-    private void add(List<Draw> out, String baseKey, String policyPrefix, List<Limit> limits, double scale,
+    private void add(List<Draw> out, BucketKey baseKey, String policyPrefix, List<Limit> limits, double scale,
                      LocalShare share, long tokens, LimitStatus.Role role, long version, @Nullable Instant now, FailurePolicy onFailure,
                      Mode mode) {
         if (limits.isEmpty()) {
@@ -284,7 +305,7 @@ final class BucketLayout {
             recentRolling[slot] = roll;
         }
         if (roll.spec != null) {
-            out.add(new Draw(new BucketKey(baseKey), roll.spec, roll.limits, roll.policies, null, tokens, role,
+            out.add(new Draw(baseKey, roll.spec, roll.limits, roll.policies, null, tokens, role,
                     onFailure, mode, roll.noShare));
         }
         Instant at = now == null && !roll.calendars.isEmpty() ? clock.instant() : now;
@@ -295,7 +316,7 @@ final class BucketLayout {
                 current = window(roll.calendars.get(i), time, version);
                 roll.current.set(i, current);
             }
-            out.add(new Draw(new BucketKey(baseKey + current.keySuffix), current.spec, roll.calendarLimits.get(i),
+            out.add(new Draw(new BucketKey(baseKey.value() + current.keySuffix), current.spec, roll.calendarLimits.get(i),
                     roll.calendarPolicies.get(i), current.window, tokens, role, onFailure, mode,
                     roll.calendarNoShare.get(i)));
         }

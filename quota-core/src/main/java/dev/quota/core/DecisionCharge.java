@@ -34,6 +34,9 @@ final class DecisionCharge {
 
     /** The takes of one decision, in draw order. */
     static List<Take> of(List<Draw> draws) {
+        if (draws.size() == 1) {
+            return List.of(of(draws.get(0))); // a one-limit decision's: no array behind a list
+        }
         List<Take> takes = new ArrayList<>(draws.size());
         for (int i = 0; i < draws.size(); i++) { // indexed: no iterator per decision
             takes.add(of(draws.get(i)));
@@ -49,7 +52,7 @@ final class DecisionCharge {
      * each charged the same tokens: they count once.
      */
     static long planTokens(List<Draw> draws, List<Take> takes, List<ConsumeResult> results) {
-        boolean admitted = ChargeRule.admitted(takes, i -> results.get(i).sufficient());
+        boolean admitted = ChargeRule.admitted(takes, results);
         long charged = 0;
         for (int i = 0; i < draws.size(); i++) {
             if (draws.get(i).role() == LimitStatus.Role.PLAN && results.get(i).tokensTaken()) {

@@ -86,7 +86,46 @@ final class DecisionRunner {
      * ({@link LocalShare#WHOLE} on the shared store, this instance's share on the in-JVM fallback).
      */
     QuotaDecision run(Function<LocalShare, List<Draw>> planner) {
-        QuotaDecision decision = decide(planner);
+        try {
+            return run(planner.apply(LocalShare.WHOLE));
+        } catch (LocalFallback fallback) {
+            return local(planner.apply(share()), fallback);
+        }
+    }
+
+    /**
+     * Decides with {@code slots}, the buckets of the whole limits, on the shared store: what
+     * {@link #run(Function)} does while the store answers, without a planner made per decision.
+     *
+     * @throws LocalFallback when the store is down and the failure policy is {@link FailurePolicy#LOCAL}:
+     *                       the caller lays the buckets out again for {@link #share()} and decides
+     *                       them with {@link #local(List, LocalFallback)}
+     */
+    QuotaDecision run(List<Draw> slots) throws LocalFallback {
+        return counted(decide(slots));
+    }
+
+    /** The decision of {@code slots}, laid out for {@link #share()}, in this JVM, after {@code fallback}. */
+    QuotaDecision local(List<Draw> slots, LocalFallback fallback) {
+        return counted(local(slots, fallback.fallenBack));
+    }
+
+    /**
+     * The store is down and the failure policy is {@link FailurePolicy#LOCAL}: the decision is made
+     * in this JVM, on this instance's share of the limits. Carries no stack trace: it is an answer.
+     */
+    static final class LocalFallback extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final transient QuotaDecision.Fallback fallenBack;
+
+        LocalFallback(QuotaDecision.Fallback fallenBack) {
+            super(fallenBack.reason(), null, false, false);
+            this.fallenBack = fallenBack;
+        }
+    }
+
+    /** Counts {@code decision} among the fallback decisions when the store did not make it. */
+    private QuotaDecision counted(QuotaDecision decision) {
         QuotaDecision.Fallback fallenBack = decision.fallback();
         if (fallenBack != null) {
             Objects.requireNonNull(fallbacks.get(fallenBack.kind()), "every kind has a counter").increment();
@@ -101,8 +140,7 @@ final class DecisionRunner {
         return counts;
     }
 
-    private QuotaDecision decide(Function<LocalShare, List<Draw>> planner) {
-        List<Draw> slots = planner.apply(LocalShare.WHOLE);
+    private QuotaDecision decide(List<Draw> slots) throws LocalFallback {
         QuotaDecision decision;
         try {
             decision = execute(store, slots);
@@ -132,7 +170,7 @@ final class DecisionRunner {
                         log.warn("quota fallback engaged: limits are enforced in this JVM until the store answers");
                         listener.onFallback(true);
                     }
-                    return local(planner.apply(share()), fallenBack);
+                    throw new LocalFallback(fallenBack);
             }
         }
         if (fallbackActive.compareAndSet(true, false)) {
@@ -256,24 +294,30 @@ final class DecisionRunner {
             }
         }
         List<Take> takes = DecisionCharge.of(slots);
-        List<ConsumeResult> results = call(() -> target.tryConsume(takes));
+        List<ConsumeResult> results;
+        try { // not through call(): a lambda per decision
+            results = target.tryConsume(takes);
+        } catch (RuntimeException e) {
+            throw StoreFailures.thrown("store failed", e);
+        }
         long planTokens = DecisionCharge.planTokens(slots, takes, results);
         int refusing = firstLacking(slots, results, Mode.ENFORCE);
         if (refusing >= 0) {
             Draw violated = slots.get(refusing);
             if (violated.exceedsCapacity()) {
-                return decision(QuotaDecision.Outcome.EXCEEDS_LIMIT, slots, results, refusing, Duration.ZERO, now,
-                        target, planTokens);
+                return decision(QuotaDecision.Outcome.EXCEEDS_LIMIT, slots, takes, results, refusing, Duration.ZERO,
+                        now, target, planTokens);
             }
-            return decision(QuotaDecision.Outcome.REJECTED, slots, results, refusing,
+            return decision(QuotaDecision.Outcome.REJECTED, slots, takes, results, refusing,
                     retryAfter(violated, results.get(refusing), now), now, target, planTokens);
         }
         int shadowViolated = firstLacking(slots, results, Mode.SHADOW);
         if (shadowViolated >= 0) {
-            return decision(QuotaDecision.Outcome.SHADOW_REJECTED, slots, results, shadowViolated,
+            return decision(QuotaDecision.Outcome.SHADOW_REJECTED, slots, takes, results, shadowViolated,
                     retryAfter(slots.get(shadowViolated), results.get(shadowViolated), now), now, target, planTokens);
         }
-        return decision(QuotaDecision.Outcome.ALLOWED, slots, results, -1, Duration.ZERO, now, target, planTokens);
+        return decision(QuotaDecision.Outcome.ALLOWED, slots, takes, results, -1, Duration.ZERO, now, target,
+                planTokens);
     }
 
     /** How long until the request could pass on the bucket that refused it; zero for an in-flight limit. */
@@ -300,14 +344,16 @@ final class DecisionRunner {
         return inFlight;
     }
 
-    private static QuotaDecision decision(QuotaDecision.Outcome outcome, List<Draw> slots, List<ConsumeResult> results,
-                                          int violatedSlot, Duration retryAfter, Instant now, QuotaStore target,
-                                          long planTokens) {
+    private static QuotaDecision decision(QuotaDecision.Outcome outcome, List<Draw> slots, List<Take> takes,
+                                          List<ConsumeResult> results, int violatedSlot, Duration retryAfter,
+                                          Instant now, QuotaStore target, long planTokens) {
         int limits = 0;
         for (int i = 0; i < slots.size(); i++) { // indexed: no iterator per decision
             limits += slots.get(i).declared().size();
         }
-        List<LimitStatus> statuses = new ArrayList<>(limits);
+        // one limit: its status alone, in a list of one the decision keeps as it is
+        List<LimitStatus> statuses = limits == 1 ? null : new ArrayList<>(limits);
+        LimitStatus only = null;
         // the store took every take's full tokens: a plan bucket that gave them holds the estimate
         boolean admitted = outcome == QuotaDecision.Outcome.ALLOWED
                 || outcome == QuotaDecision.Outcome.SHADOW_REJECTED;
@@ -319,22 +365,32 @@ final class DecisionRunner {
         for (int i = 0; i < slots.size(); i++) {
             Draw slot = slots.get(i);
             ConsumeResult result = results.get(i);
-            int before = statuses.size();
-            slot.statuses(result, now, statuses);
-            if (i == violatedSlot) {
-                violated = statuses.get(before);
-                for (int k = before; k < statuses.size(); k++) {
-                    if (statuses.get(k).exhausted()) {
-                        violated = statuses.get(k);
-                        break;
+            if (statuses == null) {
+                if (!slot.declared().isEmpty()) {
+                    only = slot.status(result, now, 0);
+                    violated = i == violatedSlot ? only : violated;
+                }
+            } else {
+                int before = statuses.size();
+                slot.statuses(result, now, statuses);
+                if (i == violatedSlot) {
+                    violated = statuses.get(before);
+                    for (int k = before; k < statuses.size(); k++) {
+                        if (statuses.get(k).exhausted()) {
+                            violated = statuses.get(k);
+                            break;
+                        }
                     }
                 }
             }
+            // the take itself stands for the bucket: its key, spec and tokens are what a refund or
+            // settle gives back or changes (a plan take's refusal tokens are not read there)
             if (result.tokensTaken() && slot.refundable()) {
-                refundable = adding(refundable, Take.of(slot.key(), slot.spec(), slot.tokens()));
+                refundable = takes.size() == 1 ? takes : adding(refundable, takes.get(i));
             }
             if (result.tokensTaken() && slot.role() == LimitStatus.Role.PLAN && !slot.spec().leases() && admitted) {
-                settleable = adding(settleable, Take.of(slot.key(), slot.spec(), slot.tokens()));
+                // a one-limit decision's takes are an immutable list of its one take: kept as they are
+                settleable = takes.size() == 1 ? takes : adding(settleable, takes.get(i));
             }
             if (result.tokensTaken() && result.lease() != 0) {
                 leases = adding(leases, Take.of(slot.key(), slot.spec(), result.lease()));
@@ -342,9 +398,8 @@ final class DecisionRunner {
         }
         Receipt receipt = refundable.isEmpty() && planTokens == 0 && leases.isEmpty() ? Receipt.NONE
                 : new Receipt(target, refundable, planTokens, settleable, leases);
-        // one limit: a list of one, which the decision keeps as it is
-        return new QuotaDecision(outcome, limits == 1 ? List.of(statuses.get(0)) : statuses, violated, retryAfter,
-                receipt);
+        List<LimitStatus> all = statuses == null ? List.of(Objects.requireNonNull(only, "one limit")) : statuses;
+        return new QuotaDecision(outcome, all, violated, retryAfter, receipt);
     }
 
     /**
@@ -395,7 +450,7 @@ final class DecisionRunner {
     }
 
     /** This instance's share of the limits while the store is down. */
-    private LocalShare share() {
+    LocalShare share() {
         int instances = liveInstances();
         int rank;
         try {

@@ -33,4 +33,9 @@ final class Exemption {
     static boolean exempt(QuotaConfig cfg, Caller caller) {
         return !cfg.enabled() || caller.exempt() || exempt(cfg, caller.customer(), null, null);
     }
+
+    /** {@link #exempt(QuotaConfig, Caller)} of a caller for {@code customer}, found exempt or not when identified. */
+    static boolean exempt(QuotaConfig cfg, Customer customer, boolean exemptCaller) {
+        return !cfg.enabled() || exemptCaller || exempt(cfg, customer, null, null);
+    }
 }

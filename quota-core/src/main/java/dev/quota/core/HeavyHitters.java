@@ -6,10 +6,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -72,7 +70,7 @@ final class HeavyHitters {
         if (slot.number != number) {
             slot.restart(number);
         }
-        slot.add(new Key(who.id(), who.kind()), weight);
+        slot.add(who.id(), who.kind(), weight);
     }
 
     /** Where the window starts now: the start of its oldest slot. */
@@ -86,7 +84,9 @@ final class HeavyHitters {
         List<Slot> live = live();
         Set<Key> candidates = new LinkedHashSet<>();
         for (Slot slot : live) {
-            candidates.addAll(slot.index.keySet());
+            for (int i = 0; i < slot.size; i++) {
+                candidates.add(new Key(Objects.requireNonNull(slot.ids[i]), Objects.requireNonNull(slot.kinds[i])));
+            }
         }
         List<TopCustomers.Entry> entries = new ArrayList<>(candidates.size());
         for (Key key : candidates) {
@@ -116,8 +116,8 @@ final class HeavyHitters {
         long count = 0;
         long overcount = 0;
         for (Slot slot : live) {
-            Integer at = slot.index.get(key);
-            if (at != null) {
+            int at = slot.find(key.id(), key.kind());
+            if (at >= 0) {
                 count += slot.counts[at];
                 overcount += slot.overcounts[at];
             } else if (slot.full()) {
@@ -135,32 +135,43 @@ final class HeavyHitters {
 
     /**
      * One slot's summary: the counters as a binary min-heap on count, so the counter to evict is at
-     * the root and a count that grows sinks in O(log counters) steps; {@code index} finds a
-     * customer's place in the heap. Slot number {@link Long#MIN_VALUE}: never used.
+     * the root and a count that grows sinks in O(log counters) steps. A customer's place in the heap
+     * is found through {@link #table}: open addressing by the hash of its id and kind, linear
+     * probing, at most half full, so counting a customer allocates nothing (no key, no map entry,
+     * no boxed index). Slot number {@link Long#MIN_VALUE}: never used.
      */
     private static final class Slot {
         long number = Long.MIN_VALUE;
-        final Map<Key, Integer> index = new HashMap<>();
-        final @Nullable Key[] keys;
+        /** The heap, by place: each counter's customer (id and kind), count and overcount. */
+        final @Nullable String[] ids;
+        final Customer.@Nullable Kind[] kinds;
         final long[] counts;
         final long[] overcounts;
+        /** Where each counter's customer is in {@link #table}. */
+        final int[] entry;
+        /** The index: a counter's place in the heap plus one, by the customer's hash; 0 where none. */
+        final int[] table;
         int size;
 
         Slot(int counters) {
-            keys = new Key[counters];
+            ids = new String[counters];
+            kinds = new Customer.Kind[counters];
             counts = new long[counters];
             overcounts = new long[counters];
+            entry = new int[counters];
+            table = new int[Integer.highestOneBit(Math.max(1, counters) * 2 - 1) << 1];
         }
 
         void restart(long newNumber) {
             number = newNumber;
-            index.clear();
-            Arrays.fill(keys, 0, size, null);
+            Arrays.fill(ids, 0, size, null);
+            Arrays.fill(kinds, 0, size, null);
+            Arrays.fill(table, 0);
             size = 0;
         }
 
         boolean full() {
-            return size == keys.length;
+            return size == ids.length;
         }
 
         /** The smallest count held: the root's. */
@@ -168,28 +179,79 @@ final class HeavyHitters {
             return counts[0];
         }
 
-        void add(Key key, long weight) {
-            Integer at = index.get(key);
-            if (at != null) {
+        /** The customer's place in the heap, or -1 when this slot does not count it. */
+        int find(String id, Customer.Kind kind) {
+            int mask = table.length - 1;
+            for (int t = home(id, kind, mask); table[t] != 0; t = (t + 1) & mask) {
+                int at = table[t] - 1;
+                if (kinds[at] == kind && id.equals(ids[at])) {
+                    return at;
+                }
+            }
+            return -1;
+        }
+
+        void add(String id, Customer.Kind kind, long weight) {
+            int at = find(id, kind);
+            if (at >= 0) {
                 counts[at] += weight;
                 siftDown(at);
-            } else if (size < keys.length) {
+            } else if (size < ids.length) {
                 int i = size++;
-                keys[i] = key;
+                ids[i] = id;
+                kinds[i] = kind;
                 counts[i] = weight;
                 overcounts[i] = 0;
-                index.put(key, i);
+                index(i);
                 siftUp(i);
             } else {
                 // Space-Saving: the smallest counter goes to the newcomer, its count kept as overcount
-                index.remove(keys[0]);
+                unindex(0);
                 long least = counts[0];
-                keys[0] = key;
+                ids[0] = id;
+                kinds[0] = kind;
                 counts[0] = least + weight;
                 overcounts[0] = least;
-                index.put(key, 0);
+                index(0);
                 siftDown(0);
             }
+        }
+
+        /** Enters the customer of heap place {@code at} into the table. */
+        private void index(int at) {
+            int mask = table.length - 1;
+            int t = home(Objects.requireNonNull(ids[at]), Objects.requireNonNull(kinds[at]), mask);
+            while (table[t] != 0) {
+                t = (t + 1) & mask;
+            }
+            table[t] = at + 1;
+            entry[at] = t;
+        }
+
+        /**
+         * Takes the customer of heap place {@code at} out of the table, then moves back each entry
+         * after it in its run that may take its place (a lookup stops at the first empty place).
+         */
+        private void unindex(int at) {
+            int mask = table.length - 1;
+            int gap = entry[at];
+            table[gap] = 0;
+            for (int t = (gap + 1) & mask; table[t] != 0; t = (t + 1) & mask) {
+                int other = table[t] - 1;
+                int home = home(Objects.requireNonNull(ids[other]), Objects.requireNonNull(kinds[other]), mask);
+                // it may fill the gap when the gap lies on its way from its home to where it is
+                if (((t - home) & mask) >= ((t - gap) & mask)) {
+                    table[gap] = table[t];
+                    entry[other] = gap;
+                    table[t] = 0;
+                    gap = t;
+                }
+            }
+        }
+
+        private static int home(String id, Customer.Kind kind, int mask) {
+            int h = id.hashCode() * 31 + kind.ordinal();
+            return (h ^ h >>> 16) & mask;
         }
 
         private void siftUp(int i) {
@@ -223,18 +285,23 @@ final class HeavyHitters {
         }
 
         private void swap(int a, int b) {
-            Key keyA = Objects.requireNonNull(keys[a]);
-            Key keyB = Objects.requireNonNull(keys[b]);
-            keys[a] = keyB;
-            keys[b] = keyA;
+            String id = ids[a];
+            ids[a] = ids[b];
+            ids[b] = id;
+            Customer.Kind kind = kinds[a];
+            kinds[a] = kinds[b];
+            kinds[b] = kind;
             long count = counts[a];
             counts[a] = counts[b];
             counts[b] = count;
             long over = overcounts[a];
             overcounts[a] = overcounts[b];
             overcounts[b] = over;
-            index.put(keyB, a);
-            index.put(keyA, b);
+            int t = entry[a];
+            entry[a] = entry[b];
+            entry[b] = t;
+            table[entry[a]] = a + 1;
+            table[entry[b]] = b + 1;
         }
     }
 }

@@ -45,6 +45,8 @@ public final class QuotaService implements AutoCloseable {
     private final Clock clock;
     private final BucketLayout layout;
     private final QuotaListener listener;
+    /** The listeners the builder was given, told of each decision after {@link #top}; null when none. */
+    private final @Nullable QuotaListener decisionListeners;
     private final TopCustomersListener top;
     private final DecisionRunner runner;
     private final FailedKeyGuard guard;
@@ -65,6 +67,8 @@ public final class QuotaService implements AutoCloseable {
         listeners.add(top);
         listeners.addAll(builder.listeners);
         this.listener = new Listeners(listeners);
+        // a decision tells the rankings directly, and times itself only for listeners that read it
+        this.decisionListeners = builder.listeners.isEmpty() ? null : new Listeners(builder.listeners);
         this.runner = builder.storeFailureWarnings == null
                 ? new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
                         builder.unavailableRetryAfter, listener)
@@ -171,7 +175,8 @@ public final class QuotaService implements AutoCloseable {
      * @throws IllegalArgumentException if the customer's plan or the rule is not configured
      */
     public QuotaDecision decide(Customer customer, @Nullable String rule) {
-        return decide(Caller.of(customer), rule, null);
+        // Caller.of(customer) is not exempt and has neither an API key nor an address
+        return decide(customer, false, null, null, rule, null);
     }
 
     /**
@@ -188,19 +193,28 @@ public final class QuotaService implements AutoCloseable {
      *                                  or the amount limits are not configured
      */
     public QuotaDecision decide(Caller caller, @Nullable String rule, @Nullable Amount amount) {
-        Customer customer = counted(caller);
+        return decide(counted(caller), caller.exempt(), caller.keyHash(), caller.address(), rule, amount);
+    }
+
+    /** {@link #decide(Caller, String, Amount)} for a caller given by its parts. */
+    private QuotaDecision decide(Customer customer, boolean exemptCaller, @Nullable String keyHash,
+                                 @Nullable InetAddress address, @Nullable String rule, @Nullable Amount amount) {
         long start = System.nanoTime();
         QuotaConfig cfg = config();
         QuotaDecision decision;
-        if (Exemption.exempt(cfg, caller)) {
+        if (Exemption.exempt(cfg, customer, exemptCaller)) {
             decision = QuotaDecision.bypassed();
         } else {
             Plan plan = planOf(cfg, customer);
             Rule r = ruleOf(cfg, rule);
             AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
-            decision = runner.run(share -> layout.request(cfg, customer, plan, r, amount, limits, share));
+            try { // the whole limits on the shared store, without a planner made per decision
+                decision = runner.run(layout.request(cfg, customer, plan, r, amount, limits, LocalShare.WHOLE));
+            } catch (DecisionRunner.LocalFallback fallback) {
+                decision = runner.local(layout.request(cfg, customer, plan, r, amount, limits, runner.share()), fallback);
+            }
         }
-        remember(cfg, caller, decision);
+        remember(cfg, keyHash, address, decision);
         report(customer, rule != null ? rule : amount != null ? amount.limits() : null, decision, start);
         return decision;
     }
@@ -210,9 +224,8 @@ public final class QuotaService implements AutoCloseable {
      * the address is blocked for guessing. A refused one records nothing, so an exhausted key sent
      * from many addresses cannot push the keys of a NAT's own customers out of the table.
      */
-    private void remember(QuotaConfig cfg, Caller caller, QuotaDecision decision) {
-        String hash = caller.keyHash();
-        InetAddress address = caller.address();
+    private void remember(QuotaConfig cfg, @Nullable String hash, @Nullable InetAddress address,
+                          QuotaDecision decision) {
         if (hash != null && address != null && decision.allowed()) {
             guard.admitted(cfg.identity().group(address), hash);
         }
@@ -236,7 +249,7 @@ public final class QuotaService implements AutoCloseable {
         Plan plan = planOf(cfg, customer);
         Rule r = ruleOf(cfg, rule);
         QuotaDecision decision = runner.run(share -> layout.plan(cfg, customer, plan, r, share));
-        remember(cfg, caller, decision);
+        remember(cfg, caller.keyHash(), caller.address(), decision);
         if (!decision.allowed()) {
             report(customer, rule, decision, start); // there is no second step
         }
@@ -408,7 +421,10 @@ public final class QuotaService implements AutoCloseable {
     /** Tells the listeners and the rejection log; {@code limits}: the rule's or amount limits' name, or null. */
     private void report(Customer customer, @Nullable String limits, QuotaDecision decision, long startNanos) {
         decision.receipt().paidBy(customer);
-        listener.onDecision(customer, limits, decision, Duration.ofNanos(System.nanoTime() - startNanos));
+        top.decided(customer, decision);
+        if (decisionListeners != null) {
+            decisionListeners.onDecision(customer, limits, decision, Duration.ofNanos(System.nanoTime() - startNanos));
+        }
         if (decision.outcome() == QuotaDecision.Outcome.REJECTED
                 || decision.outcome() == QuotaDecision.Outcome.SHADOW_REJECTED
                 || decision.outcome() == QuotaDecision.Outcome.EXCEEDS_LIMIT) {

@@ -26,6 +26,11 @@ final class TopCustomersListener implements QuotaListener {
 
     @Override
     public void onDecision(Customer customer, @Nullable String limits, QuotaDecision decision, Duration elapsed) {
+        decided(customer, decision);
+    }
+
+    /** Counts {@code decision} for {@code customer}: what {@link #onDecision} does, told without the time it took. */
+    void decided(Customer customer, QuotaDecision decision) {
         switch (decision.outcome()) {
             case REJECTED, EXCEEDS_LIMIT -> refusals.add(customer, 1);
             case ALLOWED, SHADOW_REJECTED -> {

@@ -50,6 +50,16 @@ abstract class CasJob implements Supplier<String> {
     /** The keys the job reads and may write; the first routes it in a cluster. */
     abstract List<String> keys();
 
+    /** How many keys {@link #keys} has: the hot loops read them by index, without the list. */
+    int keyCount() {
+        return keys().size();
+    }
+
+    /** The {@code i}th of {@link #keys}. */
+    String key(int i) {
+        return keys().get(i);
+    }
+
     /**
      * Whether the computed answer, if it wrote nothing, is a refusal that may stand on states
      * Redis confirmed within the trust window: consumption by other instances only lowers

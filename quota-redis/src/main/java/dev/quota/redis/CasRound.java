@@ -1,10 +1,12 @@
 package dev.quota.redis;
 
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,6 +28,8 @@ final class CasRound {
 
     /** Up to this many cells a key's cell is found by looking at each; past it, by the map. */
     private static final int LOOKED_AT = 8;
+    /** Cells of settled scripts kept to be made over. */
+    private static final int SPARE_CELLS = 256;
 
     private final KeyStates known;
     private final KeysInFlight flying;
@@ -41,6 +45,12 @@ final class CasRound {
     private final List<CasJob> waiting = new ArrayList<>();
     private final List<ScriptFlight> scripts = new ArrayList<>();
     private final Map<Integer, ScriptFlight> bySlot = new HashMap<>();
+    /** Cells of settled scripts, made over for the next keys ({@link #recycle}). */
+    private final @Nullable Cell[] spare = new Cell[SPARE_CELLS];
+    private int spareCells;
+    /** A job's cells and their states while it is computed ({@link #jobCells}); grown to the largest job's keys. */
+    private @Nullable Cell[] jobCells = new Cell[LOOKED_AT];
+    private @Nullable RemoteBucketState[] jobStates = new RemoteBucketState[LOOKED_AT];
 
     CasRound(KeyStates known, KeysInFlight flying, ExpirationAfterWriteStrategy expiry, boolean cluster) {
         this.known = known;
@@ -60,6 +70,25 @@ final class CasRound {
         waiting.clear();
         scripts.clear();
         bySlot.clear();
+    }
+
+    /**
+     * An array of at least {@code n} cells for the job being computed to fill, use and clear: the
+     * combiner computes one job at a time, so one array serves every job (none allocated per decision).
+     */
+    @Nullable Cell[] jobCells(int n) {
+        if (jobCells.length < n) {
+            jobCells = new Cell[n];
+        }
+        return jobCells;
+    }
+
+    /** As {@link #jobCells}: at least {@code n} states, the job's buckets before it. */
+    @Nullable RemoteBucketState[] jobStates(int n) {
+        if (jobStates.length < n) {
+            jobStates = new RemoteBucketState[n];
+        }
+        return jobStates;
     }
 
     /** The round's time, by the store's clock. */
@@ -82,15 +111,38 @@ final class CasRound {
         if (cell == null) {
             KeysInFlight.Key pending = flying.pipelinedOn(key);
             if (pending != null) {
-                cell = new Cell(key, pending.bytes, pending.state, false, Long.MIN_VALUE, pending.lastScript);
+                cell = cell(key, pending.bytes, pending.state, false, Long.MIN_VALUE, pending.lastScript);
             } else {
                 KeyState state = known.get(key, now);
-                cell = state == null ? new Cell(key, null, null, false, Long.MIN_VALUE)
-                        : new Cell(key, state.bytes(), state.state(), true, state.confirmedNanos());
+                cell = state == null ? cell(key, null, null, false, Long.MIN_VALUE, null)
+                        : cell(key, state.bytes(), state.state(), true, state.confirmedNanos(), null);
             }
             add(cell);
         }
         return cell;
+    }
+
+    /** A cell for {@code key}: a spare one made over, else a new one. */
+    private Cell cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
+                      long confirmedNanos, @Nullable Flight behind) {
+        if (spareCells > 0) {
+            Cell made = Objects.requireNonNull(spare[--spareCells], "counted spare");
+            spare[spareCells] = null;
+            return made.set(key, expected, state, knownBefore, confirmedNanos, behind);
+        }
+        return new Cell(key, expected, state, knownBefore, confirmedNanos, behind);
+    }
+
+    /**
+     * The cells of a script that was settled, to be made over by later rounds: once settled, a
+     * script's cells are read by nobody (what it leaves on its keys was taken when it was sent).
+     */
+    void recycle(List<Cell> settled) {
+        for (int i = 0; i < settled.size() && spareCells < spare.length; i++) {
+            Cell cell = settled.get(i);
+            cell.clear();
+            spare[spareCells++] = cell;
+        }
     }
 
     private @Nullable Cell find(String key) {
@@ -143,9 +195,8 @@ final class CasRound {
                 continue;
             }
             toSend.add(job);
-            List<String> keys = job.keys();
-            for (int k = 0; k < keys.size(); k++) {
-                Cell cell = find(keys.get(k));
+            for (int k = 0; k < job.keyCount(); k++) {
+                Cell cell = find(job.key(k));
                 if (cell != null && !cell.carried) { // a cell always is: compute read it
                     cell.carried = true; // a written cell always is: the job that wrote it is sent
                     carried++;
@@ -163,7 +214,9 @@ final class CasRound {
                     script.add(cell);
                 }
             }
-            script.jobs.addAll(toSend);
+            for (int j = 0; j < toSend.size(); j++) {
+                script.jobs.add(toSend.get(j)); // not addAll: that copies the list into an array first
+            }
             scripts.add(script);
             return scripts;
         }
@@ -174,7 +227,7 @@ final class CasRound {
         }
         for (CasJob job : toSend) {
             // the job's first key has a cell (compute read it), so its flight exists already
-            slotScript(KeySlots.slot(job.keys().get(0))).jobs.add(job);
+            slotScript(KeySlots.slot(job.key(0))).jobs.add(job);
         }
         return scripts;
     }
@@ -207,9 +260,8 @@ final class CasRound {
             return false;
         }
         List<Flight> flights = null;
-        List<String> keys = job.keys();
-        for (int k = 0; k < keys.size(); k++) {
-            Cell cell = find(keys.get(k));
+        for (int k = 0; k < job.keyCount(); k++) {
+            Cell cell = find(job.key(k));
             if (cell == null || cell.dirty) {
                 return false;
             }
@@ -239,9 +291,8 @@ final class CasRound {
         if (trustNanos == 0 || !job.refusal()) {
             return false;
         }
-        List<String> keys = job.keys();
-        for (int k = 0; k < keys.size(); k++) {
-            Cell cell = find(keys.get(k));
+        for (int k = 0; k < job.keyCount(); k++) {
+            Cell cell = find(job.key(k));
             if (cell == null || cell.dirty || !cell.knownBefore || now - cell.confirmedNanos >= trustNanos) {
                 return false;
             }

@@ -6,16 +6,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One key in one round ({@link CasRound}): what Redis is assumed to hold, and the state the jobs
- * have computed so far. The combiner's alone.
+ * have computed so far. The combiner's alone. A cell a script carried is read until that script is
+ * settled, and then made over for a key of a later round ({@link CasRound#recycle}): a key a
+ * decision touches costs no cell of its own.
  */
 final class Cell {
-    final String key;
-    final byte @Nullable [] expected;
+    String key;
+    byte @Nullable [] expected;
     @Nullable RemoteBucketState state;
-    final boolean knownBefore;
-    final long confirmedNanos;
+    boolean knownBefore;
+    long confirmedNanos;
     /** The script of this instance in flight whose writes the state is (pipelined), else null. */
-    final @Nullable Flight behind;
+    @Nullable Flight behind;
     boolean dirty;
     /** Whether a job sent this round touches the key: the round's script carries it. */
     boolean carried;
@@ -30,11 +32,30 @@ final class Cell {
     Cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
          long confirmedNanos, @Nullable Flight behind) {
         this.key = key;
+        set(key, expected, state, knownBefore, confirmedNanos, behind);
+    }
+
+    /** Makes this cell over, as new, for {@code key}. */
+    Cell set(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
+             long confirmedNanos, @Nullable Flight behind) {
+        this.key = key;
         this.expected = expected;
         this.state = state;
         this.knownBefore = knownBefore;
         this.confirmedNanos = confirmedNanos;
         this.behind = behind;
+        this.dirty = false;
+        this.carried = false;
+        this.ttl = null;
+        return this;
+    }
+
+    /** Lets go of what it refers to, while it waits to be made over. */
+    void clear() {
+        expected = null;
+        state = null;
+        behind = null;
+        ttl = null;
     }
 
     /** A job wrote {@code after}, to expire by {@code strategy}. */

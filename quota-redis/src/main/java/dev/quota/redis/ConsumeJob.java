@@ -4,31 +4,43 @@ import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.Take;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /** One decision: takes from several buckets, all or none. */
 final class ConsumeJob extends CasJob {
 
     private final List<Take> takes;
-    private final List<String> keys;
     /** Whether a take holds a lease: a lease given back elsewhere frees a slot, so no cached refusal stands. */
     private final boolean leases;
 
     ConsumeJob(List<Take> takes) {
         this.takes = takes;
-        this.keys = new ArrayList<>(takes.size());
         boolean anyLeases = false;
         for (int i = 0; i < takes.size(); i++) {
-            Take take = takes.get(i);
-            keys.add(take.key().value());
-            anyLeases |= take.spec().leases();
+            anyLeases |= takes.get(i).spec().leases();
         }
         this.leases = anyLeases;
     }
 
+    /** The takes' keys, made when asked (a failure's message): the round reads them by index. */
     @Override
     List<String> keys() {
+        List<String> keys = new ArrayList<>(takes.size());
+        for (int i = 0; i < takes.size(); i++) {
+            keys.add(key(i));
+        }
         return keys;
+    }
+
+    @Override
+    int keyCount() {
+        return takes.size();
+    }
+
+    @Override
+    String key(int i) {
+        return takes.get(i).key().value();
     }
 
     /**
@@ -43,19 +55,33 @@ final class ConsumeJob extends CasJob {
 
     @Override
     void compute(CasRound round) {
-        Cell[] mine = new Cell[takes.size()];
-        RemoteBucketState[] before = new RemoteBucketState[takes.size()];
-        for (int i = 0; i < mine.length; i++) {
-            mine[i] = round.cell(keys.get(i));
+        if (takes.size() == 1) { // a one-limit decision: its step is its answer and its write
+            Cell cell = round.cell(key(0));
+            BucketMath.Step step = BucketMath.decide(takes.get(0), cell.state, round.now());
+            RemoteBucketState after = step.after();
+            if (after != null) {
+                cell.write(after, round.expiry());
+            }
+            answer(List.of(step.result()));
+            return;
+        }
+        int n = takes.size();
+        // the round's arrays, for this compute only: jobs are computed one at a time
+        Cell[] mine = round.jobCells(n);
+        RemoteBucketState[] before = round.jobStates(n);
+        for (int i = 0; i < n; i++) {
+            mine[i] = round.cell(key(i));
             before[i] = mine[i].state;
         }
         BucketMath.Outcome outcome = BucketMath.decide(takes, before, round.now());
-        for (int i = 0; i < mine.length; i++) {
+        for (int i = 0; i < n; i++) {
             RemoteBucketState after = outcome.writes()[i];
             if (after != null) {
                 mine[i].write(after, round.expiry());
             }
         }
+        Arrays.fill(mine, 0, n, null); // nothing kept past the round
+        Arrays.fill(before, 0, n, null);
         answer(outcome.results());
     }
 }

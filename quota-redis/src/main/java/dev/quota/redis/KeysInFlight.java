@@ -1,10 +1,10 @@
 package dev.quota.redis;
 
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
@@ -37,9 +37,13 @@ final class KeysInFlight {
     private static final int CONTESTED_KEYS = 1024;
     /** Records of keys that left flight kept for the next keys to go into flight. */
     private static final int SPARE_KEYS = 64;
+    /** The key table's first size, a power of two. */
+    private static final int MIN_TABLE = 64;
 
     /** One key in flight. */
     static final class Key {
+        /** The key's name; null while the record is spare. */
+        @Nullable String name;
         /** Flights out carrying the key. */
         int flights;
         /** Of them, scripts: how deep the key's pipeline is. */
@@ -59,6 +63,7 @@ final class KeysInFlight {
 
         /** As new: for a key that goes into flight again. */
         void reset() {
+            name = null;
             flights = 0;
             scripts = 0;
             others = 0;
@@ -71,7 +76,12 @@ final class KeysInFlight {
     }
 
     private final boolean pipelining;
-    private final Map<String, Key> keys = new HashMap<>();
+    /**
+     * The keys in flight by name: open addressing, linear probing, at most half full, so a key that
+     * goes into flight costs no map entry (its record is reused, {@link #spare}).
+     */
+    private Key[] table = new Key[MIN_TABLE];
+    private int size;
     /** The flight clock at the last conflict on each key that had one lately. */
     private final LinkedHashMap<String, Long> contested = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -91,12 +101,12 @@ final class KeysInFlight {
     }
 
     boolean isEmpty() {
-        return keys.isEmpty();
+        return size == 0;
     }
 
     /** Whether a job on {@code key} must wait for replies: the key is in flight and not pipelined. */
     boolean blocks(String key, long wall) {
-        Key pending = keys.get(key);
+        Key pending = find(key);
         if (pending == null) {
             return false;
         }
@@ -109,7 +119,7 @@ final class KeysInFlight {
 
     /** The key as a script of this instance on its way leaves it, if one is: a job on it is pipelined. */
     @Nullable Key pipelinedOn(String key) {
-        Key pending = keys.get(key);
+        Key pending = find(key);
         return pending != null && pending.scripts > 0 ? pending : null;
     }
 
@@ -121,10 +131,9 @@ final class KeysInFlight {
         }
         for (int i = 0; i < flight.keys.size(); i++) {
             String key = flight.keys.get(i);
-            Key pending = keys.get(key);
+            Key pending = find(key);
             if (pending == null) {
-                pending = spares > 0 ? spare[--spares] : new Key();
-                keys.put(key, pending);
+                pending = insert(key);
             }
             pending.flights++;
             if (script != null) {
@@ -143,12 +152,12 @@ final class KeysInFlight {
         boolean script = flight instanceof ScriptFlight;
         for (int i = 0; i < flight.keys.size(); i++) {
             String key = flight.keys.get(i);
-            Key pending = keys.get(key);
+            Key pending = find(key);
             if (pending == null) {
                 continue;
             }
             if (--pending.flights == 0) {
-                keys.remove(key);
+                remove(key);
                 if (spares < SPARE_KEYS) {
                     pending.reset();
                     spare[spares++] = pending;
@@ -166,7 +175,7 @@ final class KeysInFlight {
      * (then what it learnt of the key is what to remember); records it.
      */
     boolean newest(String key, long sequence) {
-        Key pending = keys.get(key);
+        Key pending = find(key);
         if (pending == null) {
             return true;
         }
@@ -179,7 +188,7 @@ final class KeysInFlight {
 
     /** A script on {@code key} failed or wrote nothing: the scripts behind it expect what it did not write. */
     void disown(String key) {
-        Key pending = keys.get(key);
+        Key pending = find(key);
         if (pending != null) {
             pending.owned = false;
         }
@@ -196,5 +205,78 @@ final class KeysInFlight {
     /** Scripts that found a key changed since the store was built (any thread). */
     long conflicts() {
         return conflicts.sum();
+    }
+
+    /** The record of {@code key} in flight, or null. */
+    private @Nullable Key find(String key) {
+        Key[] t = table;
+        int mask = t.length - 1;
+        for (int i = home(key, mask); ; i = (i + 1) & mask) {
+            Key k = t[i];
+            if (k == null) {
+                return null;
+            }
+            if (key.equals(k.name)) {
+                return k;
+            }
+        }
+    }
+
+    /** Puts {@code key}, not in flight, into the table with a record of its own (a spare one if any). */
+    private Key insert(String key) {
+        if (2 * (size + 1) > table.length) {
+            Key[] old = table;
+            table = new Key[old.length * 2];
+            for (Key k : old) {
+                if (k != null) {
+                    place(k);
+                }
+            }
+        }
+        Key pending = spares > 0 ? spare[--spares] : new Key();
+        pending.name = key;
+        place(pending);
+        size++;
+        return pending;
+    }
+
+    private void place(Key k) {
+        Key[] t = table;
+        int mask = t.length - 1;
+        int i = home(Objects.requireNonNull(k.name, "a key in the table has a name"), mask);
+        while (t[i] != null) {
+            i = (i + 1) & mask;
+        }
+        t[i] = k;
+    }
+
+    /**
+     * Takes {@code key} out of the table, then moves back each record after it in its run that may
+     * take its place (a lookup stops at the first empty place, so none may be left behind a gap).
+     */
+    private void remove(String key) {
+        Key[] t = table;
+        int mask = t.length - 1;
+        int gap = home(key, mask);
+        while (!key.equals(Objects.requireNonNull(t[gap], "a key removed is in the table").name)) {
+            gap = (gap + 1) & mask;
+        }
+        t[gap] = null;
+        size--;
+        for (int j = (gap + 1) & mask; t[j] != null; j = (j + 1) & mask) {
+            Key k = t[j];
+            int home = home(Objects.requireNonNull(k.name, "a key in the table has a name"), mask);
+            // k may fill the gap when the gap lies on its way from its home to where it is
+            if (((j - home) & mask) >= ((j - gap) & mask)) {
+                t[gap] = k;
+                t[j] = null;
+                gap = j;
+            }
+        }
+    }
+
+    private static int home(String key, int mask) {
+        int h = key.hashCode();
+        return (h ^ h >>> 16) & mask;
     }
 }

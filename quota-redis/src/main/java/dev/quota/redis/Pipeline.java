@@ -52,6 +52,8 @@ final class Pipeline implements Combiner.Work {
     /** The most jobs one round trip carries. */
     private static final int MAX_BATCH = 256;
     private static final Iterator<CasJob> EMPTY = Collections.emptyIterator();
+    /** A step's time before it is read (no clock gives it). */
+    private static final long NOT_READ = Long.MIN_VALUE;
 
     private final RedisLink link;
     private final TimeMeter clock;
@@ -122,7 +124,8 @@ final class Pipeline implements Combiner.Work {
             settle(arrived);
         }
         known.applyForgets();
-        long now = clock.currentTimeNanos();
+        // the round's time, read when the first job is taken: a step that only settles reads no clock
+        long now = NOT_READ;
         ready.clear();
         toRead.clear();
         reads.clear();
@@ -132,6 +135,7 @@ final class Pipeline implements Combiner.Work {
                 it.remove();
             } else if (!blocked(job, reads, wall)) {
                 it.remove();
+                now = now != NOT_READ ? now : clock.currentTimeNanos();
                 sort(job, now);
             }
         }
@@ -140,6 +144,7 @@ final class Pipeline implements Combiner.Work {
             if (blocked(next, reads, wall)) {
                 held.add(next); // waits for the reply that decides its keys, then goes at once
             } else {
+                now = now != NOT_READ ? now : clock.currentTimeNanos();
                 sort(next, now);
             }
         }
@@ -166,9 +171,8 @@ final class Pipeline implements Combiner.Work {
         }
         if (!job.read) {
             boolean missing = false;
-            List<String> keys = job.keys();
-            for (int k = 0; k < keys.size(); k++) {
-                String key = keys.get(k);
+            for (int k = 0; k < job.keyCount(); k++) {
+                String key = job.key(k);
                 // a fresh read of every key first, unless written states are reused; after a lost
                 // race, of the keys forgotten since (what the script answered is known)
                 if (job.rounds == 0 ? !reuseState : known.get(key, now) == null) {
@@ -200,9 +204,8 @@ final class Pipeline implements Combiner.Work {
         if (flying.isEmpty() && reading.isEmpty()) {
             return false;
         }
-        List<String> keys = job.keys();
-        for (int k = 0; k < keys.size(); k++) {
-            String key = keys.get(k);
+        for (int k = 0; k < job.keyCount(); k++) {
+            String key = job.key(k);
             if (reading.contains(key) || flying.blocks(key, wall)) {
                 return true;
             }
@@ -221,7 +224,10 @@ final class Pipeline implements Combiner.Work {
             rethrowError(t);
             return;
         }
-        held.addAll(round.waiting()); // each goes once the replies it waits for are settled
+        List<CasJob> waiting = round.waiting(); // each goes once the replies it waits for are settled
+        for (int j = 0; j < waiting.size(); j++) {
+            held.add(waiting.get(j)); // not addAll: a deque's takes a method reference each time
+        }
         Error error = null;
         for (int s = 0; s < scripts.size(); s++) {
             ScriptFlight script = scripts.get(s);
@@ -278,6 +284,9 @@ final class Pipeline implements Combiner.Work {
         } finally {
             flight.settled = true;
             flying.leave(flight); // after settling: a settled script's keys are still its to judge
+        }
+        if (flight instanceof ScriptFlight script) {
+            round.recycle(script.cells); // read by nobody from now on
         }
     }
 

@@ -12,7 +12,7 @@ public final class Hashes {
     private static final byte[] BASE64URL =
             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".getBytes(StandardCharsets.US_ASCII);
     /** Characters of a key part: 128 bits, six to a character. */
-    private static final int PART_LENGTH = 22;
+    public static final int PART_LENGTH = 22;
     private static final ThreadLocal<Sha256> SHA256 = ThreadLocal.withInitial(Sha256::new);
 
     private Hashes() {
@@ -38,17 +38,55 @@ public final class Hashes {
      */
     public static String keyPart(String namespace, String id) {
         Sha256 sha = SHA256.get();
-        sha.digest.update(namespace.getBytes(StandardCharsets.UTF_8));
-        sha.digest.update((byte) 0);
-        sha.digest.update(id.getBytes(StandardCharsets.UTF_8));
+        sha.identity(namespace, id);
         return sha.keyPart();
     }
 
-    /** One thread's digest and buffers: a key part allocates its input bytes and its string only. */
+    /**
+     * {@code head + keyPart(namespace, id) + tail} as one string, without the key part's own: a
+     * customer's plan key, made per decision for a customer not seen lately. {@code head} and
+     * {@code tail} are ASCII (a validated prefix and fixed punctuation).
+     *
+     * @throws IllegalArgumentException if {@code head} or {@code tail} is not ASCII
+     */
+    public static String keyWithPart(String head, String namespace, String id, String tail) {
+        Sha256 sha = SHA256.get();
+        sha.identity(namespace, id);
+        sha.finish();
+        int length = head.length() + PART_LENGTH + tail.length();
+        byte[] out = length <= sha.key.length ? sha.key : new byte[length];
+        int at = ascii(head, out, 0);
+        System.arraycopy(sha.chars, 0, out, at, PART_LENGTH);
+        ascii(tail, out, at + PART_LENGTH);
+        return new String(out, 0, length, StandardCharsets.ISO_8859_1);
+    }
+
+    /** Copies ASCII {@code text} into {@code out} at {@code at}; answers the index after it. */
+    private static int ascii(String text, byte[] out, int at) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c >= 0x80) {
+                throw new IllegalArgumentException("a key's fixed parts must be ASCII but was \"" + text + "\"");
+            }
+            out[at + i] = (byte) c;
+        }
+        return at + text.length();
+    }
+
+    /**
+     * One thread's digest and buffers: a key part allocates its string only (an ASCII identity is
+     * encoded into {@link #input}, which is UTF-8 for it; any other through the JDK's encoder).
+     */
     private static final class Sha256 {
+        /** Identities up to this many characters are encoded into {@link #input}; longer ones by the JDK. */
+        private static final int INPUT = 128;
+
         final MessageDigest digest;
         final byte[] hash = new byte[32];
         final byte[] chars = new byte[PART_LENGTH];
+        final byte[] input = new byte[INPUT];
+        /** Where {@link Hashes#keyWithPart} builds a key of up to 128 characters. */
+        final byte[] key = new byte[128];
 
         Sha256() {
             try {
@@ -58,8 +96,38 @@ public final class Hashes {
             }
         }
 
-        /** Finishes the digest (which resets it) and encodes its first 16 bytes, base64url unpadded. */
+        /** Feeds {@code namespace}, a zero byte and {@code id} into the digest, as UTF-8. */
+        void identity(String namespace, String id) {
+            update(namespace);
+            digest.update((byte) 0);
+            update(id);
+        }
+
+        /** Feeds {@code text} as UTF-8: ASCII through {@link #input}, without an array of its own. */
+        private void update(String text) {
+            int n = text.length();
+            if (n <= INPUT) {
+                int i = 0;
+                while (i < n && text.charAt(i) < 0x80) {
+                    input[i] = (byte) text.charAt(i);
+                    i++;
+                }
+                if (i == n) {
+                    digest.update(input, 0, n);
+                    return;
+                }
+            }
+            digest.update(text.getBytes(StandardCharsets.UTF_8));
+        }
+
+        /** {@link #finish}, as a string. */
         String keyPart() {
+            finish();
+            return new String(chars, 0, PART_LENGTH, StandardCharsets.ISO_8859_1);
+        }
+
+        /** Finishes the digest (which resets it) and encodes its first 16 bytes, base64url unpadded, into {@link #chars}. */
+        void finish() {
             try {
                 digest.digest(hash, 0, hash.length);
             } catch (DigestException e) {
@@ -77,7 +145,6 @@ public final class Hashes {
             int last = hash[15] & 0xff;
             chars[c++] = BASE64URL[last >>> 2];
             chars[c] = BASE64URL[(last << 4) & 0x3f];
-            return new String(chars, 0, PART_LENGTH, StandardCharsets.ISO_8859_1);
         }
     }
 }

@@ -198,6 +198,9 @@ public final class BucketMath {
      */
     public static Outcome decide(List<Take> takes, @Nullable RemoteBucketState[] before, long nowNanos) {
         int n = takes.size();
+        if (n == 1) {
+            return decideAlone(takes.get(0), before[0], nowNanos);
+        }
         Step[] steps = new Step[n];
         for (int i = 0; i < n; i++) {
             Take take = takes.get(i);
@@ -213,23 +216,64 @@ public final class BucketMath {
         RemoteBucketState[] writes = new RemoteBucketState[n];
         ConsumeResult[] results = new ConsumeResult[n];
         for (int i = 0; i < n; i++) {
-            Take take = takes.get(i);
-            Step step = steps[i];
-            if (taken[i] == take.tokens()) {
-                writes[i] = step.after();
-                results[i] = step.result();
-            } else if (taken[i] > 0) {
-                Step paid = Objects.requireNonNull(charged[i], "refusal tokens taken without being asked for");
-                writes[i] = paid.after();
-                results[i] = step.after() != null ? paid.result() : charged(paid, take, nowNanos);
-            } else if (step.after() != null) {
-                // had enough, but the consume took nothing from it: report it as it stands
-                results[i] = untaken(peek(before[i], take.spec(), nowNanos));
-            } else {
-                results[i] = step.result();
-            }
+            results[i] = apply(takes.get(i), steps[i], charged[i], taken[i], before[i], nowNanos, writes, i);
         }
         return new Outcome(List.of(results), writes);
+    }
+
+    /** {@link #decide} of one take, as an {@link Outcome}. */
+    private static Outcome decideAlone(Take take, @Nullable RemoteBucketState before, long nowNanos) {
+        Step step = decide(take, before, nowNanos);
+        return new Outcome(List.of(step.result()), new RemoteBucketState[] {step.after()});
+    }
+
+    /**
+     * {@link #decide(List, RemoteBucketState[], long)} of a consume of the one take {@code take}
+     * (a one-limit decision's): the store's answer for it, and the state to write (null: leave the
+     * bucket as it is). The same steps and rule ({@link ChargeRule#takenAlone}), without the arrays
+     * and predicates of several takes.
+     *
+     * @param before the state of the take's bucket, null where it does not exist
+     */
+    public static Step decide(Take take, @Nullable RemoteBucketState before, long nowNanos) {
+        Step step = consume(before, take.spec(), take.tokens(), nowNanos);
+        boolean has = step.after() != null;
+        Step paid = null; // the refusal tokens' step, computed only when the rule reads it
+        if (!has && !take.shadow() && take.chargedOnRefusal()) {
+            paid = take.refusalTokens() == take.tokens() ? step
+                    : consume(before, take.spec(), take.refusalTokens(), nowNanos);
+        }
+        long taken = ChargeRule.takenAlone(take, has, paid != null && paid.after() != null);
+        if (taken == take.tokens()) {
+            return step; // the common case: the take's own step is the answer and the write
+        }
+        RemoteBucketState[] write = new RemoteBucketState[1];
+        ConsumeResult result = apply(take, step, paid, taken, before, nowNanos, write, 0);
+        return new Step(result, write[0]);
+    }
+
+    /**
+     * The answer for one take of a consume that took {@code taken} tokens from its bucket
+     * ({@link ChargeRule}), and its write into {@code writes[i]}: {@code step} took the take's
+     * tokens, {@code paid} its refusal tokens (null when not computed).
+     */
+    private static ConsumeResult apply(Take take, Step step, @Nullable Step paid, long taken,
+                                       @Nullable RemoteBucketState before, long nowNanos,
+                                       @Nullable RemoteBucketState[] writes, int i) {
+        if (taken == take.tokens()) {
+            writes[i] = step.after();
+            return step.result();
+        }
+        if (taken > 0) {
+            Step charge = Objects.requireNonNull(paid, "refusal tokens taken without being asked for");
+            writes[i] = charge.after();
+            return step.after() != null ? charge.result() : charged(charge, take, nowNanos);
+        }
+        if (step.after() != null) {
+            // had enough, but the consume took nothing from it: report it as it stands
+            return untaken(peek(before, take.spec(), nowNanos));
+        }
+        return step.result();
     }
 
     /**

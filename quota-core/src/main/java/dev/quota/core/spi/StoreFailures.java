@@ -51,10 +51,17 @@ public final class StoreFailures {
     public static <T> T call(String failed, Supplier<T> call) {
         try {
             return call.get();
-        } catch (IllegalArgumentException e) {
-            throw e;
         } catch (RuntimeException e) {
-            throw wrap(failed, e);
+            throw thrown(failed, e);
         }
+    }
+
+    /**
+     * What {@link #call} throws when the call threw {@code e}: {@code e} itself when it is an
+     * {@link IllegalArgumentException}, else {@link #wrap}. For a call on a hot path made without a
+     * supplier: {@code catch (RuntimeException e) { throw StoreFailures.thrown(failed, e); }}.
+     */
+    public static RuntimeException thrown(String failed, RuntimeException e) {
+        return e instanceof IllegalArgumentException ? e : wrap(failed, e);
     }
 }

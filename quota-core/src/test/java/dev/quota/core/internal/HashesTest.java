@@ -40,6 +40,20 @@ class HashesTest {
     }
 
     @Test
+    void keyWithPart_isTheKeyPartBetweenHeadAndTail_forAsciiNonAsciiAndLongIdentities() {
+        assertThat(Hashes.keyWithPart("quota:{c.", "ACCOUNT", "alice", "}:p"))
+                .isEqualTo("quota:{c.KZvfLzSRJF8u9Nn_K2-VGA}:p");
+        String longId = "x".repeat(300);
+        for (String id : new String[] {"bob", "j\u00fcrgen", "\u4e2d\u6587", longId}) {
+            assertThat(Hashes.keyWithPart("q:{c.", "PRINCIPAL", id, "}:p"))
+                    .isEqualTo("q:{c." + Hashes.keyPart("PRINCIPAL\u0000" + id) + "}:p");
+        }
+        // a head past the thread's buffer is built all the same
+        String head = "h".repeat(120);
+        assertThat(Hashes.keyWithPart(head, "ACCOUNT", "alice", "}:p")).isEqualTo(head + "KZvfLzSRJF8u9Nn_K2-VGA}:p");
+    }
+
+    @Test
     void sha256Hex_isSixtyFourLowerCaseHexCharacters() {
         assertThat(Hashes.sha256Hex("abc"))
                 .isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

@@ -114,6 +114,50 @@ class BucketMathCommandsTest {
         }
     }
 
+    /**
+     * A consume of one take ({@link BucketMath#decide(Take, RemoteBucketState, long)}, the one-limit
+     * decision's) answers and writes for it what the consume of several does for that take beside
+     * a shadow take that has its tokens (which changes nothing for it): random buckets, takes past
+     * the capacity, refusal tokens none, one or all, enforced and shadow.
+     */
+    @Test
+    void decideOneTake_answersAndWritesWhatTheConsumeOfSeveralDoesForIt() {
+        Random random = new Random(23);
+        BucketSpec plenty = new BucketSpec(List.of(new Limit("plenty", 1_000_000,
+                Refill.greedy(1_000_000, Duration.ofSeconds(1)))), 1);
+        int refused = 0;
+        for (int run = 0; run < 2_000; run++) {
+            BucketSpec spec = spec(random, 1);
+            long now = startTime(random);
+            RemoteBucketState state = null;
+            for (int step = 0; step < 30; step++) {
+                now += timeStep(random, now);
+                long capacity = spec.limits().get(0).capacity();
+                long tokens = random.nextInt(4) == 0 ? capacity + 1 : 1 + (long) (random.nextDouble() * capacity);
+                boolean shadow = random.nextInt(5) == 0;
+                long refusal = shadow ? 0 : switch (random.nextInt(3)) {
+                    case 0 -> 0;
+                    case 1 -> 1;
+                    default -> tokens;
+                };
+                Take take = new Take(new BucketKey("one"), spec, tokens, refusal, shadow);
+                BucketMath.Step alone = BucketMath.decide(take, state, now);
+                BucketMath.Outcome several = BucketMath.decide(List.of(take,
+                        new Take(new BucketKey("beside"), plenty, 1, 0, true)), new RemoteBucketState[] {state, null}, now);
+                assertThat(alone.result().tokensTaken()).isEqualTo(several.results().get(0).tokensTaken());
+                assertThat(alone.result().remaining()).isEqualTo(several.results().get(0).remaining());
+                assertThat(alone.result().nanosToWait()).isEqualTo(several.results().get(0).nanosToWait());
+                assertThat(alone.result().nanosToFull()).isEqualTo(several.results().get(0).nanosToFull());
+                RemoteBucketState written = several.writes()[0];
+                assertThat(alone.after() == null ? null : BucketMath.serialize(alone.after()))
+                        .isEqualTo(written == null ? null : BucketMath.serialize(written));
+                refused += alone.after() == null ? 1 : 0;
+                state = alone.after() != null ? alone.after() : state;
+            }
+        }
+        assertThat(refused).isGreaterThan(1_000); // refusals and charged refusals were compared too
+    }
+
     @Test
     void aKeyTwiceInOneConsume_isRefused_amongFewTakesAndAmongMany() {
         BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofSeconds(1)))), 1);
