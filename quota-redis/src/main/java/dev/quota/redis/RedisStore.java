@@ -58,6 +58,7 @@ public final class RedisStore implements QuotaStore {
     private final boolean ownsClient;
     private final boolean cluster;
     private final String description;
+    private final RedissonLink redisson;
     private final CasEngine engine;
     private final @Nullable RedisTimeClock attachedClock;
 
@@ -67,7 +68,8 @@ public final class RedisStore implements QuotaStore {
         this.description = description;
         this.cluster = client.getConfig().isClusterConfig();
         var expiry = ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(builder.expiryMargin);
-        this.engine = new CasEngine(builder.link.apply(new RedissonLink(((Redisson) client).getCommandExecutor())),
+        this.redisson = new RedissonLink(((Redisson) client).getCommandExecutor());
+        this.engine = new CasEngine(builder.link.apply(redisson),
                 Bandwidths.timeMeter(builder.clock), builder.wallNanos, expiry, builder.timeout.toNanos(),
                 builder.retryBudget, builder.rejectLocallyFor.toNanos(), builder.reuseWrittenState, cluster,
                 builder.maxRememberedKeys);
@@ -173,6 +175,7 @@ public final class RedisStore implements QuotaStore {
     @Override
     public void close() {
         engine.forgetAll();
+        redisson.close(); // the connections it held go back to the client's pool
         if (attachedClock != null) {
             attachedClock.close();
         }

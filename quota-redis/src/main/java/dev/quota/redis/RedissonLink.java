@@ -1,13 +1,12 @@
 package dev.quota.redis;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RFuture;
+import org.redisson.client.RedisConnection;
 import org.redisson.client.RedisNoScriptException;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.protocol.RedisCommand;
@@ -15,92 +14,68 @@ import org.redisson.client.protocol.RedisCommands;
 import org.redisson.command.CommandAsyncExecutor;
 
 /**
- * {@link RedisLink} over Redisson's asynchronous command executor.
+ * {@link RedisLink} over Redisson.
  *
  * <p>The compare-and-swap script goes as {@code EVALSHA} with the parameters {@link CasScript#call}
- * builds, as a plain command routed by its first key: Redisson's own script call
- * ({@code evalWriteAsync}) copies the keys and arguments for its {@code NOSCRIPT} fallback and
- * chains futures on every call, which allocated more than the rest of the command. Where Redis
- * does not know the script (a restarted or new server, a replica promoted that never saw it,
- * {@code SCRIPT FLUSH}) it answers {@code NOSCRIPT} without running it, and the same call goes once
- * more as {@code EVAL} with the script's text, which runs it and leaves it in that server's script
- * cache: one more round trip, once per server.
+ * builds, written straight to a connection of the client's pool that the store holds for its
+ * scripts, one per master ({@link HeldConnections}): the master Redisson routes the first key's
+ * slot to. Sent through Redisson's executor instead, as it goes while no held connection is ready,
+ * a command cost about 2 KB of promises, timers and routing objects (docs/BENCHMARKS.md). What the
+ * executor would do for the script is done here: where Redis does not know the script (a restarted
+ * or new server, a replica promoted that never saw it, {@code SCRIPT FLUSH}) it answers
+ * {@code NOSCRIPT} without running it, and the same call goes once more as {@code EVAL} with the
+ * script's text, which runs it and leaves it in that server's script cache; where a Cluster node
+ * answers that another node serves the slot ({@code MOVED}, {@code ASK}), it did not run it either,
+ * and the call goes again through the executor, which follows the redirect; so it does when the
+ * held connection could not write the command (closed under it: Redis never saw it whole). Any
+ * other failure is the call's, as through the executor with no retries (the builder sets none): a
+ * script is never sent twice unless it certainly did not run ({@link ScriptReply}). A held connection has no
+ * timer of Redisson's: a reply that never comes is timed out by the engine's own step
+ * ({@link Pipeline}), which completes the call. Reads of a key go on the held connection too
+ * ({@link ReadReply}).
  */
 final class RedissonLink implements RedisLink {
 
-    private static final RedisCommand<List<Object>> EVALSHA_LIST = new RedisCommand<>(RedisCommands.EVAL_LIST, "EVALSHA");
+    static final RedisCommand<List<Object>> EVALSHA_LIST = new RedisCommand<>(RedisCommands.EVAL_LIST, "EVALSHA");
 
     private final CommandAsyncExecutor redis;
+    private final HeldConnections held;
     /** The script's text, its commands named as the client's command mapper names them. */
-    private final String text;
+    final String text;
     private final String sha;
 
     RedissonLink(CommandAsyncExecutor redis) {
         this.redis = redis;
+        this.held = new HeldConnections(redis.getConnectionManager(), EVALSHA_LIST);
         this.text = CasScript.text(redis.getServiceManager().getCommandMapper()::map);
         this.sha = CasScript.sha(text);
     }
 
     @Override
     public CompletableFuture<List<Object>> compareAndSwap(List<Cell> cells, byte[] @Nullable [] written, long[] ttls) {
-        ScriptReply reply = new ScriptReply(CasScript.call(sha, cells, written, ttls, ByteBufAllocator.DEFAULT));
+        ScriptReply reply = new ScriptReply(this, CasScript.call(sha, cells, written, ttls, ByteBufAllocator.DEFAULT));
         reply.send();
         return reply;
     }
 
-    private RFuture<List<Object>> send(RedisCommand<List<Object>> command, Object[] call) {
-        return redis.writeAsync((String) call[CasScript.FIRST_KEY], ByteArrayCodec.INSTANCE, command, call);
+    /** Gives the held connections back to the client's pool. */
+    void close() {
+        held.close();
     }
 
-    /**
-     * One script call's reply, and what comes back for it: the {@code EVALSHA}'s answer, or, when
-     * Redis did not know the script, the {@code EVAL}'s. Redisson releases a command's buffers when
-     * the command is done, so the argument is held once more while an {@code EVAL} may still need it.
-     */
-    private final class ScriptReply extends CompletableFuture<List<Object>>
-            implements BiConsumer<List<Object>, Throwable> {
+    /** The connections held for scripts and reads. */
+    HeldConnections held() {
+        return held;
+    }
 
-        private final Object[] call;
-        /** Set once the call went again as {@code EVAL}; the Redisson client's thread's alone. */
-        private boolean withText;
-
-        ScriptReply(Object[] call) {
-            this.call = call;
-        }
-
-        void send() {
-            ByteBuf argument = CasScript.argument(call);
-            argument.retain();
-            try {
-                RedissonLink.this.send(EVALSHA_LIST, call).whenComplete(this);
-            } catch (RuntimeException | Error e) {
-                argument.release();
-                throw e;
-            }
-        }
-
-        @Override
-        public void accept(@Nullable List<Object> answer, @Nullable Throwable failure) {
-            if (failure != null && !withText && !isDone() && unknownScript(failure)) {
-                withText = true;
-                RedissonLink.this.send(RedisCommands.EVAL_LIST, CasScript.withText(call, text)).whenComplete(this);
-                return; // Redisson releases the argument when the EVAL is done
-            }
-            if (!withText) {
-                CasScript.argument(call).release();
-            }
-            if (failure != null) {
-                completeExceptionally(failure);
-            } else {
-                complete(answer);
-            }
-        }
+    /** Sends {@code call} (as {@link CasScript#call} builds it) through Redisson's executor, routed by its first key. */
+    RFuture<List<Object>> send(RedisCommand<List<Object>> command, Object[] call) {
+        return redis.writeAsync((String) call[CasScript.FIRST_KEY], ByteArrayCodec.INSTANCE, command, call);
     }
 
     /** Whether Redis answered that it does not know the script: then it did not run. */
     static boolean unknownScript(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
+        Throwable cause = cause(failure);
         if (cause instanceof RedisNoScriptException) {
             return true;
         }
@@ -108,8 +83,25 @@ final class RedissonLink implements RedisLink {
         return message != null && message.startsWith("NOSCRIPT");
     }
 
+    /** A failure as Redisson raised it, out of the future's wrapping. */
+    static Throwable cause(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+
+    /** A key's bytes, read on the connection held for its master, or through the executor while none is. */
     @Override
     public CompletableFuture<byte[]> get(String key) {
+        RedisConnection to = held.connection(key);
+        if (to == null) {
+            return readThroughExecutor(key);
+        }
+        ReadReply reply = new ReadReply(this, key, to);
+        reply.send();
+        return reply;
+    }
+
+    /** Reads {@code key} through Redisson's executor. */
+    CompletableFuture<byte[]> readThroughExecutor(String key) {
         RFuture<byte[]> reply = redis.readAsync(key, ByteArrayCodec.INSTANCE, RedisCommands.GET, key);
         return reply.toCompletableFuture();
     }

@@ -16,6 +16,8 @@ import dev.quota.testkit.RedisExtension;
 import dev.quota.testkit.RedisServer;
 import dev.quota.testkit.RespClient;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -96,6 +98,70 @@ class RedisClusterStoreTest extends QuotaStoreContract {
         // two takes a customer go to Redis (the third is refused on the states Redis just confirmed),
         // each an EVALSHA: one per master answered NOSCRIPT and went again as that EVAL
         assertThat(evalsha).isEqualTo(2L * customers);
+    }
+
+    @Test
+    void aSlotMovedToAnotherMaster_theScriptFollowsTheRedirect_andTheCustomerKeepsItsCount() {
+        RedisClusterTopology cluster = redis.clusterTopology();
+        QuotaService service = QuotaService.builder().store(store).clock(clock).keyPrefix("moved")
+                .config(OnePlan.config("free", 3, Refill.greedy(1, Duration.ofHours(1)), FailurePolicy.CLOSED)).build();
+        Customer customer = Customer.of("moved", "free");
+        assertThat(admitted(service, customer, 2)).isEqualTo(2); // the second on the connection held for its master
+        String key = onlyKey(cluster, "moved:*");
+        int slot = RedisClusterTopology.slot(key);
+        RedisServer from = cluster.masterForSlot(slot);
+        RedisServer to = cluster.masters().stream().filter(master -> master != from).findFirst().orElseThrow();
+
+        moveSlot(cluster, slot, from, to);
+        try {
+            // the client still routes the slot to the old master until its next topology scan: that
+            // master answers MOVED without running the command, and it goes again to the new one
+            assertThat(((RedisStore) store).engine().read(key)).as("the bucket read after the move").isNotNull();
+            assertThat(admitted(service, customer, 2)).isEqualTo(1);
+            try (RespClient resp = RespClient.connect(to.host(), to.port())) {
+                assertThat(resp.command("EXISTS", key)).isEqualTo(1L);
+                assertThat(resp.commandStats().getOrDefault("evalsha", 0L)).isPositive();
+            }
+            try (RespClient resp = RespClient.connect(from.host(), from.port())) {
+                System.out.println("cluster: redirects answered by the slot's old master: "
+                        + resp.info("errorstats").lines().filter(line -> line.startsWith("errorstat_MOVED")).toList());
+            }
+        } finally {
+            moveSlot(cluster, slot, to, from);
+        }
+    }
+
+    /** The one key matching {@code pattern} on any master. */
+    private static String onlyKey(RedisClusterTopology cluster, String pattern) {
+        List<String> keys = new ArrayList<>();
+        for (RedisServer master : cluster.masters()) {
+            try (RespClient resp = RespClient.connect(master.host(), master.port())) {
+                for (Object key : (List<?>) resp.command("KEYS", pattern)) {
+                    keys.add((String) key);
+                }
+            }
+        }
+        assertThat(keys).hasSize(1);
+        return keys.get(0);
+    }
+
+    /** Moves {@code slot} and its keys from one master to another, as a resharding does, and tells every master. */
+    private static void moveSlot(RedisClusterTopology cluster, int slot, RedisServer from, RedisServer to) {
+        try (RespClient source = RespClient.connect(from.host(), from.port());
+             RespClient target = RespClient.connect(to.host(), to.port())) {
+            String fromId = (String) source.command("CLUSTER", "MYID");
+            String toId = (String) target.command("CLUSTER", "MYID");
+            target.command("CLUSTER", "SETSLOT", Integer.toString(slot), "IMPORTING", fromId);
+            source.command("CLUSTER", "SETSLOT", Integer.toString(slot), "MIGRATING", toId);
+            for (Object key : (List<?>) source.command("CLUSTER", "GETKEYSINSLOT", Integer.toString(slot), "1000")) {
+                source.command("MIGRATE", to.host(), Integer.toString(to.port()), (String) key, "0", "5000");
+            }
+            for (RedisServer master : cluster.masters()) {
+                try (RespClient resp = RespClient.connect(master.host(), master.port())) {
+                    resp.command("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", toId);
+                }
+            }
+        }
     }
 
     /** How many of {@code decisions} decisions in a row admitted {@code customer}; none failed. */

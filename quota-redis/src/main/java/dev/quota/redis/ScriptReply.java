@@ -1,0 +1,150 @@
+package dev.quota.redis;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
+import org.redisson.client.RedisConnection;
+import org.redisson.client.RedisRedirectException;
+import org.redisson.client.WriteRedisConnectionException;
+import org.redisson.client.codec.ByteArrayCodec;
+import org.redisson.client.protocol.CommandData;
+import org.redisson.client.protocol.RedisCommand;
+import org.redisson.client.protocol.RedisCommands;
+
+/**
+ * One script call's reply: the answer of the command on a held connection ({@link HeldCommand}), or
+ * of the executor's; unless the script certainly did not run (Redis answered {@code NOSCRIPT} or a
+ * redirect, or the held connection could not write it), and then the call goes again through the
+ * executor: as {@code EVALSHA}, or as {@code EVAL} with the text when Redis did not know the
+ * script. The engine's own timeout completes it too.
+ *
+ * <p>The argument's buffer has one reference of the call's, released when the call completes,
+ * whoever completes it first, and one of each command sent with it, released once that command is
+ * done with it: a write on a held connection once written (the encoder has copied it, or never
+ * will), a command through the executor by the executor.
+ */
+final class ScriptReply extends CompletableFuture<List<Object>>
+        implements BiConsumer<@Nullable List<Object>, @Nullable Throwable>, ChannelFutureListener {
+
+    /** How the call went last: on a held connection, or through the executor by SHA-1 or with the text. */
+    private static final int HELD = 0;
+    private static final int SHA = 1;
+    private static final int TEXT = 2;
+
+    private final RedissonLink link;
+    private final Object[] call;
+    private volatile int stage;
+    private @Nullable RedisConnection connection;
+    private @Nullable HeldCommand<List<Object>> command;
+    /** Set when the held connection could not write the command: then Redis never saw it whole. */
+    private volatile boolean unwritten;
+
+    ScriptReply(RedissonLink link, Object[] call) {
+        this.link = link;
+        this.call = call;
+    }
+
+    void send() {
+        RedisConnection to = link.held().connection((String) call[CasScript.FIRST_KEY]);
+        if (to == null) {
+            stage = SHA;
+            again(RedissonLink.EVALSHA_LIST, call);
+            return;
+        }
+        connection = to;
+        HeldCommand<List<Object>> sent = new HeldCommand<>(this);
+        command = sent;
+        ByteBuf argument = CasScript.argument(call);
+        argument.retain(); // the write's
+        ChannelFuture written;
+        try {
+            written = to.send(new CommandData<>(sent, ByteArrayCodec.INSTANCE, RedissonLink.EVALSHA_LIST, call));
+        } catch (RuntimeException | Error e) {
+            argument.release();
+            throw e;
+        }
+        written.addListener(this);
+    }
+
+    /** Sends the call through the executor, with a reference of the argument's that it releases. */
+    private void again(RedisCommand<List<Object>> through, Object[] parameters) {
+        CasScript.argument(call).retain();
+        link.send(through, parameters).whenComplete(this);
+    }
+
+    /**
+     * The write on a held connection is done: its reference is given up. A command not written
+     * whole (the connection closed under it) never ran, and goes through the executor.
+     */
+    @Override
+    public void operationComplete(ChannelFuture written) {
+        CasScript.argument(call).release();
+        HeldCommand<List<Object>> sent = command;
+        if (!written.isSuccess() && sent != null) {
+            unwritten = true;
+            sent.completeExceptionally(new WriteRedisConnectionException(
+                    "cannot write the script to " + written.channel(), written.cause()));
+        }
+    }
+
+    /** The answer of the command on the held connection or through the executor. */
+    @Override
+    public void accept(@Nullable List<Object> answer, @Nullable Throwable failure) {
+        if (failure == null) {
+            complete(answer);
+        } else if (isDone() || !goesAgain(failure)) {
+            completeExceptionally(failure);
+        }
+    }
+
+    @Override
+    public boolean complete(@Nullable List<Object> answer) {
+        if (!super.complete(answer)) {
+            return false;
+        }
+        finished(null);
+        return true;
+    }
+
+    /** Fails the call with {@code failure}: Redis's, the executor's, or the engine's timeout. */
+    @Override
+    public boolean completeExceptionally(Throwable failure) {
+        if (!super.completeExceptionally(failure)) {
+            return false;
+        }
+        finished(failure);
+        return true;
+    }
+
+    /** Whether the call goes again through the executor, the script certainly not having run. */
+    private boolean goesAgain(Throwable failure) {
+        int was = stage;
+        try {
+            if (was != TEXT && RedissonLink.unknownScript(failure)) {
+                stage = TEXT;
+                again(RedisCommands.EVAL_LIST, CasScript.withText(call, link.text));
+                return true;
+            }
+            if (was == HELD && (unwritten || RedissonLink.cause(failure) instanceof RedisRedirectException)) {
+                stage = SHA; // the executor follows a redirect, and takes a connection that writes
+                again(RedissonLink.EVALSHA_LIST, call);
+                return true;
+            }
+        } catch (RuntimeException e) {
+            return false; // not sent again (a client shutting down): the call fails with Redis's answer
+        }
+        return false;
+    }
+
+    private void finished(@Nullable Throwable failure) {
+        CasScript.argument(call).release(); // the call's
+        RedisConnection to = connection;
+        if (stage == HELD && to != null) {
+            link.held().outcome(to, failure == null ? null : RedissonLink.cause(failure));
+        }
+    }
+}
