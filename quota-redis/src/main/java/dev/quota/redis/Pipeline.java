@@ -62,6 +62,7 @@ final class Pipeline implements Combiner.Work {
     private final int maxLostRaces;
     private final long trustNanos;
     private final boolean reuseState;
+    private final boolean cluster;
     private final KeyStates known;
     /** Flights whose reply came and is not settled yet; added to by the Redis client's threads. */
     private final ConcurrentLinkedQueue<Flight> arrivals = new ConcurrentLinkedQueue<>();
@@ -90,6 +91,7 @@ final class Pipeline implements Combiner.Work {
         this.maxLostRaces = maxLostRaces;
         this.trustNanos = trustNanos;
         this.reuseState = reuseState;
+        this.cluster = cluster;
         this.known = known;
         this.flying = new KeysInFlight(reuseState);
         this.round = new CasRound(known, flying, expiry, cluster);
@@ -145,7 +147,7 @@ final class Pipeline implements Combiner.Work {
         }
         try {
             if (!toRead.isEmpty()) {
-                send(new ReadFlight(new ArrayList<>(reads), new ArrayList<>(toRead), now));
+                send(new ReadFlight(new ArrayList<>(reads), new ArrayList<>(toRead), now, cluster));
             }
             if (!ready.isEmpty()) {
                 launch(ready, now);
@@ -169,9 +171,11 @@ final class Pipeline implements Combiner.Work {
             List<String> keys = job.keys();
             for (int k = 0; k < keys.size(); k++) {
                 String key = keys.get(k);
-                // a fresh read of every key first, unless written states are reused; after a lost
-                // race, of the keys forgotten since (what the script answered is known)
-                if (job.rounds == 0 ? !reuseState : known.get(key, now) == null) {
+                // a fresh read of every key first, unless written states are reused: then of the
+                // keys forgotten while Redis may hold them (assumed absent, such a key would fail the
+                // whole script and the scripts behind it on a key they share); after a lost race, of
+                // the keys forgotten since (what the script answered is known)
+                if (job.rounds == 0 ? !reuseState || known.mustRead(key, now) : known.get(key, now) == null) {
                     reads.add(key);
                     missing = true;
                 }
