@@ -158,6 +158,18 @@ final class KeyStates {
         return !cold.has(fingerprint, key.hashCode(), nowNanos);
     }
 
+    /**
+     * Whether a state of {@code key}, not expired by {@code nowNanos}, is remembered; parses nothing
+     * and moves nothing between the tiers.
+     */
+    boolean remembers(String key, long nowNanos) {
+        KeyState state = hot.get(key);
+        if (state != null) {
+            return nowNanos - state.expiresNanos() < 0;
+        }
+        return cold.has(fingerprint(key), key.hashCode(), nowNanos);
+    }
+
     /** Forgets {@code key} now (the combiner only): it holds nothing, as far as this instance knows. */
     void remove(String key) {
         hot.remove(key);

@@ -167,25 +167,55 @@ final class Pipeline implements Combiner.Work {
             return;
         }
         if (!job.read) {
-            boolean missing = false;
-            List<String> keys = job.keys();
-            for (int k = 0; k < keys.size(); k++) {
-                String key = keys.get(k);
-                // a fresh read of every key first, unless written states are reused: then of the
-                // keys forgotten while Redis may hold them (assumed absent, such a key would fail the
-                // whole script and the scripts behind it on a key they share); after a lost race, of
-                // the keys forgotten since (what the script answered is known)
-                if (job.rounds == 0 ? !reuseState || known.mustRead(key, now) : known.get(key, now) == null) {
-                    reads.add(key);
-                    missing = true;
-                }
-            }
+            boolean missing = job.rounds == 0 && reuseState ? readsForgotten(job, now) : readsAll(job, now);
             if (missing) {
                 toRead.add(job);
                 return;
             }
         }
         ready.add(job);
+    }
+
+    /**
+     * A job's first round, written states reused: reads nothing, unless a key of it is one this
+     * instance forgot while Redis may still hold it (assumed absent, it would fail the whole script
+     * and the scripts sent behind it on a key they share). Then every key of it this instance does
+     * not remember is read, in the same command: a customer's keys are forgotten together, and the
+     * note of one may have been pushed out ({@link ForgottenKeys}). Answers whether it reads.
+     */
+    private boolean readsForgotten(CasJob job, long now) {
+        List<String> keys = job.keys();
+        boolean forgotten = false;
+        for (int k = 0; k < keys.size() && !forgotten; k++) {
+            forgotten = known.mustRead(keys.get(k), now);
+        }
+        if (!forgotten) {
+            return false;
+        }
+        for (int k = 0; k < keys.size(); k++) {
+            String key = keys.get(k);
+            if (!known.remembers(key, now) && flying.pipelinedOn(key) == null) {
+                reads.add(key);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Reads every key of a job's first round when written states are not reused; after a lost race,
+     * the keys forgotten since (what the script answered is known). Answers whether it reads.
+     */
+    private boolean readsAll(CasJob job, long now) {
+        boolean missing = false;
+        List<String> keys = job.keys();
+        for (int k = 0; k < keys.size(); k++) {
+            String key = keys.get(k);
+            if (job.rounds == 0 || known.get(key, now) == null) {
+                reads.add(key);
+                missing = true;
+            }
+        }
+        return missing;
     }
 
     /**
