@@ -1,5 +1,6 @@
 package dev.quota.redis;
 
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -58,6 +59,15 @@ final class ColdStates {
 
     /** A copy of the record of {@code fingerprint}, unless there is none or it expired by {@code nowNanos}. */
     long @Nullable [] get(long fingerprint, long nowNanos) {
+        return get(fingerprint, nowNanos, long[]::new);
+    }
+
+    /**
+     * A copy of the record of {@code fingerprint}, into an array of its length {@code records}
+     * gives (a spare one: a key read out of the tier need not allocate one), unless there is none
+     * or it expired by {@code nowNanos}.
+     */
+    long @Nullable [] get(long fingerprint, long nowNanos, IntFunction<long[]> records) {
         int slot = find(fingerprint);
         if (slot < 0) {
             return null;
@@ -67,17 +77,23 @@ final class ColdStates {
             return null;
         }
         lengths[slot] |= (byte) READ;
-        return slabs.copy(length(slot), places[slot]);
+        int length = length(slot);
+        return slabs.copy(length, places[slot], records.apply(length));
     }
 
-    /** Keeps a copy of {@code rec} for {@code fingerprint}; past the bound, the clock forgets one record first. */
-    void put(long fingerprint, long[] rec, long nowNanos) {
+    /**
+     * Keeps a copy of {@code rec} for {@code fingerprint}; past the bound, the clock forgets one
+     * record first. Answers the fingerprint of a key forgotten before it expired, so that its next
+     * use reads it ({@link ForgottenKeys}): the one the clock forgot, or {@code fingerprint} itself
+     * when its record is not kept; 0 when none was.
+     */
+    long put(long fingerprint, long[] rec, long nowNanos) {
         if (max == 0) {
-            return;
+            return fingerprint;
         }
         if (rec.length > RecordSlabs.MAX_LENGTH) {
             remove(fingerprint);
-            return;
+            return fingerprint;
         }
         sweepExpired(nowNanos);
         int slot = find(fingerprint);
@@ -85,10 +101,11 @@ final class ColdStates {
             release(slot);
             places[slot] = slabs.add(rec, slot);
             lengths[slot] = (byte) (rec.length | (lengths[slot] & READ));
-            return;
+            return 0;
         }
+        long forgotten = 0;
         if (size >= max) {
-            evictOne(nowNanos);
+            forgotten = evictOne(nowNanos);
         } else if (size + 1 > fingerprints.length / 5 * 4 && fingerprints.length < maxCapacity) {
             grow();
         }
@@ -101,6 +118,17 @@ final class ColdStates {
         places[i] = slabs.add(rec, i);
         lengths[i] = (byte) rec.length;
         size++;
+        return forgotten;
+    }
+
+    /**
+     * Whether a record of {@code fingerprint}, encoded with {@code check} and not expired by
+     * {@code nowNanos}, is kept; reads nothing out and marks nothing read.
+     */
+    boolean has(long fingerprint, int check, long nowNanos) {
+        int slot = find(fingerprint);
+        return slot >= 0 && nowNanos - expires(slot) < 0
+                && (int) (slabs.word(length(slot), places[slot], StateTemplates.CHECK) >>> 32) == check;
     }
 
     /** Forgets {@code fingerprint}'s record, if there is one. */
@@ -169,17 +197,22 @@ final class ColdStates {
         }
     }
 
-    /** Forgets an expired record, else the first the hand finds unread since it last passed. */
-    private void evictOne(long nowNanos) {
+    /**
+     * Forgets an expired record, else the first the hand finds unread since it last passed; answers
+     * the fingerprint of the one forgotten unexpired, 0 for an expired one.
+     */
+    private long evictOne(long nowNanos) {
         int mask = fingerprints.length - 1;
         while (true) {
             hand &= mask;
             int slot = hand;
             hand += STRIDE;
-            if (fingerprints[slot] != 0) {
-                if (nowNanos - expires(slot) >= 0 || (lengths[slot] & READ) == 0) {
+            long fingerprint = fingerprints[slot];
+            if (fingerprint != 0) {
+                boolean expired = nowNanos - expires(slot) >= 0;
+                if (expired || (lengths[slot] & READ) == 0) {
                     deleteAt(slot);
-                    return;
+                    return expired ? 0 : fingerprint;
                 }
                 lengths[slot] &= (byte) ~READ;
             }

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,7 +40,10 @@ import org.jspecify.annotations.Nullable;
  * <p>The bound counts keys, not customers: a decision touches one key per bucket (the demo's
  * transfer, four of the customer's own and one shared), so 100,000 customers making transfers
  * need 400,000 keys remembered, else each decision on a forgotten key costs a second round trip
- * ({@link RedisStoreBuilder#maxRememberedKeys}).
+ * ({@link RedisStoreBuilder#maxRememberedKeys}). That round trip is a read before the decision
+ * ({@link #mustRead}): a key forgotten before it expired is noted ({@link ForgottenKeys}), so it
+ * is not assumed absent, which would make the compare-and-swap carrying it, and every decision in
+ * it, fail.
  */
 final class KeyStates {
 
@@ -55,7 +59,11 @@ final class KeyStates {
     private final int hotMax;
     private final LinkedHashMap<String, KeyState> hot;
     private final ColdStates cold;
+    /** Keys forgotten while Redis may still hold them: their next decision reads them first. */
+    private final ForgottenKeys forgotten;
     private final StateTemplates templates = new StateTemplates();
+    /** Where a record read out of the cold tier is copied: a spare one of the templates'. */
+    private final IntFunction<long[]> records = templates::record;
     private final long seed = new SecureRandom().nextLong();
     private final ConcurrentLinkedQueue<String> forgets = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean forgetAll = new AtomicBoolean();
@@ -65,6 +73,7 @@ final class KeyStates {
     KeyStates(int max) {
         this.hotMax = Math.min(max, HOT_KEYS);
         this.cold = new ColdStates(max - hotMax);
+        this.forgotten = new ForgottenKeys(max);
         this.hot = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, KeyState> eldest) {
@@ -89,7 +98,7 @@ final class KeyStates {
             return state;
         }
         long fingerprint = fingerprint(key);
-        long[] rec = cold.get(fingerprint, nowNanos);
+        long[] rec = cold.get(fingerprint, nowNanos, records);
         if (rec == null) {
             return null;
         }
@@ -122,14 +131,58 @@ final class KeyStates {
                 }
             }
         }
-        cold.remove(fingerprint(key));
+        long fingerprint = fingerprint(key);
+        cold.remove(fingerprint);
+        forgotten.remove(fingerprint);
         hot.put(key, state);
     }
 
-    /** Forgets {@code key} now (the combiner only). */
+    /**
+     * Whether a decision on {@code key} must read it before it computes: this instance forgot what
+     * it held while Redis may still hold it (pushed out past the bound before it expired, or a
+     * write to it in doubt) and has remembered nothing of it since. A key never seen is not read:
+     * a new customer's keys are assumed absent, one round trip.
+     */
+    boolean mustRead(String key, long nowNanos) {
+        if (forgotten.isEmpty()) {
+            return false; // nothing forgotten yet: no hash to compute
+        }
+        long fingerprint = fingerprint(key);
+        if (!forgotten.contains(fingerprint)) {
+            return false;
+        }
+        KeyState state = hot.get(key); // about to be used by the round anyway
+        if (state != null && nowNanos - state.expiresNanos() < 0) {
+            return false;
+        }
+        return !cold.has(fingerprint, key.hashCode(), nowNanos);
+    }
+
+    /**
+     * Whether a state of {@code key}, not expired by {@code nowNanos}, is remembered; parses nothing
+     * and moves nothing between the tiers.
+     */
+    boolean remembers(String key, long nowNanos) {
+        KeyState state = hot.get(key);
+        if (state != null) {
+            return nowNanos - state.expiresNanos() < 0;
+        }
+        return cold.has(fingerprint(key), key.hashCode(), nowNanos);
+    }
+
+    /** Forgets {@code key} now (the combiner only): it holds nothing, as far as this instance knows. */
     void remove(String key) {
         hot.remove(key);
         cold.remove(fingerprint(key));
+    }
+
+    /**
+     * Forgets {@code key} now, not knowing what Redis holds there (a write in doubt): its next
+     * decision reads it first (the combiner only).
+     */
+    void forget(String key) {
+        remove(key);
+        forgotten.add(fingerprint(key));
     }
 
     /** Asks the combiner to forget {@code key} before it next reads; any thread. */
@@ -147,6 +200,7 @@ final class KeyStates {
         if (forgetAll.getAndSet(false)) {
             hot.clear();
             cold.clear();
+            forgotten.clear();
         }
         String key;
         while ((key = forgets.poll()) != null) {
@@ -159,13 +213,24 @@ final class KeyStates {
         return hot.size() + cold.size();
     }
 
-    /** Keeps a key leaving the hot tier compact, unless it expired. */
+    /**
+     * Keeps a key leaving the hot tier compact, unless it expired; notes the key the cold tier
+     * forgot for it before it expired (this one, when the cold tier keeps none).
+     */
     private void cool(String key, KeyState state) {
         if (lastNanos - state.expiresNanos() < 0) {
             long[] rec = templates.encode(state.bytes(), state.confirmedNanos(), state.expiresNanos(), key.hashCode());
-            cold.put(fingerprint(key), rec, lastNanos);
+            long lost = cold.put(fingerprint(key), rec, lastNanos);
             templates.recycle(rec); // the cold tier keeps a copy: the next record is written over this one
+            if (lost != 0) {
+                forgotten.add(lost);
+            }
         }
+    }
+
+    /** The heap the notes of forgotten keys take ({@link ForgottenKeys}), in bytes. */
+    long forgottenBytes() {
+        return forgotten.bytes();
     }
 
     /** 64 bits of a hash of {@code key} seeded per instance (FNV-1a, then MurmurHash3's finalizer); never 0. */

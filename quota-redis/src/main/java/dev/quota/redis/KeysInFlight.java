@@ -194,6 +194,15 @@ final class KeysInFlight {
         }
     }
 
+    /**
+     * Whether a script of this instance before the ones now settling on {@code key} failed or wrote
+     * nothing: the scripts sent behind it on the key find it differing for that alone.
+     */
+    boolean disowned(String key) {
+        Key pending = find(key);
+        return pending != null && !pending.owned;
+    }
+
     /** A script found {@code changed} keys changed (another instance wrote them): counted; not pipelined a while. */
     void conflict(List<String> changed, long wall) {
         conflicts.increment();

@@ -64,6 +64,7 @@ final class Pipeline implements Combiner.Work {
     private final int maxLostRaces;
     private final long trustNanos;
     private final boolean reuseState;
+    private final boolean cluster;
     private final KeyStates known;
     /** Flights whose reply came and is not settled yet; added to by the Redis client's threads. */
     private final ConcurrentLinkedQueue<Flight> arrivals = new ConcurrentLinkedQueue<>();
@@ -92,6 +93,7 @@ final class Pipeline implements Combiner.Work {
         this.maxLostRaces = maxLostRaces;
         this.trustNanos = trustNanos;
         this.reuseState = reuseState;
+        this.cluster = cluster;
         this.known = known;
         this.flying = new KeysInFlight(reuseState);
         this.round = new CasRound(known, flying, expiry, cluster);
@@ -150,7 +152,7 @@ final class Pipeline implements Combiner.Work {
         }
         try {
             if (!toRead.isEmpty()) {
-                send(new ReadFlight(new ArrayList<>(reads), new ArrayList<>(toRead), now));
+                send(new ReadFlight(new ArrayList<>(reads), new ArrayList<>(toRead), now, cluster));
             }
             if (!ready.isEmpty()) {
                 launch(ready, now);
@@ -170,22 +172,54 @@ final class Pipeline implements Combiner.Work {
             return;
         }
         if (!job.read) {
-            boolean missing = false;
-            for (int k = 0; k < job.keyCount(); k++) {
-                String key = job.key(k);
-                // a fresh read of every key first, unless written states are reused; after a lost
-                // race, of the keys forgotten since (what the script answered is known)
-                if (job.rounds == 0 ? !reuseState : known.get(key, now) == null) {
-                    reads.add(key);
-                    missing = true;
-                }
-            }
+            boolean missing = job.rounds == 0 && reuseState ? readsForgotten(job, now) : readsAll(job, now);
             if (missing) {
                 toRead.add(job);
                 return;
             }
         }
         ready.add(job);
+    }
+
+    /**
+     * A job's first round, written states reused: reads nothing, unless a key of it is one this
+     * instance forgot while Redis may still hold it (assumed absent, it would fail the whole script
+     * and the scripts sent behind it on a key they share). Then every key of it this instance does
+     * not remember is read, in the same command: a customer's keys are forgotten together, and the
+     * note of one may have been pushed out ({@link ForgottenKeys}). Answers whether it reads.
+     */
+    private boolean readsForgotten(CasJob job, long now) {
+        int count = job.keyCount();
+        boolean forgotten = false;
+        for (int k = 0; k < count && !forgotten; k++) {
+            forgotten = known.mustRead(job.key(k), now);
+        }
+        if (!forgotten) {
+            return false;
+        }
+        for (int k = 0; k < count; k++) {
+            String key = job.key(k);
+            if (!known.remembers(key, now) && flying.pipelinedOn(key) == null) {
+                reads.add(key);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Reads every key of a job's first round when written states are not reused; after a lost race,
+     * the keys forgotten since (what the script answered is known). Answers whether it reads.
+     */
+    private boolean readsAll(CasJob job, long now) {
+        boolean missing = false;
+        for (int k = 0; k < job.keyCount(); k++) {
+            String key = job.key(k);
+            if (job.rounds == 0 || known.get(key, now) == null) {
+                reads.add(key);
+                missing = true;
+            }
+        }
+        return missing;
     }
 
     /**

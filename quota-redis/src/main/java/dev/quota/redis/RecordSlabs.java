@@ -57,9 +57,8 @@ final class RecordSlabs {
         return words[length][place >>> SHIFT][(place & MASK) * length + i];
     }
 
-    /** A copy of the record of {@code length} at {@code place}. */
-    long[] copy(int length, int place) {
-        long[] rec = new long[length];
+    /** The record of {@code length} at {@code place}, copied into {@code rec} (of that length), which it answers. */
+    long[] copy(int length, int place, long[] rec) {
         System.arraycopy(words[length][place >>> SHIFT], (place & MASK) * length, rec, 0, length);
         return rec;
     }

@@ -26,6 +26,12 @@ interface RedisLink {
     CompletableFuture<byte[]> get(String key);
 
     /**
+     * Reads the bytes of {@code keys}, all of one Redis Cluster slot, in one command
+     * ({@code MGET}): each null where the key does not exist or holds another type.
+     */
+    CompletableFuture<List<Object>> getAll(List<String> keys);
+
+    /**
      * Deletes {@code key} if it holds another type than a string, or, when {@code unreadable} is
      * given, if it still holds those bytes ({@link BucketRepair#DELETE_IF_UNCHANGED}). Answers what
      * was done: 0 nothing, 1 no key, 2 another type deleted, 3 unreadable bytes deleted.

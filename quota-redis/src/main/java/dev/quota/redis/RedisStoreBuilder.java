@@ -195,8 +195,11 @@ public final class RedisStoreBuilder {
      * 1,048,576 (1,048,576 with {@code -Xmx1g}, 524,288 with {@code -Xmx512m}): an eighth of the
      * heap at most, at about 90-110 bytes a key, and used only as keys are in use (a key is
      * forgotten when Redis would expire it). Past it, keys used long ago are forgotten (the 1,024
-     * used last never), and a decision on a forgotten key costs a second round trip (the
-     * compare-and-swap finds it differs and answers what it holds).
+     * used last never), and a decision on a forgotten key costs a second round trip: one read of
+     * the keys it forgot, before its script. Which keys were forgotten while Redis may still hold
+     * them is noted (a 16-bit tag each, at most 8 bytes per remembered key, taken only once the
+     * bound is reached), so such a key is never assumed absent, which would fail its script and
+     * every other decision computed with it.
      *
      * <p>Count keys, not customers: a decision touches one key per bucket. A plan's rolling limits
      * share one key, each calendar limit has its own, and so do a rule's per-customer limits and each

@@ -107,6 +107,13 @@ final class RedissonLink implements RedisLink {
     }
 
     @Override
+    public CompletableFuture<List<Object>> getAll(List<String> keys) {
+        RFuture<List<Object>> reply = redis.readAsync(keys.get(0), ByteArrayCodec.INSTANCE, RedisCommands.MGET,
+                keys.toArray());
+        return reply.toCompletableFuture();
+    }
+
+    @Override
     public CompletableFuture<Long> deleteUnreadable(String key, byte @Nullable [] unreadable) {
         Object[] args = unreadable == null ? new Object[0] : new Object[] {unreadable};
         RFuture<Long> reply = redis.evalWriteAsync(key, ByteArrayCodec.INSTANCE, RedisCommands.EVAL_LONG,

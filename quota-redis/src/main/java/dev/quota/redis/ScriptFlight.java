@@ -88,7 +88,7 @@ final class ScriptFlight extends Flight {
             for (String key : keys) {
                 pipeline.flying().disown(key); // scripts sent behind it expect what it would have written
                 if (pipeline.flying().newest(key, sequence)) {
-                    pipeline.known().remove(key); // the next decision on it reads it afresh
+                    pipeline.known().forget(key); // the next decision on it reads it afresh
                 }
             }
             if (BucketRepair.isWrongType(e)) {
@@ -118,11 +118,24 @@ final class ScriptFlight extends Flight {
             return;
         }
         List<String> changed = new ArrayList<>(differences.size());
+        boolean[] differs = new boolean[cells.size()];
         for (CasScript.Difference difference : differences) {
             String key = cells.get(difference.index()).key;
-            changed.add(key);
+            differs[difference.index()] = true;
+            if (!pipeline.flying().disowned(key)) {
+                changed.add(key); // else a script of ours before it on the key wrote nothing: no other writer
+            }
             if (pipeline.flying().newest(key, sequence)) {
                 pipeline.remember(key, difference.holds(), now, jobs);
+            }
+        }
+        // the script looked at every key: one assumed absent that it did not answer was absent, so
+        // its jobs, computed again, need not read it (a new customer's key in a script another
+        // key failed)
+        for (int i = 0; i < cells.size(); i++) {
+            Cell cell = cells.get(i);
+            if (!differs[i] && cell.expected == null && pipeline.flying().newest(cell.key, sequence)) {
+                pipeline.known().put(cell.key, KeyStates.knownState(null, null, now, 0), now);
             }
         }
         keys.forEach(pipeline.flying()::disown); // it wrote none of them: scripts behind it will find them changed

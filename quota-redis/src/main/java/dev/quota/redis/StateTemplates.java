@@ -28,6 +28,8 @@ final class StateTemplates {
 
     static final int CONFIRMED = 0;
     static final int EXPIRES = 1;
+    /** The word holding the check (high half) and the template index (low half). */
+    static final int CHECK = 2;
     static final int HEADER = 4;
     /** The template index of a key that holds nothing. */
     static final int ABSENT = -2;
@@ -131,11 +133,11 @@ final class StateTemplates {
 
     /** The check the record was encoded with. */
     static int check(long[] rec) {
-        return (int) (rec[2] >>> 32);
+        return (int) (rec[CHECK] >>> 32);
     }
 
     static int template(long[] rec) {
-        return (int) rec[2];
+        return (int) rec[CHECK];
     }
 
     /**
@@ -173,8 +175,8 @@ final class StateTemplates {
         return best;
     }
 
-    /** A record of {@code length} longs, every one of which the caller writes. */
-    private long[] record(int length) {
+    /** A record of {@code length} longs, a spare one when there is one; every one of which the caller writes. */
+    long[] record(int length) {
         if (length < spare.length && spares[length] > 0) {
             long[][] kept = spare[length];
             long[] rec = kept[--spares[length]];
@@ -188,7 +190,7 @@ final class StateTemplates {
         long[] rec = record(length);
         rec[CONFIRMED] = confirmedNanos;
         rec[EXPIRES] = expiresNanos;
-        rec[2] = ((long) check << 32) | (template & 0xFFFF_FFFFL);
+        rec[CHECK] = ((long) check << 32) | (template & 0xFFFF_FFFFL);
         rec[3] = mask;
         return rec;
     }

@@ -82,6 +82,11 @@ final class HeldReplies implements RedisLink {
     }
 
     @Override
+    public CompletableFuture<List<Object>> getAll(List<String> keys) {
+        return redis.getAll(keys);
+    }
+
+    @Override
     public CompletableFuture<Long> deleteUnreadable(String key, byte @Nullable [] unreadable) {
         return redis.deleteUnreadable(key, unreadable);
     }

@@ -108,6 +108,67 @@ class KeyStatesTest {
         assertThat(known.size()).isZero();
     }
 
+    @Test
+    void keyPushedOutPastTheBound_beforeItExpired_mustBeReadFirst_untilRememberedAgain() {
+        // one cold record at most: the second key to cool pushes the first out
+        KeyStates known = new KeyStates(KeyStates.HOT_KEYS + 1);
+        known.put("first", state(1, NOW), NOW);
+        for (int i = 0; i <= KeyStates.HOT_KEYS; i++) {
+            known.put("k" + i, state(1, NOW), NOW);
+        }
+
+        assertThat(known.get("first", NOW)).isNull();
+        assertThat(known.mustRead("first", NOW)).as("forgotten while Redis holds it").isTrue();
+        assertThat(known.mustRead("k0", NOW)).as("cold, remembered").isFalse();
+        assertThat(known.mustRead("k9", NOW)).as("hot").isFalse();
+        assertThat(known.mustRead("never-seen", NOW)).as("a new key is assumed absent").isFalse();
+        known.put("first", state(2, NOW), NOW);
+        assertThat(known.mustRead("first", NOW)).as("remembered again").isFalse();
+    }
+
+    @Test
+    void keyPushedOutAfterItExpired_isNotRead_norIsOneNeverSeen() {
+        KeyStates known = new KeyStates(KeyStates.HOT_KEYS + 1);
+        // remembered for a second: its TTL, 2 s, less the margin
+        known.put("brief", KeyStates.knownState(state(1, NOW).bytes(), state(1, NOW).state(), NOW, 2_000), NOW);
+        long later = NOW + 5_000_000_000L;
+        for (int i = 0; i <= KeyStates.HOT_KEYS + 1; i++) {
+            known.put("k" + i, state(1, later), later);
+        }
+
+        assertThat(known.mustRead("brief", later)).as("Redis expired it: absent").isFalse();
+        assertThat(known.mustRead("never-seen", later)).isFalse();
+    }
+
+    @Test
+    void keyForgottenInDoubt_mustBeReadFirst() {
+        KeyStates known = new KeyStates(400_000);
+        known.put("doubt", state(1, NOW), NOW);
+        known.put("deleted", state(1, NOW), NOW);
+
+        known.forget("doubt");
+        known.remove("deleted");
+
+        assertThat(known.mustRead("doubt", NOW)).isTrue();
+        assertThat(known.mustRead("deleted", NOW)).as("known to hold nothing").isFalse();
+    }
+
+    /**
+     * The notes of forgotten keys take at most one long per remembered key: 8 MiB for the default
+     * bound under {@code -Xmx1g}, allocated only once a key is forgotten.
+     */
+    @Test
+    void notesOfForgottenKeys_takeAtMostEightBytesPerRememberedKey() {
+        int bound = RedisStoreBuilder.defaultRememberedKeys(1L << 30);
+        KeyStates known = new KeyStates(bound);
+        known.put("a", state(1, NOW), NOW);
+        assertThat(known.forgottenBytes()).as("nothing forgotten yet").isZero();
+
+        known.forget("a");
+
+        assertThat(known.forgottenBytes()).isPositive().isLessThanOrEqualTo(8L * bound);
+    }
+
     /**
      * The heap a remembered key costs, measured: 200,000 one-limit buckets of distinct customers
      * with distinct tokens and times, remembered as the store remembers them (the bound's default),

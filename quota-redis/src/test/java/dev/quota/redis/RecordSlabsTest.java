@@ -22,9 +22,9 @@ class RecordSlabsTest {
         int moved = slabs.remove(4, a);
 
         assertThat(moved).as("the owner of the last 4-word record").isEqualTo(12);
-        assertThat(slabs.copy(4, a)).containsExactly(9, 10, 11, 12);
-        assertThat(slabs.copy(4, b)).containsExactly(5, 6, 7, 8);
-        assertThat(slabs.copy(5, other)).containsExactly(13, 14, 15, 16, 17);
+        assertThat(slabs.copy(4, a, new long[4])).containsExactly(9, 10, 11, 12);
+        assertThat(slabs.copy(4, b, new long[4])).containsExactly(5, 6, 7, 8);
+        assertThat(slabs.copy(5, other, new long[5])).containsExactly(13, 14, 15, 16, 17);
         assertThat(slabs.remove(4, b)).as("the last one: nothing moves").isEqualTo(-1);
         assertThat(slabs.size()).isEqualTo(2);
         assertThat(c).isEqualTo(2);
@@ -57,7 +57,7 @@ class RecordSlabsTest {
         assertThat(slabs.size()).isEqualTo(owners.size()).isGreaterThan(5 * RecordSlabs.PER_CHUNK);
         for (int owner : owners) {
             int[] at = where.get(owner);
-            assertThat(slabs.copy(at[0], at[1])).containsExactly(recordOf(owner));
+            assertThat(slabs.copy(at[0], at[1], new long[at[0]])).containsExactly(recordOf(owner));
             assertThat(slabs.word(at[0], at[1], 1)).isEqualTo(recordOf(owner)[1]);
         }
     }

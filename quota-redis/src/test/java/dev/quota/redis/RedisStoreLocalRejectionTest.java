@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -335,18 +334,9 @@ class RedisStoreLocalRejectionTest {
         }
     }
 
-    /**
-     * Calls of each command the server ran since the last reset, those a script ran included,
-     * other than our own INFO and CONFIG.
-     */
+    /** Calls of each command the server ran since the last reset, those a script ran included. */
     private static Map<String, Long> calls() {
-        Map<String, Long> calls = new TreeMap<>();
-        for (Map.Entry<String, Long> e : admin.commandStats().entrySet()) {
-            if (!e.getKey().equals("info") && !e.getKey().startsWith("config")) {
-                calls.put(e.getKey(), e.getValue());
-            }
-        }
-        return calls;
+        return ServerCalls.since(admin);
     }
 
     /** Commands the server ran since the last reset, other than our own INFO and CONFIG. */
