@@ -10,50 +10,55 @@ import org.redisson.client.RedisRedirectException;
 import org.redisson.client.WriteRedisConnectionException;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.protocol.CommandData;
-import org.redisson.client.protocol.RedisCommands;
+import org.redisson.client.protocol.RedisCommand;
 
 /**
- * A {@code GET} on a held connection ({@link HeldCommand}); answered with a redirect, or not
- * written, it goes again through the executor (which follows the redirect), whose reply completes it.
+ * A read ({@code GET} of a key, {@code MGET} of a slot's keys) on a held connection
+ * ({@link HeldCommand}); answered with a redirect, or not written, it goes again through the
+ * executor (which follows the redirect), whose reply completes it. A read written to the held
+ * connection costs the command, its promise and Netty's write; through the executor it also cost
+ * a pooled connection taken and given back, retry and timeout timers and their promises.
  */
-final class ReadReply extends CompletableFuture<byte[]>
-        implements BiConsumer<byte @Nullable [], @Nullable Throwable>, ChannelFutureListener {
+final class ReadReply<T> extends CompletableFuture<T>
+        implements BiConsumer<@Nullable T, @Nullable Throwable>, ChannelFutureListener {
 
     private final RedissonLink link;
-    private final String key;
+    private final RedisCommand<T> read;
+    /** The keys read, the first one routing the command. */
+    private final Object[] keys;
     private final RedisConnection connection;
-    private final HeldCommand<byte[]> command = new HeldCommand<>(this);
+    private final HeldCommand<T> command = new HeldCommand<>(this);
     private volatile boolean redirected;
     private volatile boolean unwritten;
 
-    ReadReply(RedissonLink link, String key, RedisConnection connection) {
+    ReadReply(RedissonLink link, RedisCommand<T> read, Object[] keys, RedisConnection connection) {
         this.link = link;
-        this.key = key;
+        this.read = read;
+        this.keys = keys;
         this.connection = connection;
     }
 
     void send() {
-        connection.send(new CommandData<>(command, ByteArrayCodec.INSTANCE, RedisCommands.GET, new Object[] {key}))
-                .addListener(this);
+        connection.send(new CommandData<>(command, ByteArrayCodec.INSTANCE, read, keys)).addListener(this);
     }
 
-    /** A {@code GET} the held connection could not write goes through the executor. */
+    /** A read the held connection could not write goes through the executor. */
     @Override
     public void operationComplete(ChannelFuture written) {
         if (!written.isSuccess()) {
             unwritten = true;
             command.completeExceptionally(new WriteRedisConnectionException(
-                    "cannot write GET to " + written.channel(), written.cause()));
+                    "cannot write " + read.getName() + " to " + written.channel(), written.cause()));
         }
     }
 
     /** The answer of the command on the held connection or through the executor. */
     @Override
-    public void accept(byte @Nullable [] answer, @Nullable Throwable failure) {
+    public void accept(@Nullable T answer, @Nullable Throwable failure) {
         if (failure != null && !isDone() && !redirected
                 && (unwritten || RedissonLink.cause(failure) instanceof RedisRedirectException)) {
             redirected = true;
-            link.readThroughExecutor(key).whenComplete(this);
+            link.readThroughExecutor(read, keys).whenComplete(this);
             return;
         }
         if (!redirected) {

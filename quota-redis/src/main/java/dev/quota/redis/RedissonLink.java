@@ -32,11 +32,13 @@ import org.redisson.command.CommandAsyncExecutor;
  * script is never sent twice unless it certainly did not run ({@link ScriptReply}). A held connection has no
  * timer of Redisson's: a reply that never comes is timed out by the engine's own step
  * ({@link Pipeline}), which completes the call. Reads of a key go on the held connection too
- * ({@link ReadReply}).
+ * ({@link ReadReply}), one key's ({@code GET}) and a slot's keys' ({@code MGET}).
  */
 final class RedissonLink implements RedisLink {
 
     static final RedisCommand<List<Object>> EVALSHA_LIST = new RedisCommand<>(RedisCommands.EVAL_LIST, "EVALSHA");
+    /** {@code GET} as {@link RedisCommands#GET} sends and decodes it, typed for the bytes it answers. */
+    private static final RedisCommand<byte[]> GET = new RedisCommand<>("GET");
 
     private final CommandAsyncExecutor redis;
     private final HeldConnections held;
@@ -91,25 +93,28 @@ final class RedissonLink implements RedisLink {
     /** A key's bytes, read on the connection held for its master, or through the executor while none is. */
     @Override
     public CompletableFuture<byte[]> get(String key) {
-        RedisConnection to = held.connection(key);
+        return read(GET, new Object[] {key});
+    }
+
+    /** The keys' bytes in one {@code MGET}, on the connection held for their master, or through the executor while none is. */
+    @Override
+    public CompletableFuture<List<Object>> getAll(List<String> keys) {
+        return read(RedisCommands.MGET, keys.toArray());
+    }
+
+    private <T> CompletableFuture<T> read(RedisCommand<T> command, Object[] keys) {
+        RedisConnection to = held.connection((String) keys[0]);
         if (to == null) {
-            return readThroughExecutor(key);
+            return readThroughExecutor(command, keys);
         }
-        ReadReply reply = new ReadReply(this, key, to);
+        ReadReply<T> reply = new ReadReply<>(this, command, keys, to);
         reply.send();
         return reply;
     }
 
-    /** Reads {@code key} through Redisson's executor. */
-    CompletableFuture<byte[]> readThroughExecutor(String key) {
-        RFuture<byte[]> reply = redis.readAsync(key, ByteArrayCodec.INSTANCE, RedisCommands.GET, key);
-        return reply.toCompletableFuture();
-    }
-
-    @Override
-    public CompletableFuture<List<Object>> getAll(List<String> keys) {
-        RFuture<List<Object>> reply = redis.readAsync(keys.get(0), ByteArrayCodec.INSTANCE, RedisCommands.MGET,
-                keys.toArray());
+    /** Sends the read {@code command} of {@code keys} through Redisson's executor, routed by the first key. */
+    <T> CompletableFuture<T> readThroughExecutor(RedisCommand<T> command, Object[] keys) {
+        RFuture<T> reply = redis.readAsync((String) keys[0], ByteArrayCodec.INSTANCE, command, keys);
         return reply.toCompletableFuture();
     }
 

@@ -14,6 +14,7 @@ import dev.quota.testkit.RespClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -148,6 +149,32 @@ class ForgottenKeyRedisTest {
         assertThat(store.conflicts() - conflicts).isZero();
         assertThat(calls()).containsExactlyInAnyOrderEntriesOf(
                 Map.of("mget", 1L, "evalsha", 1L, "get", 2L, "set", 2L));
+    }
+
+    /**
+     * The read of a forgotten key goes on the connection the store holds for its scripts, in order
+     * with them, not through the client's executor (a pooled connection taken and given back, its
+     * timers and promises: about 2 KB and the CPU of it a read, paid by most decisions once the
+     * keys in use outnumber the bound).
+     */
+    @Test
+    void forgottenKeysRead_goesOnTheHeldConnection_withTheScripts() throws Exception {
+        store = store();
+        BucketKey forgotten = freshKey();
+        store.tryConsume(forgotten, TEN, 1);
+        for (int i = 0; i < BOUND; i++) {
+            store.tryConsume(freshKey(), TEN, 1);
+        }
+        List<HeldConnectionsTest.Command> commands;
+        try (HeldConnectionsTest.Monitor monitor = new HeldConnectionsTest.Monitor(
+                redis.server().host(), redis.server().port())) {
+            assertThat(store.tryConsume(forgotten, TEN, 1).remaining()).containsExactly(8);
+            commands = monitor.commands(Set.of("MGET", "EVALSHA"), 2);
+        }
+
+        assertThat(commands).extracting(HeldConnectionsTest.Command::name).containsExactly("MGET", "EVALSHA");
+        assertThat(commands).extracting(HeldConnectionsTest.Command::firstKey).containsOnly(forgotten.value());
+        assertThat(commands.get(0).client()).as("the read's connection").isEqualTo(commands.get(1).client());
     }
 
     /**

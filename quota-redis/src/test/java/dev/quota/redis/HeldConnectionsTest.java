@@ -18,6 +18,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -71,11 +73,11 @@ class HeldConnectionsTest {
     }
 
     /** A command Redis ran, as {@code MONITOR} shows it: the client's address and the first key. */
-    private record Command(String client, String name, String firstKey) {
+    record Command(String client, String name, String firstKey) {
     }
 
     /** {@code MONITOR} on a connection of its own: every command the server runs, as it runs it. */
-    private static final class Monitor implements AutoCloseable {
+    static final class Monitor implements AutoCloseable {
 
         private final Socket socket = new Socket();
         private final BufferedReader lines;
@@ -92,6 +94,11 @@ class HeldConnectionsTest {
 
         /** The next {@code count} commands named {@code name} (clients' commands, not a script's own). */
         List<Command> commands(String name, int count) throws IOException {
+            return commands(Set.of(name), count);
+        }
+
+        /** The next {@code count} commands named one of {@code names}, in capitals (clients' commands, not a script's own). */
+        List<Command> commands(Set<String> names, int count) throws IOException {
             List<Command> found = new ArrayList<>();
             while (found.size() < count) {
                 // +1764583200.123456 [0 127.0.0.1:50712] "EVALSHA" "<sha>" "1" "held:0" "..."
@@ -100,8 +107,10 @@ class HeldConnectionsTest {
                 int client = line.indexOf(' ', line.indexOf('[')) + 1;
                 int clientEnd = line.indexOf(']', client);
                 List<String> args = quoted(line, clientEnd, 4);
-                if (args.get(0).equalsIgnoreCase(name)) {
-                    found.add(new Command(line.substring(client, clientEnd), args.get(0), args.get(3)));
+                if (names.contains(args.get(0).toUpperCase(Locale.ROOT))) {
+                    // a script's first key follows its SHA-1 and key count; a read's is its first argument
+                    String first = args.get(0).equalsIgnoreCase("EVALSHA") ? args.get(3) : args.get(1);
+                    found.add(new Command(line.substring(client, clientEnd), args.get(0), first));
                 }
             }
             return found;
