@@ -131,10 +131,14 @@ final class KeyStates {
                 }
             }
         }
-        long fingerprint = fingerprint(key);
-        cold.remove(fingerprint);
-        forgotten.remove(fingerprint);
-        hot.put(key, state);
+        // a key already hot (most writes: a round made its key hot when it computed on it) is in
+        // neither the cold tier nor the notes, so nothing there is looked up: a million keys'
+        // table is a cache miss or more a probe
+        if (hot.put(key, state) == null) {
+            long fingerprint = fingerprint(key);
+            cold.remove(fingerprint);
+            forgotten.remove(fingerprint);
+        }
     }
 
     /**
