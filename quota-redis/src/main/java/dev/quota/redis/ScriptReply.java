@@ -3,6 +3,8 @@ package dev.quota.redis;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
@@ -35,7 +37,22 @@ final class ScriptReply extends CompletableFuture<List<Object>>
     private static final int SHA = 1;
     private static final int TEXT = 2;
 
+    private static final VarHandle TOLD;
+
+    static {
+        try {
+            TOLD = MethodHandles.lookup().findVarHandle(ScriptReply.class, "told", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final RedissonLink link;
+    /** The flight told when the call completes ({@link #whenDone}); set once, after it was sent. */
+    private volatile @Nullable Flight flight;
+    /** Whether {@link #flight} was told: once, by whichever of completion and {@link #whenDone} comes second. */
+    @SuppressWarnings("UnusedVariable") // set through TOLD
+    private volatile boolean told;
     private final Object[] call;
     private volatile int stage;
     private @Nullable RedisConnection connection;
@@ -145,6 +162,26 @@ final class ScriptReply extends CompletableFuture<List<Object>>
         RedisConnection to = connection;
         if (stage == HELD && to != null) {
             link.held().outcome(to, failure == null ? null : RedissonLink.cause(failure));
+        }
+        tell();
+    }
+
+    /**
+     * Tells {@code sent} once the call completes, at once if it has: what {@code whenComplete(sent)}
+     * does, without the callback's object and the future {@code whenComplete} answers. Either this
+     * or the completion comes second and sees the other (both fields volatile), and one of them tells.
+     */
+    void whenDone(Flight sent) {
+        flight = sent;
+        if (isDone()) {
+            tell();
+        }
+    }
+
+    private void tell() {
+        Flight to = flight;
+        if (to != null && TOLD.compareAndSet(this, false, true)) {
+            to.replied();
         }
     }
 }
