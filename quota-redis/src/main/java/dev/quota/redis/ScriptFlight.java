@@ -147,7 +147,9 @@ final class ScriptFlight extends Flight {
                         ttl > 0 || holds == null ? ttl : expiry.calculateTimeToLiveMillis(cell.state, now)),
                         now);
             }
-            jobs.forEach(CasJob::complete);
+            for (int j = 0; j < jobs.size(); j++) { // indexed: a list of one's forEach makes an iterator
+                jobs.get(j).complete();
+            }
             return;
         }
         List<String> changed = new ArrayList<>(differences.size());
