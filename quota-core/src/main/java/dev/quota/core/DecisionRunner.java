@@ -386,14 +386,14 @@ final class DecisionRunner {
             // the take itself stands for the bucket: its key, spec and tokens are what a refund or
             // settle gives back or changes (a plan take's refusal tokens are not read there)
             if (result.tokensTaken() && slot.refundable()) {
-                refundable = takes.size() == 1 ? takes : adding(refundable, takes.get(i));
+                refundable = takes.size() == 1 ? takes : adding(refundable, takes.get(i), takes.size());
             }
             if (result.tokensTaken() && slot.role() == LimitStatus.Role.PLAN && !slot.spec().leases() && admitted) {
                 // a one-limit decision's takes are an immutable list of its one take: kept as they are
-                settleable = takes.size() == 1 ? takes : adding(settleable, takes.get(i));
+                settleable = takes.size() == 1 ? takes : adding(settleable, takes.get(i), takes.size());
             }
             if (result.tokensTaken() && result.lease() != 0) {
-                leases = adding(leases, Take.of(slot.key(), slot.spec(), result.lease()));
+                leases = adding(leases, Take.of(slot.key(), slot.spec(), result.lease()), takes.size());
             }
         }
         Receipt receipt = refundable.isEmpty() && planTokens == 0 && leases.isEmpty() ? Receipt.NONE
@@ -404,13 +404,18 @@ final class DecisionRunner {
 
     /**
      * {@code list} with {@code take} appended: an immutable list of one take for the first (what
-     * the receipt keeps as it is), a mutable one from the second on (the receipt copies it).
+     * the receipt keeps as it is), from the second on a mutable one (the receipt copies it) sized
+     * for {@code most} takes, so that it never grows.
      */
-    private static List<Take> adding(List<Take> list, Take take) {
+    private static List<Take> adding(List<Take> list, Take take, int most) {
         if (list.isEmpty()) {
             return List.of(take);
         }
-        List<Take> more = list.size() == 1 ? new ArrayList<>(list) : list;
+        List<Take> more = list;
+        if (list.size() == 1) {
+            more = new ArrayList<>(Math.max(2, most));
+            more.add(list.get(0));
+        }
         more.add(take);
         return more;
     }

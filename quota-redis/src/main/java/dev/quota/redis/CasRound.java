@@ -207,17 +207,16 @@ final class CasRound {
             return scripts;
         }
         if (!cluster) {
-            ScriptFlight script = new ScriptFlight(now, expiry, carried, toSend.size());
+            List<Cell> carriedCells = new ArrayList<>(carried);
             for (int c = 0; c < cells.size(); c++) {
                 Cell cell = cells.get(c);
                 if (cell.carried) {
-                    script.add(cell);
+                    carriedCells.add(cell);
                 }
             }
-            for (int j = 0; j < toSend.size(); j++) {
-                script.jobs.add(toSend.get(j)); // not addAll: that copies the list into an array first
-            }
-            scripts.add(script);
+            // one decision's script (every decision when they come one at a time) holds it in a list of one
+            List<CasJob> jobs = toSend.size() == 1 ? List.of(toSend.get(0)) : new ArrayList<>(toSend);
+            scripts.add(new ScriptFlight(now, expiry, carriedCells, jobs));
             return scripts;
         }
         for (Cell cell : cells) {

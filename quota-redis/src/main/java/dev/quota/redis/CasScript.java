@@ -107,15 +107,14 @@ final class CasScript {
      * The parameters of a call on the keys of {@code cells}, as Redis reads them after the command's
      * name: the script's SHA-1 ({@code sha}, for {@code EVALSHA}; {@link #withText} makes the same
      * call an {@code EVAL}), the key count, the keys, then the one argument: what each key is
-     * expected to hold ({@link Cell#expected}) and what to write ({@code written}, null: leave it),
-     * and the TTLs in milliseconds ({@code <= 0}: none). The argument is a buffer of
+     * expected to hold ({@link Cell#expected}) and what to write ({@link Cell#written}, null: leave
+     * it), and the TTLs in milliseconds ({@link Cell#ttlMillis}, {@code <= 0}: none). The argument is a buffer of
      * {@code allocator}'s, which the client releases once the command is done; every number in it
      * is written as ASCII digits straight into it. Everything else is a string, which the client
      * encodes into a pooled buffer of its own: a byte array would cost it a wrapper and a view of
      * it for every command.
      */
-    static Object[] call(String sha, List<Cell> cells, byte[] @Nullable [] written, long[] ttls,
-                         ByteBufAllocator allocator) {
+    static Object[] call(String sha, List<Cell> cells, ByteBufAllocator allocator) {
         int n = cells.size();
         Object[] call = new Object[FIRST_KEY + n + 1];
         call[0] = sha;
@@ -125,22 +124,24 @@ final class CasScript {
             Cell cell = cells.get(i);
             call[FIRST_KEY + i] = cell.key;
             int e = length(cell.expected);
-            int w = length(written[i]);
-            length += digits(e) + digits(w) + digits(Math.max(0, ttls[i])) + 3 + e + w;
+            int w = length(cell.written);
+            length += digits(e) + digits(w) + digits(Math.max(0, cell.ttlMillis)) + 3 + e + w;
         }
         ByteBuf argument = allocator.buffer(length, length);
         for (int i = 0; i < n; i++) {
-            number(argument, length(cells.get(i).expected));
-            number(argument, length(written[i]));
-            number(argument, Math.max(0, ttls[i]));
+            Cell cell = cells.get(i);
+            number(argument, length(cell.expected));
+            number(argument, length(cell.written));
+            number(argument, Math.max(0, cell.ttlMillis));
         }
         argument.writeByte(SEPARATOR);
         for (int i = 0; i < n; i++) {
-            byte[] expected = cells.get(i).expected;
+            Cell cell = cells.get(i);
+            byte[] expected = cell.expected;
             if (expected != null) {
                 argument.writeBytes(expected);
             }
-            byte[] bytes = written[i];
+            byte[] bytes = cell.written;
             if (bytes != null) {
                 argument.writeBytes(bytes);
             }

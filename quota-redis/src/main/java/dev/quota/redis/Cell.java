@@ -23,6 +23,13 @@ final class Cell {
     boolean carried;
     /** The expiration of the last job that wrote the cell this round. */
     @Nullable ExpirationAfterWriteStrategy ttl;
+    /**
+     * What the round's script writes to the key (null: it leaves it as it is), and for how long in
+     * milliseconds (0: no expiry): set when the script is sent ({@link ScriptFlight#send}), read
+     * until it is settled.
+     */
+    byte @Nullable [] written;
+    long ttlMillis;
 
     Cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
          long confirmedNanos) {
@@ -47,6 +54,8 @@ final class Cell {
         this.dirty = false;
         this.carried = false;
         this.ttl = null;
+        this.written = null;
+        this.ttlMillis = 0;
         return this;
     }
 
@@ -56,6 +65,12 @@ final class Cell {
         state = null;
         behind = null;
         ttl = null;
+        written = null;
+    }
+
+    /** What the key holds once the round's script ran and wrote (null: no key). */
+    byte @Nullable [] leaves() {
+        return written != null ? written : expected;
     }
 
     /** A job wrote {@code after}, to expire by {@code strategy}. */

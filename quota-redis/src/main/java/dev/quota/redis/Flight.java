@@ -55,7 +55,25 @@ abstract class Flight implements BiConsumer<Object, Throwable> {
      */
     @Override
     public final void accept(@Nullable Object answer, @Nullable Throwable failure) {
+        replied();
+    }
+
+    /** The reply came (the Redis client's thread, or whichever completed it): queued to be settled. */
+    final void replied() {
         Objects.requireNonNull(reportsTo, "a flight is sent by a pipeline").arrived(this);
+    }
+
+    /**
+     * Has {@code reply} tell this flight when it completes ({@link #replied}): a script's own reply
+     * tells it without a callback object ({@link ScriptReply#whenDone}), any other through
+     * {@code whenComplete}.
+     */
+    final void awaitReply(CompletableFuture<?> reply) {
+        if (reply instanceof ScriptReply script) {
+            script.whenDone(this);
+        } else {
+            reply.whenComplete(this);
+        }
     }
 
     /** The reply came (the combiner, holding the flag): answers, holds or fails the jobs. */

@@ -298,7 +298,7 @@ final class Pipeline implements Combiner.Work {
         flying.enter(flight);
         flights.add(flight);
         flight.reportsTo = this;
-        reply.whenComplete(flight);
+        flight.awaitReply(reply);
     }
 
     /** Any thread: {@code flight}'s reply came; it waits to be settled by the next step. */

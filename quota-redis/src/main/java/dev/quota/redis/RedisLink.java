@@ -16,11 +16,11 @@ interface RedisLink {
 
     /**
      * Runs the compare-and-swap script ({@link CasScript}) on the keys of {@code cells}, routed by
-     * the first: each expected to hold its cell's {@link Cell#expected}, written with
-     * {@code written} (null: left as it is) and {@code ttls} (milliseconds, 0: none). The reply is
-     * {@link CasScript#differences}' to read.
+     * the first: each expected to hold its cell's {@link Cell#expected}, written with its
+     * {@link Cell#written} (null: left as it is) for its {@link Cell#ttlMillis} (0: no expiry). The
+     * reply is {@link CasScript#differences}' to read.
      */
-    CompletableFuture<List<Object>> compareAndSwap(List<Cell> cells, byte[] @Nullable [] written, long[] ttls);
+    CompletableFuture<List<Object>> compareAndSwap(List<Cell> cells);
 
     /** Reads one key's bytes; null when it does not exist. */
     CompletableFuture<byte[]> get(String key);

@@ -54,8 +54,8 @@ final class RedissonLink implements RedisLink {
     }
 
     @Override
-    public CompletableFuture<List<Object>> compareAndSwap(List<Cell> cells, byte[] @Nullable [] written, long[] ttls) {
-        ScriptReply reply = new ScriptReply(this, CasScript.call(sha, cells, written, ttls, ByteBufAllocator.DEFAULT));
+    public CompletableFuture<List<Object>> compareAndSwap(List<Cell> cells) {
+        ScriptReply reply = new ScriptReply(this, CasScript.call(sha, cells, ByteBufAllocator.DEFAULT));
         reply.send();
         return reply;
     }

@@ -3,8 +3,10 @@ package dev.quota.redis;
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.spi.BucketMath;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.RandomAccess;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
@@ -15,57 +17,85 @@ import org.jspecify.annotations.Nullable;
  */
 final class ScriptFlight extends Flight {
 
-    private static final byte[][] NONE = new byte[0][];
-    private static final long[] NO_TTLS = new long[0];
-
     final List<Cell> cells;
     /** The round's time, by the store's clock: when what the script confirms was true. */
     private final long now;
     private final ExpirationAfterWriteStrategy expiry;
-    private byte[][] written = NONE;
-    private long[] ttls = NO_TTLS;
     /** Set when sent ({@link KeysInFlight#enter}): later scripts have larger numbers. */
     long sequence;
 
-    /** A script for about {@code keys} keys and {@code jobs} jobs (the lists' first sizes). */
+    /** A script for about {@code keys} keys and {@code jobs} jobs (the lists' first sizes), added to after. */
     ScriptFlight(long now, ExpirationAfterWriteStrategy expiry, int keys, int jobs) {
-        super(new ArrayList<>(keys), new ArrayList<>(jobs));
-        this.cells = new ArrayList<>(keys);
+        this(now, expiry, new ArrayList<>(keys), new ArrayList<>(jobs));
+    }
+
+    /**
+     * A script on {@code cells} for {@code jobs}, lists it keeps: its keys are read through its
+     * cells (a view, not a list of their own), so a script costs two lists, not three.
+     */
+    ScriptFlight(long now, ExpirationAfterWriteStrategy expiry, List<Cell> cells, List<CasJob> jobs) {
+        this(now, expiry, cells, new Keys(cells), jobs);
+    }
+
+    private ScriptFlight(long now, ExpirationAfterWriteStrategy expiry, List<Cell> cells, Keys keys,
+                         List<CasJob> jobs) {
+        super(keys, jobs);
+        this.cells = cells;
         this.now = now;
         this.expiry = expiry;
     }
 
+    /**
+     * The keys of a script's cells, read through them: valid until the script is settled, when its
+     * cells are made over for later rounds ({@link CasRound#recycle}); what outlives it copies them.
+     */
+    private static final class Keys extends AbstractList<String> implements RandomAccess {
+        private final List<Cell> cells;
+
+        Keys(List<Cell> cells) {
+            this.cells = cells;
+        }
+
+        @Override
+        public String get(int index) {
+            return cells.get(index).key;
+        }
+
+        @Override
+        public int size() {
+            return cells.size();
+        }
+    }
+
     void add(Cell cell) {
         cells.add(cell);
-        keys.add(cell.key);
     }
 
     @Override
     CompletableFuture<?> send(RedisLink link) {
-        int n = cells.size();
-        ttls = new long[n];
-        written = new byte[n][];
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < cells.size(); i++) {
             Cell cell = cells.get(i);
+            cell.written = null;
+            cell.ttlMillis = 0;
             if (cell.dirty && cell.state != null) {
-                written[i] = BucketMath.serialize(cell.state);
+                cell.written = BucketMath.serialize(cell.state);
                 ExpirationAfterWriteStrategy strategy = cell.ttl != null ? cell.ttl : expiry;
                 // a strategy's 0 or less means no expiry; the script takes 0 for that
-                ttls[i] = Math.max(0, strategy.calculateTimeToLiveMillis(cell.state, now));
+                cell.ttlMillis = Math.max(0, strategy.calculateTimeToLiveMillis(cell.state, now));
             }
         }
-        return link.compareAndSwap(cells, written, ttls);
+        return link.compareAndSwap(cells);
     }
 
     /** What the {@code i}th key holds once the script ran and wrote (null: no key). Once sent. */
     byte @Nullable [] leaves(int i) {
-        return written[i] != null ? written[i] : cells.get(i).expected;
+        return cells.get(i).leaves();
     }
 
     /** Whether the script writes a key (else it only checks what keys hold). */
     private boolean writes() {
-        for (byte[] bytes : written) {
-            if (bytes != null) {
+        for (int i = 0; i < cells.size(); i++) {
+            if (cells.get(i).written != null) {
                 return true;
             }
         }
@@ -92,7 +122,9 @@ final class ScriptFlight extends Flight {
                 }
             }
             if (BucketRepair.isWrongType(e)) {
-                pipeline.send(RepairFlight.wrongType(keys, jobs, e));
+                // its own copy of the keys: this script's cells, which its keys are read through, are
+                // made over once it is settled
+                pipeline.send(RepairFlight.wrongType(List.copyOf(keys), jobs, e));
                 return;
             }
             // its decisions are refused: were the script applied after all, its tokens stay taken
@@ -109,12 +141,15 @@ final class ScriptFlight extends Flight {
                 if (!pipeline.flying().newest(cell.key, sequence)) {
                     continue; // a script sent after it on the key was settled first: that one is newer
                 }
-                byte[] holds = leaves(i);
+                byte[] holds = cell.leaves();
+                long ttl = cell.ttlMillis;
                 pipeline.known().put(cell.key, KeyStates.knownState(holds, holds == null ? null : cell.state, now,
-                        ttls[i] > 0 || holds == null ? ttls[i] : expiry.calculateTimeToLiveMillis(cell.state, now)),
+                        ttl > 0 || holds == null ? ttl : expiry.calculateTimeToLiveMillis(cell.state, now)),
                         now);
             }
-            jobs.forEach(CasJob::complete);
+            for (int j = 0; j < jobs.size(); j++) { // indexed: a list of one's forEach makes an iterator
+                jobs.get(j).complete();
+            }
             return;
         }
         List<String> changed = new ArrayList<>(differences.size());

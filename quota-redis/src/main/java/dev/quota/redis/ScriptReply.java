@@ -1,10 +1,14 @@
 package dev.quota.redis;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.EventLoop;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 import org.redisson.client.RedisConnection;
@@ -26,16 +30,35 @@ import org.redisson.client.protocol.RedisCommands;
  * whoever completes it first, and one of each command sent with it, released once that command is
  * done with it: a write on a held connection once written (the encoder has copied it, or never
  * will), a command through the executor by the executor.
+ *
+ * <p>A command for a held connection is written by that connection's own thread, the call itself
+ * being the task handed to it: the order of the connection's commands, which its replies are
+ * matched by, is the order its thread writes them in, as for any write of Netty's from another thread.
  */
 final class ScriptReply extends CompletableFuture<List<Object>>
-        implements BiConsumer<@Nullable List<Object>, @Nullable Throwable>, ChannelFutureListener {
+        implements BiConsumer<@Nullable List<Object>, @Nullable Throwable>, ChannelFutureListener, Runnable {
 
     /** How the call went last: on a held connection, or through the executor by SHA-1 or with the text. */
     private static final int HELD = 0;
     private static final int SHA = 1;
     private static final int TEXT = 2;
 
+    private static final VarHandle TOLD;
+
+    static {
+        try {
+            TOLD = MethodHandles.lookup().findVarHandle(ScriptReply.class, "told", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final RedissonLink link;
+    /** The flight told when the call completes ({@link #whenDone}); set once, after it was sent. */
+    private volatile @Nullable Flight flight;
+    /** Whether {@link #flight} was told: once, by whichever of completion and {@link #whenDone} comes second. */
+    @SuppressWarnings("UnusedVariable") // set through TOLD
+    private volatile boolean told;
     private final Object[] call;
     private volatile int stage;
     private @Nullable RedisConnection connection;
@@ -56,18 +79,43 @@ final class ScriptReply extends CompletableFuture<List<Object>>
             return;
         }
         connection = to;
-        HeldCommand<List<Object>> sent = new HeldCommand<>(this);
-        command = sent;
-        ByteBuf argument = CasScript.argument(call);
-        argument.retain(); // the write's
+        command = new HeldCommand<>(this);
+        CasScript.argument(call).retain(); // the write's
+        EventLoop loop = to.getChannel().eventLoop();
+        if (loop.inEventLoop()) {
+            run();
+            return;
+        }
+        try {
+            // written by the connection's own thread: from another, Netty would wrap the write in a
+            // task object of its own (about 50 bytes a script); this call is the task
+            loop.execute(this);
+        } catch (RejectedExecutionException e) {
+            unwritable(e); // the connection's thread is shutting down
+        }
+    }
+
+    /** Writes the command to the held connection: on the connection's thread. */
+    @Override
+    public void run() {
+        RedisConnection to = Objects.requireNonNull(connection, "sent on a held connection");
+        HeldCommand<List<Object>> sent = Objects.requireNonNull(command, "sent on a held connection");
         ChannelFuture written;
         try {
             written = to.send(new CommandData<>(sent, ByteArrayCodec.INSTANCE, RedissonLink.EVALSHA_LIST, call));
-        } catch (RuntimeException | Error e) {
-            argument.release();
-            throw e;
+        } catch (RuntimeException e) {
+            unwritable(e);
+            return;
         }
         written.addListener(this);
+    }
+
+    /** The held connection could not take the command: Redis never saw it, and it goes through the executor. */
+    private void unwritable(Throwable cause) {
+        CasScript.argument(call).release(); // the write's
+        unwritten = true;
+        Objects.requireNonNull(command, "sent on a held connection").completeExceptionally(
+                new WriteRedisConnectionException("cannot write the script to " + connection, cause));
     }
 
     /** Sends the call through the executor, with a reference of the argument's that it releases. */
@@ -145,6 +193,26 @@ final class ScriptReply extends CompletableFuture<List<Object>>
         RedisConnection to = connection;
         if (stage == HELD && to != null) {
             link.held().outcome(to, failure == null ? null : RedissonLink.cause(failure));
+        }
+        tell();
+    }
+
+    /**
+     * Tells {@code sent} once the call completes, at once if it has: what {@code whenComplete(sent)}
+     * does, without the callback's object and the future {@code whenComplete} answers. Either this
+     * or the completion comes second and sees the other (both fields volatile), and one of them tells.
+     */
+    void whenDone(Flight sent) {
+        flight = sent;
+        if (isDone()) {
+            tell();
+        }
+    }
+
+    private void tell() {
+        Flight to = flight;
+        if (to != null && TOLD.compareAndSet(this, false, true)) {
+            to.replied();
         }
     }
 }

@@ -14,10 +14,12 @@ class CasScriptTest {
     void call_isTheKeyCountTheKeys_andOneArgument_headerDigitsThenTheBytesInOrder() {
         Cell created = new Cell("k:new", null, null, false, Long.MIN_VALUE);
         Cell checked = new Cell("k:old", new byte[] {'o', 'l'}, null, true, 0);
-        byte[][] written = {{'n', 'e', 'w'}, null};
+        created.written = new byte[] {'n', 'e', 'w'};
+        created.ttlMillis = 1_500;
+        checked.ttlMillis = -1;
 
-        Object[] call = CasScript.call(CasScript.sha(CasScript.TEXT), List.of(created, checked), written,
-                new long[] {1_500, -1}, ByteBufAllocator.DEFAULT);
+        Object[] call = CasScript.call(CasScript.sha(CasScript.TEXT), List.of(created, checked),
+                ByteBufAllocator.DEFAULT);
 
         assertThat(call).hasSize(5);
         assertThat(call[0]).isEqualTo(CasScript.sha(CasScript.TEXT));
@@ -34,8 +36,8 @@ class CasScriptTest {
     @Test
     void withText_isTheSameCallWithTheScriptsTextForItsSha() {
         Cell cell = new Cell("k", null, null, false, Long.MIN_VALUE);
-        Object[] call = CasScript.call(CasScript.sha(CasScript.TEXT), List.of(cell), new byte[][] {{'x'}},
-                new long[] {0}, ByteBufAllocator.DEFAULT);
+        cell.written = new byte[] {'x'};
+        Object[] call = CasScript.call(CasScript.sha(CasScript.TEXT), List.of(cell), ByteBufAllocator.DEFAULT);
 
         Object[] text = CasScript.withText(call, CasScript.TEXT);
 

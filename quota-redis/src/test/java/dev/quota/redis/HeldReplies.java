@@ -61,13 +61,12 @@ final class HeldReplies implements RedisLink {
     }
 
     @Override
-    public CompletableFuture<List<Object>> compareAndSwap(List<Cell> cells, byte[] @Nullable [] written,
-                                                          long[] ttls) {
+    public CompletableFuture<List<Object>> compareAndSwap(List<Cell> cells) {
         Runnable action = onNextSend.getAndSet(null);
         if (action != null) {
             action.run();
         }
-        CompletableFuture<List<Object>> real = redis.compareAndSwap(cells, written, ttls);
+        CompletableFuture<List<Object>> real = redis.compareAndSwap(cells);
         if (!holding) {
             return real;
         }

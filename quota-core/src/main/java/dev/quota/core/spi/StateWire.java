@@ -49,6 +49,9 @@ final class StateWire {
     /** The same, by configuration instance. */
     private static final Known[] BY_INSTANCE = new Known[SLOTS];
 
+    /** Each thread's sink for {@link #write}: it counts a state's bytes, then writes them. */
+    private static final ThreadLocal<Sink> SINKS = ThreadLocal.withInitial(Sink::new);
+
     private StateWire() {
     }
 
@@ -63,13 +66,19 @@ final class StateWire {
         }
         try {
             byte[] configuration = known(state.getConfiguration()).bytes;
-            Sink count = new Sink(null);
-            writeRest(count, state);
-            Sink out = new Sink(new byte[4 + configuration.length + count.position]);
-            Adapter.INSTANCE.writeInt(out, state.getConfigurationVersion() == null ? V7 : V8_1);
-            out.write(configuration);
-            writeRest(out, state);
-            return out.bytes();
+            Sink sink = SINKS.get(); // the thread's: a state written allocates only its bytes
+            sink.to(null);
+            writeRest(sink, state);
+            byte[] bytes = new byte[4 + configuration.length + sink.position];
+            sink.to(bytes);
+            try {
+                Adapter.INSTANCE.writeInt(sink, state.getConfigurationVersion() == null ? V7 : V8_1);
+                sink.write(configuration);
+                writeRest(sink, state);
+                return sink.bytes();
+            } finally {
+                sink.to(null); // keeps no state's bytes
+            }
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -170,10 +179,11 @@ final class StateWire {
         if (known != null && known.configuration == configuration) {
             return known;
         }
-        Sink count = new Sink(null);
+        Sink count = new Sink();
         BucketConfiguration.SERIALIZATION_HANDLE.serialize(Adapter.INSTANCE, count, configuration,
                 BucketMath.WIRE_VERSION, Scope.PERSISTED_STATE);
-        Sink out = new Sink(new byte[count.position]);
+        Sink out = new Sink();
+        out.to(new byte[count.position]);
         BucketConfiguration.SERIALIZATION_HANDLE.serialize(Adapter.INSTANCE, out, configuration,
                 BucketMath.WIRE_VERSION, Scope.PERSISTED_STATE);
         byte[] bytes = out.bytes();
@@ -197,11 +207,13 @@ final class StateWire {
 
     /** Where bytes are written: an array, or nothing (a count of the bytes). */
     private static final class Sink {
-        private final byte @Nullable [] bytes;
+        private byte @Nullable [] bytes;
         private int position;
 
-        Sink(byte @Nullable [] bytes) {
-            this.bytes = bytes;
+        /** From the start again, into {@code array} (null: counting). */
+        void to(byte @Nullable [] array) {
+            bytes = array;
+            position = 0;
         }
 
         void write(byte[] part) {
