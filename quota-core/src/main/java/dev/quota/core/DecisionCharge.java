@@ -1,9 +1,9 @@
 package dev.quota.core;
 
+import dev.quota.core.internal.ListsOf;
 import dev.quota.core.spi.ChargeRule;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -37,11 +37,12 @@ final class DecisionCharge {
         if (draws.size() == 1) {
             return List.of(of(draws.get(0))); // a one-limit decision's: no array behind a list
         }
-        List<Take> takes = new ArrayList<>(draws.size());
+        // an immutable list of its own array, which a receipt keeps as it is: no list grown and copied
+        Object[] takes = ListsOf.fits(draws.size()) ? ListsOf.scratch() : new Object[draws.size()];
         for (int i = 0; i < draws.size(); i++) { // indexed: no iterator per decision
-            takes.add(of(draws.get(i)));
+            takes[i] = of(draws.get(i));
         }
-        return takes;
+        return ListsOf.first(takes, draws.size());
     }
 
     /**

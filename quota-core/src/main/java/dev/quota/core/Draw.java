@@ -67,28 +67,24 @@ record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
         // below zero is a debt a settle left: reported as 0 remaining, its refill counted in the times
         long remaining = result.remaining()[i];
         boolean short_ = !result.tokensTaken() && remaining < tokens;
-        Duration reset;
-        Duration retry;
         if (window != null) {
             Duration left = window.remaining(now);
-            reset = remaining < limit.capacity() ? left : Duration.ZERO;
-            retry = short_ ? left : Duration.ZERO;
-        } else {
-            // in nanoseconds, one Duration made of each figure; "never" (more than the capacity
-            // missing) loses to any time Bucket4j reports, as it did as a Duration
-            long toFull = result.nanosToFull();
-            // a debt needs more than a whole bucket's refill: exactly that long, not "never"
-            long refill = remaining < 0 ? RefillTimes.nanosFor(limit, limit.capacity() - remaining)
-                    : refillNanos(limit, limit.capacity() - remaining);
-            reset = Duration.ofNanos(Math.min(refill, toFull));
-            if (short_) {
-                long wait = Math.min(refillNanos(limit, tokens - remaining), result.nanosToWait());
-                retry = Duration.ofNanos(wait == 0 ? Math.max(1, result.nanosToWait()) : wait);
-            } else {
-                retry = Duration.ZERO;
-            }
+            return LimitStatus.of(policies.get(i), limit, role, Math.max(0, remaining),
+                    remaining < limit.capacity() ? left : Duration.ZERO, short_ ? left : Duration.ZERO);
         }
-        return LimitStatus.of(policies.get(i), limit, role, Math.max(0, remaining), reset, retry);
+        // in nanoseconds, the time to full kept so (its Duration made when asked for); "never"
+        // (more than the capacity missing) loses to any time Bucket4j reports, as it did as a Duration
+        long toFull = result.nanosToFull();
+        // a debt needs more than a whole bucket's refill: exactly that long, not "never"
+        long refill = remaining < 0 ? RefillTimes.nanosFor(limit, limit.capacity() - remaining)
+                : refillNanos(limit, limit.capacity() - remaining);
+        Duration retry = Duration.ZERO;
+        if (short_) {
+            long wait = Math.min(refillNanos(limit, tokens - remaining), result.nanosToWait());
+            retry = Duration.ofNanos(wait == 0 ? Math.max(1, result.nanosToWait()) : wait);
+        }
+        return LimitStatus.ofNanos(policies.get(i), limit, role, Math.max(0, remaining), Math.min(refill, toFull),
+                retry);
     }
 
     /**

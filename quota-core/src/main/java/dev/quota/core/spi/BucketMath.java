@@ -2,6 +2,7 @@ package dev.quota.core.spi;
 
 import dev.quota.core.Limit;
 import dev.quota.core.internal.Bandwidths;
+import dev.quota.core.internal.ListsOf;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.BucketState;
@@ -202,9 +203,23 @@ public final class BucketMath {
             return decideAlone(takes.get(0), before[0], nowNanos);
         }
         Step[] steps = new Step[n];
+        boolean all = true;
         for (int i = 0; i < n; i++) {
             Take take = takes.get(i);
             steps[i] = consume(before[i], take.spec(), take.tokens(), nowNanos);
+            all &= steps[i].after() != null;
+        }
+        RemoteBucketState[] writes = new RemoteBucketState[n];
+        // the results gathered in the thread's array and listed as they are, not copied
+        Object[] results = ListsOf.fits(n) ? ListsOf.scratch() : new Object[n];
+        if (all) {
+            // every bucket had its tokens: the rule takes each take's own (admitted, shadows too),
+            // so each step is its answer and its write, without the rule's arrays and predicates
+            for (int i = 0; i < n; i++) {
+                writes[i] = steps[i].after();
+                results[i] = steps[i].result();
+            }
+            return new Outcome(ListsOf.first(results, n), writes);
         }
         Step[] charged = new Step[n]; // the refusal tokens' step, computed only when the rule asks
         long[] taken = ChargeRule.taken(takes, i -> steps[i].after() != null, i -> {
@@ -213,12 +228,10 @@ public final class BucketMath {
                     : consume(before[i], take.spec(), take.refusalTokens(), nowNanos);
             return charged[i].after() != null;
         });
-        RemoteBucketState[] writes = new RemoteBucketState[n];
-        ConsumeResult[] results = new ConsumeResult[n];
         for (int i = 0; i < n; i++) {
             results[i] = apply(takes.get(i), steps[i], charged[i], taken[i], before[i], nowNanos, writes, i);
         }
-        return new Outcome(List.of(results), writes);
+        return new Outcome(ListsOf.first(results, n), writes);
     }
 
     /** {@link #decide} of one take, as an {@link Outcome}. */
