@@ -1,6 +1,8 @@
 package dev.quota.core;
 
 import dev.quota.core.internal.ListsOf;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ChargeRule;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
@@ -64,10 +66,15 @@ final class DecisionCharge {
         return charged;
     }
 
-    /** The take of one draw. */
+    /** The take of one draw: made with the draw ({@link #take}). */
     static Take of(Draw draw) {
-        boolean shadow = draw.mode() == Mode.SHADOW;
-        long refused = !shadow && draw.role() == LimitStatus.Role.PLAN ? REFUSED_REQUEST : 0;
-        return new Take(draw.key(), draw.spec(), draw.tokens(), refused, shadow);
+        return draw.take();
+    }
+
+    /** The take of a draw of {@code tokens} from the bucket {@code key} by a limit of {@code role} in {@code mode}. */
+    static Take take(BucketKey key, BucketSpec spec, long tokens, LimitStatus.Role role, Mode mode) {
+        boolean shadow = mode == Mode.SHADOW;
+        long refused = !shadow && role == LimitStatus.Role.PLAN ? REFUSED_REQUEST : 0;
+        return new Take(key, spec, tokens, refused, shadow);
     }
 }
