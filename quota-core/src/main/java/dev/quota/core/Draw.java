@@ -95,9 +95,10 @@ record Draw(Take take, List<Limit> declared, List<String> policies, @Nullable Ca
         long remaining = result.remaining()[i];
         boolean short_ = !result.tokensTaken() && remaining < tokens();
         if (window != null) {
-            Duration left = window.remaining(now);
-            return LimitStatus.of(policies.get(i), limit, role, Math.max(0, remaining),
-                    remaining < limit.capacity() ? left : Duration.ZERO, short_ ? left : Duration.ZERO);
+            // its time to full in nanoseconds too: the Duration made when read
+            long left = window.nanosLeft(now);
+            return LimitStatus.ofNanos(policies.get(i), limit, role, Math.max(0, remaining),
+                    remaining < limit.capacity() ? left : 0, short_ ? Duration.ofNanos(left) : Duration.ZERO);
         }
         // in nanoseconds, the time to full kept so (its Duration made when asked for); "never"
         // (more than the capacity missing) loses to any time Bucket4j reports, as it did as a Duration
