@@ -432,15 +432,16 @@ final class DecisionRunner {
 
     /** The in-flight leases the decision holds, each as a take that gives its slot back. */
     private static List<Take> leases(List<Draw> slots, List<ConsumeResult> results) {
-        List<Take> leases = new ArrayList<>(1);
+        Object[] leases = ListsOf.fits(slots.size()) ? ListsOf.scratch() : new Object[slots.size()];
+        int n = 0;
         for (int i = 0; i < slots.size(); i++) {
             ConsumeResult result = results.get(i);
             if (result.tokensTaken() && result.lease() != 0) {
                 Draw slot = slots.get(i);
-                leases.add(Take.of(slot.key(), slot.spec(), result.lease()));
+                leases[n++] = Take.of(slot.key(), slot.spec(), result.lease());
             }
         }
-        return leases;
+        return ListsOf.first(leases, n);
     }
 
     /** CLOSED beats LOCAL beats OPEN: the most careful policy among the buckets involved. */
