@@ -1,9 +1,11 @@
 package dev.quota.core;
 
+import dev.quota.core.internal.ListsOf;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ChargeRule;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -37,11 +39,12 @@ final class DecisionCharge {
         if (draws.size() == 1) {
             return List.of(of(draws.get(0))); // a one-limit decision's: no array behind a list
         }
-        List<Take> takes = new ArrayList<>(draws.size());
+        // an immutable list of its own array, which a receipt keeps as it is: no list grown and copied
+        Object[] takes = ListsOf.fits(draws.size()) ? ListsOf.scratch() : new Object[draws.size()];
         for (int i = 0; i < draws.size(); i++) { // indexed: no iterator per decision
-            takes.add(of(draws.get(i)));
+            takes[i] = of(draws.get(i));
         }
-        return takes;
+        return ListsOf.first(takes, draws.size());
     }
 
     /**
@@ -63,10 +66,15 @@ final class DecisionCharge {
         return charged;
     }
 
-    /** The take of one draw. */
+    /** The take of one draw: made with the draw ({@link #take}). */
     static Take of(Draw draw) {
-        boolean shadow = draw.mode() == Mode.SHADOW;
-        long refused = !shadow && draw.role() == LimitStatus.Role.PLAN ? REFUSED_REQUEST : 0;
-        return new Take(draw.key(), draw.spec(), draw.tokens(), refused, shadow);
+        return draw.take();
+    }
+
+    /** The take of a draw of {@code tokens} from the bucket {@code key} by a limit of {@code role} in {@code mode}. */
+    static Take take(BucketKey key, BucketSpec spec, long tokens, LimitStatus.Role role, Mode mode) {
+        boolean shadow = mode == Mode.SHADOW;
+        long refused = !shadow && role == LimitStatus.Role.PLAN ? REFUSED_REQUEST : 0;
+        return new Take(key, spec, tokens, refused, shadow);
     }
 }

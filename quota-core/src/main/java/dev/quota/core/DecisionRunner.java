@@ -1,5 +1,6 @@
 package dev.quota.core;
 
+import dev.quota.core.internal.ListsOf;
 import dev.quota.core.internal.LogThrottle;
 import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.ConsumeResult;
@@ -351,73 +352,96 @@ final class DecisionRunner {
         for (int i = 0; i < slots.size(); i++) { // indexed: no iterator per decision
             limits += slots.get(i).declared().size();
         }
-        // one limit: its status alone, in a list of one the decision keeps as it is
-        List<LimitStatus> statuses = limits == 1 ? null : new ArrayList<>(limits);
-        LimitStatus only = null;
-        // the store took every take's full tokens: a plan bucket that gave them holds the estimate
-        boolean admitted = outcome == QuotaDecision.Outcome.ALLOWED
-                || outcome == QuotaDecision.Outcome.SHADOW_REJECTED;
-        // made when a bucket needs them (most decisions refund, settle or release nothing, or one bucket)
-        List<Take> refundable = List.of();
-        List<Take> settleable = List.of();
-        List<Take> leases = List.of();
+        // gathered in the thread's array and listed as they are (no list grown, copied, copied again)
+        Object[] gathered = ListsOf.fits(limits) ? ListsOf.scratch() : new Object[limits];
+        int count = 0;
         LimitStatus violated = null;
         for (int i = 0; i < slots.size(); i++) {
             Draw slot = slots.get(i);
             ConsumeResult result = results.get(i);
-            if (statuses == null) {
-                if (!slot.declared().isEmpty()) {
-                    only = slot.status(result, now, 0);
-                    violated = i == violatedSlot ? only : violated;
-                }
-            } else {
-                int before = statuses.size();
-                slot.statuses(result, now, statuses);
-                if (i == violatedSlot) {
-                    violated = statuses.get(before);
-                    for (int k = before; k < statuses.size(); k++) {
-                        if (statuses.get(k).exhausted()) {
-                            violated = statuses.get(k);
-                            break;
-                        }
-                    }
-                }
+            LimitStatus first = null;
+            LimitStatus exhausted = null;
+            for (int k = 0; k < slot.declared().size(); k++) {
+                LimitStatus status = slot.status(result, now, k);
+                gathered[count++] = status;
+                first = first == null ? status : first;
+                exhausted = exhausted == null && status.exhausted() ? status : exhausted;
             }
-            // the take itself stands for the bucket: its key, spec and tokens are what a refund or
-            // settle gives back or changes (a plan take's refusal tokens are not read there)
-            if (result.tokensTaken() && slot.refundable()) {
-                refundable = takes.size() == 1 ? takes : adding(refundable, takes.get(i), takes.size());
+            if (i == violatedSlot && first != null) {
+                violated = exhausted != null ? exhausted : first;
             }
-            if (result.tokensTaken() && slot.role() == LimitStatus.Role.PLAN && !slot.spec().leases() && admitted) {
-                // a one-limit decision's takes are an immutable list of its one take: kept as they are
-                settleable = takes.size() == 1 ? takes : adding(settleable, takes.get(i), takes.size());
-            }
-            if (result.tokensTaken() && result.lease() != 0) {
-                leases = adding(leases, Take.of(slot.key(), slot.spec(), result.lease()), takes.size());
+        }
+        List<LimitStatus> all = ListsOf.first(gathered, count);
+        // the store took every take's full tokens: a plan bucket that gave them holds the estimate
+        boolean admitted = outcome == QuotaDecision.Outcome.ALLOWED
+                || outcome == QuotaDecision.Outcome.SHADOW_REJECTED;
+        // the take itself stands for the bucket: its key, spec and tokens are what a refund or
+        // settle gives back or changes (a plan take's refusal tokens are not read there)
+        List<Take> refundable = picked(REFUNDABLE, slots, takes, results, admitted);
+        List<Take> settleable = picked(SETTLEABLE, slots, takes, results, admitted);
+        List<Take> leases = List.of();
+        for (int i = 0; i < slots.size(); i++) {
+            if (results.get(i).tokensTaken() && results.get(i).lease() != 0) {
+                leases = leases(slots, results);
+                break;
             }
         }
         Receipt receipt = refundable.isEmpty() && planTokens == 0 && leases.isEmpty() ? Receipt.NONE
                 : new Receipt(target, refundable, planTokens, settleable, leases);
-        List<LimitStatus> all = statuses == null ? List.of(Objects.requireNonNull(only, "one limit")) : statuses;
         return new QuotaDecision(outcome, all, violated, retryAfter, receipt);
     }
 
+    /** {@link #picked}: the takes a refund gives back. */
+    private static final int REFUNDABLE = 0;
+    /** {@link #picked}: the plan takes a settle changes. */
+    private static final int SETTLEABLE = 1;
+
     /**
-     * {@code list} with {@code take} appended: an immutable list of one take for the first (what
-     * the receipt keeps as it is), from the second on a mutable one (the receipt copies it) sized
-     * for {@code most} takes, so that it never grows.
+     * The takes of {@code which} kind, as an immutable list the receipt keeps as it is (most
+     * decisions have none, or one bucket: a one-limit decision's takes list is kept itself).
      */
-    private static List<Take> adding(List<Take> list, Take take, int most) {
-        if (list.isEmpty()) {
-            return List.of(take);
+    private static List<Take> picked(int which, List<Draw> slots, List<Take> takes, List<ConsumeResult> results,
+                                     boolean admitted) {
+        int n = 0;
+        for (int i = 0; i < slots.size(); i++) {
+            n += picks(which, slots.get(i), results.get(i), admitted) ? 1 : 0;
         }
-        List<Take> more = list;
-        if (list.size() == 1) {
-            more = new ArrayList<>(Math.max(2, most));
-            more.add(list.get(0));
+        if (n == 0) {
+            return List.of();
         }
-        more.add(take);
-        return more;
+        if (n == takes.size()) {
+            return takes.size() == 1 ? takes : List.copyOf(takes);
+        }
+        Object[] out = ListsOf.fits(n) ? ListsOf.scratch() : new Object[n];
+        int k = 0;
+        for (int i = 0; i < slots.size(); i++) {
+            if (picks(which, slots.get(i), results.get(i), admitted)) {
+                out[k++] = takes.get(i);
+            }
+        }
+        return ListsOf.first(out, k);
+    }
+
+    private static boolean picks(int which, Draw slot, ConsumeResult result, boolean admitted) {
+        if (!result.tokensTaken()) {
+            return false;
+        }
+        return which == REFUNDABLE ? slot.refundable()
+                : slot.role() == LimitStatus.Role.PLAN && !slot.spec().leases() && admitted;
+    }
+
+    /** The in-flight leases the decision holds, each as a take that gives its slot back. */
+    private static List<Take> leases(List<Draw> slots, List<ConsumeResult> results) {
+        Object[] leases = ListsOf.fits(slots.size()) ? ListsOf.scratch() : new Object[slots.size()];
+        int n = 0;
+        for (int i = 0; i < slots.size(); i++) {
+            ConsumeResult result = results.get(i);
+            if (result.tokensTaken() && result.lease() != 0) {
+                Draw slot = slots.get(i);
+                leases[n++] = Take.of(slot.key(), slot.spec(), result.lease());
+            }
+        }
+        return ListsOf.first(leases, n);
     }
 
     /** CLOSED beats LOCAL beats OPEN: the most careful policy among the buckets involved. */

@@ -6,6 +6,7 @@ import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.RefillTimes;
+import dev.quota.core.spi.Take;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -16,13 +17,14 @@ import org.jspecify.annotations.Nullable;
  * where it is stored, what it enforces, how many tokens the request takes from it, its role, and
  * how to report its limits. ("Slot" is left to Redis Cluster's hash slots.)
  *
- * @param key       storage key
- * @param spec      the limits as the store sees them (a calendar window resolved to an interval)
+ * @param take      what the store takes from the bucket, as {@link DecisionCharge} charges it: its
+ *                  key, its spec (the limits as the store sees them, a calendar window resolved to
+ *                  an interval) and the tokens this request takes; made with the draw, so that a
+ *                  decision's one store call needs no object of its own per bucket
  * @param declared  the limits as configured and scaled for the customer (calendar ones still
  *                  calendar), in spec order
  * @param policies  the policy name of each limit, in spec order
  * @param window    the calendar window when this bucket is one, else null
- * @param tokens    tokens this request takes
  * @param role      what the bucket counts: a plan bucket is charged even when a later bucket refuses
  *                  and never refunded; rule, shared and amount buckets are refunded
  * @param onFailure what to do when the store cannot answer
@@ -30,9 +32,34 @@ import org.jspecify.annotations.Nullable;
  * @param noShare   on the in-JVM fallback: a limit of this bucket leaves this instance no token (see
  *                  {@link LocalShare}), so a decision over it is refused with 503
  */
-record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> policies,
-            @Nullable CalendarWindow window, long tokens, Role role, FailurePolicy onFailure, Mode mode,
-            boolean noShare) {
+record Draw(Take take, List<Limit> declared, List<String> policies, @Nullable CalendarWindow window, Role role,
+            FailurePolicy onFailure, Mode mode, boolean noShare) {
+
+    /**
+     * The draw of {@code tokens} from the bucket {@code key} of {@code spec}, its take charged as
+     * {@link DecisionCharge#take} says for its role and mode.
+     */
+    Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> policies,
+         @Nullable CalendarWindow window, long tokens, Role role, FailurePolicy onFailure, Mode mode,
+         boolean noShare) {
+        this(DecisionCharge.take(key, spec, tokens, role, mode), declared, policies, window, role, onFailure, mode,
+                noShare);
+    }
+
+    /** The storage key. */
+    BucketKey key() {
+        return take.key();
+    }
+
+    /** The limits as the store sees them (a calendar window resolved to an interval). */
+    BucketSpec spec() {
+        return take.spec();
+    }
+
+    /** The tokens this request takes. */
+    long tokens() {
+        return take.tokens();
+    }
 
     /** Whether a refund gives this bucket's tokens back. */
     boolean refundable() {
@@ -42,7 +69,7 @@ record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
     /** Whether the request needs more tokens than a limit of this bucket can ever hold. */
     boolean exceedsCapacity() {
         for (Limit limit : declared) {
-            if (tokens > limit.capacity()) {
+            if (tokens() > limit.capacity()) {
                 return true;
             }
         }
@@ -66,29 +93,26 @@ record Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> p
         Limit limit = declared.get(i);
         // below zero is a debt a settle left: reported as 0 remaining, its refill counted in the times
         long remaining = result.remaining()[i];
-        boolean short_ = !result.tokensTaken() && remaining < tokens;
-        Duration reset;
-        Duration retry;
+        boolean short_ = !result.tokensTaken() && remaining < tokens();
         if (window != null) {
-            Duration left = window.remaining(now);
-            reset = remaining < limit.capacity() ? left : Duration.ZERO;
-            retry = short_ ? left : Duration.ZERO;
-        } else {
-            // in nanoseconds, one Duration made of each figure; "never" (more than the capacity
-            // missing) loses to any time Bucket4j reports, as it did as a Duration
-            long toFull = result.nanosToFull();
-            // a debt needs more than a whole bucket's refill: exactly that long, not "never"
-            long refill = remaining < 0 ? RefillTimes.nanosFor(limit, limit.capacity() - remaining)
-                    : refillNanos(limit, limit.capacity() - remaining);
-            reset = Duration.ofNanos(Math.min(refill, toFull));
-            if (short_) {
-                long wait = Math.min(refillNanos(limit, tokens - remaining), result.nanosToWait());
-                retry = Duration.ofNanos(wait == 0 ? Math.max(1, result.nanosToWait()) : wait);
-            } else {
-                retry = Duration.ZERO;
-            }
+            // its time to full in nanoseconds too: the Duration made when read
+            long left = window.nanosLeft(now);
+            return LimitStatus.ofNanos(policies.get(i), limit, role, Math.max(0, remaining),
+                    remaining < limit.capacity() ? left : 0, short_ ? Duration.ofNanos(left) : Duration.ZERO);
         }
-        return LimitStatus.of(policies.get(i), limit, role, Math.max(0, remaining), reset, retry);
+        // in nanoseconds, the time to full kept so (its Duration made when asked for); "never"
+        // (more than the capacity missing) loses to any time Bucket4j reports, as it did as a Duration
+        long toFull = result.nanosToFull();
+        // a debt needs more than a whole bucket's refill: exactly that long, not "never"
+        long refill = remaining < 0 ? RefillTimes.nanosFor(limit, limit.capacity() - remaining)
+                : refillNanos(limit, limit.capacity() - remaining);
+        Duration retry = Duration.ZERO;
+        if (short_) {
+            long wait = Math.min(refillNanos(limit, tokens() - remaining), result.nanosToWait());
+            retry = Duration.ofNanos(wait == 0 ? Math.max(1, result.nanosToWait()) : wait);
+        }
+        return LimitStatus.ofNanos(policies.get(i), limit, role, Math.max(0, remaining), Math.min(refill, toFull),
+                retry);
     }
 
     /**

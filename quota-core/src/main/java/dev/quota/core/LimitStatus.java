@@ -40,16 +40,24 @@ public final class LimitStatus {
     private final Limit limit;
     private final Role role;
     private final long remaining;
-    private final Duration resetAfter;
+    /**
+     * The time until full in nanoseconds, when the status was made of them ({@link #ofNanos}); its
+     * {@code Duration} is made when asked for: most decisions' statuses are never read for it, and
+     * a transfer's six statuses made six of them. Unused (-1) when a {@code Duration} was given.
+     */
+    private final long resetNanos;
+    /** Null until {@link #resetAfter()} makes it of {@link #resetNanos}; a racy make makes an equal one. */
+    private @Nullable Duration resetAfter;
     private final Duration retryAfter;
 
-    private LimitStatus(String policy, Limit limit, Role role, long remaining, Duration resetAfter,
-                        Duration retryAfter) {
+    private LimitStatus(String policy, Limit limit, Role role, long remaining, @Nullable Duration resetAfter,
+                        long resetNanos, Duration retryAfter) {
         this.policy = Objects.requireNonNull(policy, "policy");
         this.limit = Objects.requireNonNull(limit, "limit");
         this.role = Objects.requireNonNull(role, "role");
         this.remaining = remaining;
-        this.resetAfter = Objects.requireNonNull(resetAfter, "resetAfter");
+        this.resetAfter = resetAfter;
+        this.resetNanos = resetNanos;
         this.retryAfter = Objects.requireNonNull(retryAfter, "retryAfter");
     }
 
@@ -70,7 +78,14 @@ public final class LimitStatus {
      */
     public static LimitStatus of(String policy, Limit limit, Role role, long remaining, Duration resetAfter,
                                  Duration retryAfter) {
-        return new LimitStatus(policy, limit, role, remaining, resetAfter, retryAfter);
+        return new LimitStatus(policy, limit, role, remaining, Objects.requireNonNull(resetAfter, "resetAfter"), -1,
+                retryAfter);
+    }
+
+    /** {@link #of} with the time until full in nanoseconds: its {@code Duration} made when asked for. */
+    static LimitStatus ofNanos(String policy, Limit limit, Role role, long remaining, long resetNanos,
+                               Duration retryAfter) {
+        return new LimitStatus(policy, limit, role, remaining, null, resetNanos, retryAfter);
     }
 
     /** The policy name as it appears in {@code RateLimit-Policy}, such as {@code free-burst}. */
@@ -95,7 +110,12 @@ public final class LimitStatus {
 
     /** Time until the bucket is full again; zero when it is full. */
     public Duration resetAfter() {
-        return resetAfter;
+        Duration reset = resetAfter;
+        if (reset == null) {
+            reset = Duration.ofNanos(resetNanos);
+            resetAfter = reset;
+        }
+        return reset;
     }
 
     /** Time until the decided request could pass on this limit alone; zero when it had enough tokens. */
@@ -105,12 +125,12 @@ public final class LimitStatus {
 
     /** This status with another time until the decided request could pass (a block's time left). */
     public LimitStatus withRetryAfter(Duration retryAfter) {
-        return new LimitStatus(policy, limit, role, remaining, resetAfter, retryAfter);
+        return new LimitStatus(policy, limit, role, remaining, this.resetAfter, resetNanos, retryAfter);
     }
 
     /** This status with another time until the bucket is full again. */
     public LimitStatus withResetAfter(Duration resetAfter) {
-        return new LimitStatus(policy, limit, role, remaining, resetAfter, retryAfter);
+        return of(policy, limit, role, remaining, resetAfter, retryAfter);
     }
 
     /**
@@ -118,7 +138,12 @@ public final class LimitStatus {
      * 0.2 s, 60 for exactly a minute.
      */
     public long resetSeconds() {
-        return WholeSeconds.ceil(resetAfter);
+        Duration reset = resetAfter;
+        if (reset != null) {
+            return WholeSeconds.ceil(reset);
+        }
+        // what ceil of Duration.ofNanos(resetNanos) is, without making it
+        return resetNanos <= 0 ? 0 : resetNanos / 1_000_000_000L + (resetNanos % 1_000_000_000L == 0 ? 0 : 1);
     }
 
     /** Whether this limit lacked tokens for the decided request. */
@@ -137,18 +162,18 @@ public final class LimitStatus {
     @Override
     public boolean equals(@Nullable Object o) {
         return o instanceof LimitStatus other && policy.equals(other.policy) && limit.equals(other.limit)
-                && role == other.role && remaining == other.remaining && resetAfter.equals(other.resetAfter)
+                && role == other.role && remaining == other.remaining && resetAfter().equals(other.resetAfter())
                 && retryAfter.equals(other.retryAfter);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(policy, limit, role, remaining, resetAfter, retryAfter);
+        return Objects.hash(policy, limit, role, remaining, resetAfter(), retryAfter);
     }
 
     @Override
     public String toString() {
         return "LimitStatus[policy=" + policy + ", limit=" + limit + ", role=" + role + ", remaining=" + remaining
-                + ", resetAfter=" + resetAfter + ", retryAfter=" + retryAfter + "]";
+                + ", resetAfter=" + resetAfter() + ", retryAfter=" + retryAfter + "]";
     }
 }

@@ -53,6 +53,15 @@ public record CalendarWindow(Instant start, Instant end) {
         return left.isNegative() ? Duration.ZERO : left;
     }
 
+    /**
+     * {@link #remaining} in nanoseconds, without making the {@code Duration}: a window is at most
+     * a calendar year, far inside a long's 292 years of nanoseconds.
+     */
+    public long nanosLeft(Instant now) {
+        long left = (end.getEpochSecond() - now.getEpochSecond()) * 1_000_000_000L + (end.getNano() - now.getNano());
+        return Math.max(0, left);
+    }
+
     /** The nominal length of a calendar unit, for headers: hour 3600 s, day 86400 s, week, month 31 days. */
     public static Duration nominal(ChronoUnit unit) {
         return unit == ChronoUnit.MONTHS ? Duration.ofDays(31) : unit.getDuration();

@@ -2,6 +2,7 @@ package dev.quota.core.spi;
 
 import dev.quota.core.Limit;
 import dev.quota.core.internal.Bandwidths;
+import dev.quota.core.internal.ListsOf;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.BucketState;
@@ -84,9 +85,36 @@ public final class BucketMath {
         if (before == null || !current(before, spec)) {
             return consumeByCommand(before, spec, tokens, nowNanos);
         }
-        // Bucket4j's TryConsumeAndReturnRemainingTokensCommand, on a copy, without the command,
-        // probe and verbose-result objects around it
         RemoteBucketState state = before.copy();
+        ConsumeResult result = consumeCurrent(state, spec, tokens, nowNanos);
+        return new Step(result, result.tokensTaken() ? state : null);
+    }
+
+    /**
+     * {@link #consume}'s answer, its state with the tokens taken put in {@code afters[i]} (null when
+     * they were not): for a consume of several buckets, without a step per bucket.
+     */
+    private static ConsumeResult consumeInto(@Nullable RemoteBucketState before, BucketSpec spec, long tokens,
+                                             long nowNanos, @Nullable RemoteBucketState[] afters, int i) {
+        if (spec.leases() || before == null || !current(before, spec)) {
+            Step step = consume(before, spec, tokens, nowNanos);
+            afters[i] = step.after();
+            return step.result();
+        }
+        RemoteBucketState state = before.copy();
+        ConsumeResult result = consumeCurrent(state, spec, tokens, nowNanos);
+        afters[i] = result.tokensTaken() ? state : null;
+        return result;
+    }
+
+    /**
+     * Takes {@code tokens} from {@code state}, a copy of a bucket at {@code spec}'s config version
+     * or a newer one, changed in place when they are there: Bucket4j's
+     * TryConsumeAndReturnRemainingTokensCommand without the command, probe and verbose-result
+     * objects around it.
+     */
+    private static ConsumeResult consumeCurrent(RemoteBucketState state, BucketSpec spec, long tokens,
+                                                long nowNanos) {
         state.refillAllBandwidth(nowNanos);
         boolean consumed = tokens <= state.getAvailableTokens();
         long wait = 0;
@@ -95,9 +123,8 @@ public final class BucketMath {
         } else {
             wait = Math.max(1, state.calculateDelayNanosAfterWillBePossibleToConsume(tokens, nowNanos, true));
         }
-        ConsumeResult result = new ConsumeResult(consumed, inSpecOrder(state, available(state), spec), wait,
+        return new ConsumeResult(consumed, inSpecOrder(state, available(state), spec), wait,
                 state.calculateFullRefillingTime(nowNanos));
-        return new Step(result, consumed ? state : null);
     }
 
     /** {@link #consume} through Bucket4j's commands: what it does for a new bucket or an older config version. */
@@ -201,10 +228,26 @@ public final class BucketMath {
         if (n == 1) {
             return decideAlone(takes.get(0), before[0], nowNanos);
         }
-        Step[] steps = new Step[n];
+        // each bucket's own answer and state, gathered where the outcome keeps them: the results in
+        // the thread's array, listed as they are; the states in the writes
+        RemoteBucketState[] writes = new RemoteBucketState[n];
+        Object[] results = ListsOf.fits(n) ? ListsOf.scratch() : new Object[n];
+        boolean all = true;
         for (int i = 0; i < n; i++) {
             Take take = takes.get(i);
-            steps[i] = consume(before[i], take.spec(), take.tokens(), nowNanos);
+            results[i] = consumeInto(before[i], take.spec(), take.tokens(), nowNanos, writes, i);
+            all &= writes[i] != null;
+        }
+        if (all) {
+            // every bucket had its tokens: the rule takes each take's own (admitted, shadows too),
+            // so each bucket's answer and write are its own, without the rule's steps, arrays and predicates
+            return new Outcome(ListsOf.first(results, n), writes);
+        }
+        Step[] steps = new Step[n];
+        for (int i = 0; i < n; i++) {
+            steps[i] = new Step((ConsumeResult) results[i], writes[i]);
+            results[i] = null;
+            writes[i] = null;
         }
         Step[] charged = new Step[n]; // the refusal tokens' step, computed only when the rule asks
         long[] taken = ChargeRule.taken(takes, i -> steps[i].after() != null, i -> {
@@ -213,12 +256,10 @@ public final class BucketMath {
                     : consume(before[i], take.spec(), take.refusalTokens(), nowNanos);
             return charged[i].after() != null;
         });
-        RemoteBucketState[] writes = new RemoteBucketState[n];
-        ConsumeResult[] results = new ConsumeResult[n];
         for (int i = 0; i < n; i++) {
             results[i] = apply(takes.get(i), steps[i], charged[i], taken[i], before[i], nowNanos, writes, i);
         }
-        return new Outcome(List.of(results), writes);
+        return new Outcome(ListsOf.first(results, n), writes);
     }
 
     /** {@link #decide} of one take, as an {@link Outcome}. */
