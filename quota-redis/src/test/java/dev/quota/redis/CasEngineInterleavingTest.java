@@ -49,9 +49,19 @@ class CasEngineInterleavingTest {
     @BeforeEach
     void open() {
         RedisStoreBuilder builder = RedisStore.builder().uri(redis.uri()).clock(clock);
-        builder.link = link -> replies = new HeldReplies(link);
+        RedisLink[] redisson = new RedisLink[1];
+        builder.link = link -> {
+            redisson[0] = link;
+            return replies = new HeldReplies(link);
+        };
         builder.wallNanos = wall::get;
         store = builder.build();
+        // the held connection taken before the test sends: while it is being taken from the pool a
+        // script goes through Redisson's executor, on another connection, and a script pipelined
+        // behind it on the held one could reach Redis first and find the key changed (a conflict,
+        // never an admission), which is not the order a test here pins
+        HeldConnections held = ((RedissonLink) redisson[0]).held();
+        awaitUntil(() -> held.connection("interleaving:held") != null);
     }
 
     @AfterEach
