@@ -119,15 +119,31 @@ final class CasScript {
         Object[] call = new Object[FIRST_KEY + n + 1];
         call[0] = sha;
         call[1] = n < COUNTS.length ? COUNTS[n] : Integer.toString(n);
-        int length = 1;
         for (int i = 0; i < n; i++) {
+            call[FIRST_KEY + i] = cells.get(i).key;
+        }
+        int length = argumentLength(cells);
+        ByteBuf argument = allocator.buffer(length, length);
+        writeArgument(argument, cells);
+        call[FIRST_KEY + n] = argument;
+        return call;
+    }
+
+    /** The length in bytes of the argument of a call on {@code cells} ({@link #writeArgument}). */
+    static int argumentLength(List<Cell> cells) {
+        int length = 1;
+        for (int i = 0; i < cells.size(); i++) {
             Cell cell = cells.get(i);
-            call[FIRST_KEY + i] = cell.key;
             int e = length(cell.expected);
             int w = length(cell.written);
             length += digits(e) + digits(w) + digits(Math.max(0, cell.ttlMillis)) + 3 + e + w;
         }
-        ByteBuf argument = allocator.buffer(length, length);
+        return length;
+    }
+
+    /** Writes the argument of a call on {@code cells}: the header of numbers, {@code ;}, then the bytes. */
+    static void writeArgument(ByteBuf argument, List<Cell> cells) {
+        int n = cells.size();
         for (int i = 0; i < n; i++) {
             Cell cell = cells.get(i);
             number(argument, length(cell.expected));
@@ -146,8 +162,6 @@ final class CasScript {
                 argument.writeBytes(bytes);
             }
         }
-        call[FIRST_KEY + n] = argument;
-        return call;
     }
 
     /**

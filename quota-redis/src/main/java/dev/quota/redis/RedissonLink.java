@@ -4,10 +4,11 @@ import io.netty.buffer.ByteBufAllocator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RFuture;
-import org.redisson.client.RedisConnection;
 import org.redisson.client.RedisNoScriptException;
+import org.redisson.client.RedisRedirectException;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.protocol.RedisCommand;
 import org.redisson.client.protocol.RedisCommands;
@@ -38,36 +39,45 @@ final class RedissonLink implements RedisLink {
 
     static final RedisCommand<List<Object>> EVALSHA_LIST = new RedisCommand<>(RedisCommands.EVAL_LIST, "EVALSHA");
     /** {@code GET} as {@link RedisCommands#GET} sends and decodes it, typed for the bytes it answers. */
-    private static final RedisCommand<byte[]> GET = new RedisCommand<>("GET");
+    static final RedisCommand<byte[]> GET = new RedisCommand<>("GET");
 
     private final CommandAsyncExecutor redis;
     private final HeldConnections held;
+    private final RespCommands commands;
     /** The script's text, its commands named as the client's command mapper names them. */
     final String text;
-    private final String sha;
+    /** The SHA-1 of {@link #text}: what {@code EVALSHA} sends. */
+    final String sha;
 
     RedissonLink(CommandAsyncExecutor redis) {
         this.redis = redis;
-        this.held = new HeldConnections(redis.getConnectionManager(), EVALSHA_LIST);
-        this.text = CasScript.text(redis.getServiceManager().getCommandMapper()::map);
+        UnaryOperator<String> names = redis.getServiceManager().getCommandMapper()::map;
+        this.text = CasScript.text(names);
         this.sha = CasScript.sha(text);
+        this.commands = new RespCommands(names, sha);
+        this.held = new HeldConnections(redis.getConnectionManager(), commands);
     }
 
     @Override
     public CompletableFuture<List<Object>> compareAndSwap(List<Cell> cells) {
-        ScriptReply reply = new ScriptReply(this, CasScript.call(sha, cells, ByteBufAllocator.DEFAULT));
-        reply.send();
+        ScriptReply reply = new ScriptReply(this);
+        reply.send(cells);
         return reply;
     }
 
-    /** Gives the held connections back to the client's pool. */
+    /** Closes the store's own connections. */
     void close() {
         held.close();
     }
 
-    /** The connections held for scripts and reads. */
+    /** The store's own connections, one per master, for scripts and reads. */
     HeldConnections held() {
         return held;
+    }
+
+    /** The commands as RESP bytes, for those connections. */
+    RespCommands commands() {
+        return commands;
     }
 
     /** Sends {@code call} (as {@link CasScript#call} builds it) through Redisson's executor, routed by its first key. */
@@ -83,6 +93,19 @@ final class RedissonLink implements RedisLink {
         }
         String message = cause.getMessage();
         return message != null && message.startsWith("NOSCRIPT");
+    }
+
+    /**
+     * Whether a Cluster node answered that another serves the key's slot ({@code MOVED}, {@code ASK}):
+     * then the command did not run.
+     */
+    static boolean redirected(Throwable failure) {
+        Throwable cause = cause(failure);
+        if (cause instanceof RedisRedirectException) {
+            return true;
+        }
+        String message = cause.getMessage();
+        return message != null && (message.startsWith("MOVED ") || message.startsWith("ASK "));
     }
 
     /** A failure as Redisson raised it, out of the future's wrapping. */
@@ -103,12 +126,13 @@ final class RedissonLink implements RedisLink {
     }
 
     private <T> CompletableFuture<T> read(RedisCommand<T> command, Object[] keys) {
-        RedisConnection to = held.connection((String) keys[0]);
+        RespConnection to = held.connection((String) keys[0]);
         if (to == null) {
             return readThroughExecutor(command, keys);
         }
         ReadReply<T> reply = new ReadReply<>(this, command, keys, to);
-        reply.send();
+        reply.send(command == GET ? commands.get(ByteBufAllocator.DEFAULT, (String) keys[0])
+                : commands.mget(ByteBufAllocator.DEFAULT, keys));
         return reply;
     }
 

@@ -1,7 +1,7 @@
 package dev.quota.redis;
 
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -9,36 +9,39 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
-import org.redisson.client.RedisConnection;
-import org.redisson.client.RedisRedirectException;
+import org.redisson.client.RedisException;
 import org.redisson.client.WriteRedisConnectionException;
-import org.redisson.client.codec.ByteArrayCodec;
-import org.redisson.client.protocol.CommandData;
 import org.redisson.client.protocol.RedisCommand;
 import org.redisson.client.protocol.RedisCommands;
 
 /**
- * One script call's reply: the answer of the command on a held connection ({@link HeldCommand}), or
- * of the executor's; unless the script certainly did not run (Redis answered {@code NOSCRIPT} or a
- * redirect, or the held connection could not write it), and then the call goes again through the
- * executor: as {@code EVALSHA}, or as {@code EVAL} with the text when Redis did not know the
- * script. The engine's own timeout completes it too.
+ * One script call's reply: the answer of the command on the store's own connection to the master
+ * ({@link RespConnection}), or of the executor's; unless the script certainly did not run (Redis
+ * answered {@code NOSCRIPT} or a redirect, or the connection could not take it), and then the call
+ * goes again through the executor: as {@code EVALSHA}, or as {@code EVAL} with the text when Redis
+ * did not know the script. The engine's own timeout completes it too, and then closes the
+ * connection, whose later replies could not be trusted to be in step.
  *
- * <p>The argument's buffer has one reference of the call's, released when the call completes,
- * whoever completes it first, and one of each command sent with it, released once that command is
- * done with it: a write on a held connection once written (the encoder has copied it, or never
- * will), a command through the executor by the executor.
+ * <p>On a connection, the command is written as RESP bytes into one pooled buffer on the caller's
+ * thread, from the cells ({@link RespCommands#script}); the call holds one reference of it, released
+ * when the call completes, whoever completes it first, and the write one, released by Netty once
+ * written (or by the connection, when it does not take it). A call that goes through the executor
+ * after all reads its parameters back from that buffer ({@link RespCommands#scriptCall}): the cells
+ * are made over once the call's flight is settled. Through the executor from the start, the call's
+ * parameters are built as {@link CasScript#call} has them, the argument's buffer one reference of
+ * the call's, and one of each command sent with it, released by the executor.
  *
- * <p>A command for a held connection is written by that connection's own thread, the call itself
- * being the task handed to it: the order of the connection's commands, which its replies are
- * matched by, is the order its thread writes them in, as for any write of Netty's from another thread.
+ * <p>A command for a connection is written by that connection's own thread, the call itself being
+ * the task handed to it: the order of the connection's commands, which its replies are matched by,
+ * is the order its thread writes them in.
  */
 final class ScriptReply extends CompletableFuture<List<Object>>
-        implements BiConsumer<@Nullable List<Object>, @Nullable Throwable>, ChannelFutureListener, Runnable {
+        implements BiConsumer<@Nullable List<Object>, @Nullable Throwable>, RespConnection.Reply, Runnable {
 
-    /** How the call went last: on a held connection, or through the executor by SHA-1 or with the text. */
+    /** How the call went last: on the store's connection, or through the executor by SHA-1 or with the text. */
     private static final int HELD = 0;
     private static final int SHA = 1;
     private static final int TEXT = 2;
@@ -59,87 +62,85 @@ final class ScriptReply extends CompletableFuture<List<Object>>
     /** Whether {@link #flight} was told: once, by whichever of completion and {@link #whenDone} comes second. */
     @SuppressWarnings("UnusedVariable") // set through TOLD
     private volatile boolean told;
-    private final Object[] call;
+    /** The executor's parameters, once it carries the call. */
+    private volatile Object @Nullable [] call;
+    /** The command's RESP bytes, when written to a connection. */
+    private @Nullable ByteBuf command;
     private volatile int stage;
-    private @Nullable RedisConnection connection;
-    private @Nullable HeldCommand<List<Object>> command;
-    /** Set when the held connection could not write the command: then Redis never saw it whole. */
+    private @Nullable RespConnection connection;
+    /** Set when the connection did not take the command: then Redis never saw it. */
     private volatile boolean unwritten;
 
-    ScriptReply(RedissonLink link, Object[] call) {
+    ScriptReply(RedissonLink link) {
         this.link = link;
-        this.call = call;
     }
 
-    void send() {
-        RedisConnection to = link.held().connection((String) call[CasScript.FIRST_KEY]);
-        if (to == null) {
+    /** Sends the call on {@code cells} (read now, never after). */
+    void send(List<Cell> cells) {
+        RespConnection to = link.held().connection(cells.get(0).key);
+        EventLoop loop = to == null ? null : to.loop();
+        if (to == null || loop == null) {
+            Object[] parameters = CasScript.call(link.sha, cells, ByteBufAllocator.DEFAULT);
+            call = parameters;
             stage = SHA;
-            again(RedissonLink.EVALSHA_LIST, call);
+            again(RedissonLink.EVALSHA_LIST, parameters);
             return;
         }
         connection = to;
-        command = new HeldCommand<>(this);
-        CasScript.argument(call).retain(); // the write's
-        EventLoop loop = to.getChannel().eventLoop();
+        ByteBuf bytes = link.commands().script(ByteBufAllocator.DEFAULT, cells);
+        command = bytes;
+        bytes.retain(); // the write's
         if (loop.inEventLoop()) {
             run();
             return;
         }
         try {
             // written by the connection's own thread: from another, Netty would wrap the write in a
-            // task object of its own (about 50 bytes a script); this call is the task
+            // task object of its own; this call is the task
             loop.execute(this);
         } catch (RejectedExecutionException e) {
+            bytes.release(); // the write's: never written
             unwritable(e); // the connection's thread is shutting down
         }
     }
 
-    /** Writes the command to the held connection: on the connection's thread. */
+    /** Writes the command to the connection: on the connection's thread. */
     @Override
     public void run() {
-        RedisConnection to = Objects.requireNonNull(connection, "sent on a held connection");
-        HeldCommand<List<Object>> sent = Objects.requireNonNull(command, "sent on a held connection");
-        ChannelFuture written;
-        try {
-            written = to.send(new CommandData<>(sent, ByteArrayCodec.INSTANCE, RedissonLink.EVALSHA_LIST, call));
-        } catch (RuntimeException e) {
-            unwritable(e);
-            return;
+        RespConnection to = Objects.requireNonNull(connection, "sent on a connection");
+        if (!to.write(this, Objects.requireNonNull(command, "sent on a connection"))) {
+            unwritable(null);
         }
-        written.addListener(this);
     }
 
-    /** The held connection could not take the command: Redis never saw it, and it goes through the executor. */
-    private void unwritable(Throwable cause) {
-        CasScript.argument(call).release(); // the write's
+    /** The connection did not take the command: Redis never saw it, and it goes through the executor. */
+    private void unwritable(@Nullable Throwable cause) {
         unwritten = true;
-        Objects.requireNonNull(command, "sent on a held connection").completeExceptionally(
-                new WriteRedisConnectionException("cannot write the script to " + connection, cause));
+        accept(null, new WriteRedisConnectionException("cannot write the script to " + connection, cause));
     }
 
     /** Sends the call through the executor, with a reference of the argument's that it releases. */
     private void again(RedisCommand<List<Object>> through, Object[] parameters) {
-        CasScript.argument(call).retain();
+        CasScript.argument(parameters).retain();
         link.send(through, parameters).whenComplete(this);
     }
 
-    /**
-     * The write on a held connection is done: its reference is given up. A command not written
-     * whole (the connection closed under it) never ran, and goes through the executor.
-     */
     @Override
-    public void operationComplete(ChannelFuture written) {
-        CasScript.argument(call).release();
-        HeldCommand<List<Object>> sent = command;
-        if (!written.isSuccess() && sent != null) {
-            unwritten = true;
-            sent.completeExceptionally(new WriteRedisConnectionException(
-                    "cannot write the script to " + written.channel(), written.cause()));
+    @SuppressWarnings("unchecked")
+    public void answered(@Nullable Object answer) {
+        if (answer == null || answer instanceof List) {
+            accept((List<Object>) answer, null);
+        } else {
+            accept(null, new RedisException("the script answered " + answer + " on " + connection));
         }
     }
 
-    /** The answer of the command on the held connection or through the executor. */
+    @Override
+    public void failed(Throwable failure) {
+        accept(null, failure);
+    }
+
+    /** The answer of the command on the connection or through the executor. */
     @Override
     public void accept(@Nullable List<Object> answer, @Nullable Throwable failure) {
         if (failure == null) {
@@ -174,12 +175,12 @@ final class ScriptReply extends CompletableFuture<List<Object>>
         try {
             if (was != TEXT && RedissonLink.unknownScript(failure)) {
                 stage = TEXT;
-                again(RedisCommands.EVAL_LIST, CasScript.withText(call, link.text));
+                again(RedisCommands.EVAL_LIST, CasScript.withText(parameters(), link.text));
                 return true;
             }
-            if (was == HELD && (unwritten || RedissonLink.cause(failure) instanceof RedisRedirectException)) {
-                stage = SHA; // the executor follows a redirect, and takes a connection that writes
-                again(RedissonLink.EVALSHA_LIST, call);
+            if (was == HELD && (unwritten || RedissonLink.redirected(failure))) {
+                stage = SHA; // the executor follows a redirect
+                again(RedissonLink.EVALSHA_LIST, parameters());
                 return true;
             }
         } catch (RuntimeException e) {
@@ -188,15 +189,34 @@ final class ScriptReply extends CompletableFuture<List<Object>>
         return false;
     }
 
+    /** The executor's parameters: read back from the command's bytes when it was written to a connection. */
+    private Object[] parameters() {
+        Object[] parameters = call;
+        if (parameters == null) {
+            parameters = link.commands().scriptCall(Objects.requireNonNull(command, "sent on a connection"));
+            call = parameters;
+        }
+        return parameters;
+    }
+
     private void finished(@Nullable Throwable failure) {
-        CasScript.argument(call).release(); // the call's
-        RedisConnection to = connection;
+        ByteBuf bytes = command;
+        Object[] parameters = call;
+        if (bytes != null) {
+            bytes.release(); // the call's (the executor's parameters, if any, are slices of it)
+        } else if (parameters != null) {
+            CasScript.argument(parameters).release(); // the call's
+        }
+        RespConnection to = connection;
         if (stage == HELD && to != null) {
-            link.held().outcome(to, failure == null ? null : RedissonLink.cause(failure));
+            Throwable cause = failure == null ? null : RedissonLink.cause(failure);
+            link.held().outcome(to.node, cause);
+            if (cause instanceof TimeoutException) {
+                to.close("no reply within the store's timeout");
+            }
         }
         tell();
     }
-
     /**
      * Tells {@code sent} once the call completes, at once if it has: what {@code whenComplete(sent)}
      * does, without the callback's object and the future {@code whenComplete} answers. Either this
