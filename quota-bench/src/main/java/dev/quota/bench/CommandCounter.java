@@ -1,6 +1,7 @@
 package dev.quota.bench;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -73,7 +74,13 @@ public final class CommandCounter implements NettyHook {
     }
 
     private void count(CommandData<?, ?> command) {
-        String name = command.getCommand().getName();
+        if (counted(command.getCommand().getName())) {
+            watch(command);
+        }
+    }
+
+    /** Counts a command under {@code name}, unless it is connection housekeeping; answers whether it counted. */
+    private boolean counted(String name) {
         switch (name) {
             case "PING":
             case "CLIENT":
@@ -81,12 +88,16 @@ public final class CommandCounter implements NettyHook {
             case "SELECT":
             case "INFO":
             case "READONLY":
-                return;
+                return false;
             default:
                 break;
         }
         commands.increment();
         byName.computeIfAbsent(name, n -> new LongAdder()).increment();
+        return true;
+    }
+
+    private void watch(CommandData<?, ?> command) {
         String marker = watched;
         if (marker != null) {
             for (Object param : command.getParams()) {
@@ -98,11 +109,34 @@ public final class CommandCounter implements NettyHook {
         }
     }
 
+    /**
+     * A command written as its RESP bytes (the Redis store's own connection writes its scripts and
+     * reads so): an array of bulk strings, the first the command's name.
+     */
+    private void count(ByteBuf command) {
+        String name = RespArgs.name(command);
+        if (name == null || !counted(name)) {
+            return;
+        }
+        String marker = watched;
+        if (marker != null) {
+            String[] args = RespArgs.read(command, Integer.MAX_VALUE);
+            for (int i = 1; i < args.length; i++) {
+                if (args[i].contains(marker)) {
+                    watchedCommands.increment();
+                    return;
+                }
+            }
+        }
+    }
+
     @ChannelHandler.Sharable
     private final class Handler extends ChannelOutboundHandlerAdapter {
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-            if (msg instanceof CommandData) {
+            if (msg instanceof ByteBuf) {
+                count((ByteBuf) msg);
+            } else if (msg instanceof CommandData) {
                 count((CommandData<?, ?>) msg);
             } else if (msg instanceof CommandsData) {
                 List<CommandData<?, ?>> batch = ((CommandsData) msg).getCommands();

@@ -194,15 +194,21 @@ final class CasScript {
 
     /** Writes {@code value} (not negative) in decimal, then a space. */
     private static void number(ByteBuf to, long value) {
+        decimal(to, value);
+        to.writeByte(' ');
+    }
+
+    /** Writes {@code value} (not negative) in ASCII decimal digits, straight into {@code to}. */
+    static void decimal(ByteBuf to, long value) {
         int digits = digits(value);
         int at = to.writerIndex();
+        to.ensureWritable(digits);
         long v = value;
         for (int i = at + digits - 1; i >= at; i--) {
             to.setByte(i, '0' + (int) (v % 10));
             v /= 10;
         }
         to.writerIndex(at + digits);
-        to.writeByte(' ');
     }
 
     /** A key that held something other than expected: its index in the script's keys and its bytes (null: none). */

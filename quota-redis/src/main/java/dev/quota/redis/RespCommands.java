@@ -45,7 +45,7 @@ final class RespCommands {
         header(to, '*', 4 + n);
         to.writeBytes(evalsha);
         header(to, '$', CasScript.digits(n));
-        number(to, n);
+        CasScript.decimal(to, n);
         to.writeBytes(CRLF);
         for (int i = 0; i < n; i++) {
             key(to, cells.get(i).key);
@@ -140,19 +140,8 @@ final class RespCommands {
 
     private static void header(ByteBuf to, char type, int value) {
         to.writeByte(type);
-        number(to, value);
+        CasScript.decimal(to, value);
         to.writeBytes(CRLF);
-    }
-
-    private static void number(ByteBuf to, long value) {
-        int digits = CasScript.digits(value);
-        int at = to.writerIndex();
-        long v = value;
-        for (int i = at + digits - 1; i >= at; i--) {
-            to.setByte(i, '0' + (int) (v % 10));
-            v /= 10;
-        }
-        to.writerIndex(at + digits);
     }
 
     private static int arrayHeader(int count) {

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -16,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import org.redisson.client.RedisClient;
 import org.redisson.client.RedisClientConfig;
 import org.redisson.client.RedisConnectionException;
+import org.redisson.client.NettyHook;
 import org.redisson.client.RedisException;
 import org.redisson.config.Credentials;
 import org.slf4j.Logger;
@@ -83,15 +85,14 @@ final class RespConnection extends ByteToMessageDecoder {
 
     /**
      * Whether the store can make its own connection to {@code node}: not over TLS, a Unix socket,
-     * RESP3, Valkey capabilities or a Netty hook of the application's, which Redisson's own
-     * connections carry and this one does not. Then the executor carries every call, as before.
+     * RESP3 or Valkey capabilities, which Redisson's own connections carry and this one does not.
+     * Then the executor carries every call, as before. An application's {@code NettyHook} is
+     * applied to this connection's bootstrap and channel as Redisson applies it to its own.
      */
     static boolean supports(RedisClientConfig config) {
         return !config.getAddress().isSsl() && !config.getAddress().isUDS()
                 && config.getProtocol() == org.redisson.config.Protocol.RESP2
-                && (config.getCapabilities() == null || config.getCapabilities().isEmpty())
-                && (config.getNettyHook() == null
-                        || config.getNettyHook().getClass() == org.redisson.client.DefaultNettyHook.class);
+                && (config.getCapabilities() == null || config.getCapabilities().isEmpty());
     }
 
     /** Starts connecting to {@code node}; {@code onClose} runs once it is closed, for whatever reason. */
@@ -102,26 +103,50 @@ final class RespConnection extends ByteToMessageDecoder {
     }
 
     private void connect() {
+        node.resolveAddr().whenComplete((address, failure) -> {
+            if (address == null) {
+                LOG.warn("cannot resolve {}: {}", node, failure == null ? "no address" : failure.toString());
+                closed(); // not resolved: the executor reports why, and a later call tries again
+            } else {
+                connect(address);
+            }
+        });
+    }
+
+    private void connect(InetSocketAddress address) {
         RedisClientConfig config = node.getConfig();
-        InetSocketAddress address = node.getAddr();
-        Bootstrap bootstrap = new Bootstrap().group(config.getGroup()).channel(config.getSocketChannelClass())
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.getConnectTimeout())
-                .option(ChannelOption.TCP_NODELAY, config.isTcpNoDelay())
-                .option(ChannelOption.SO_KEEPALIVE, config.isKeepAlive())
-                .handler(this);
         ChannelFuture connecting;
         try {
-            connecting = address == null ? null : bootstrap.connect(address);
+            NettyHook hook = config.getNettyHook();
+            Bootstrap bootstrap = new Bootstrap().group(config.getGroup()).channel(config.getSocketChannelClass())
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.getConnectTimeout())
+                    .option(ChannelOption.TCP_NODELAY, config.isTcpNoDelay())
+                    .option(ChannelOption.SO_KEEPALIVE, config.isKeepAlive())
+                    .handler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast(RespConnection.this);
+                            if (hook != null) {
+                                hook.afterChannelInitialization(ch); // as Redisson has it, after its own handlers
+                            }
+                        }
+                    });
+            if (hook != null) {
+                hook.afterBoostrapInitialization(bootstrap);
+            }
+            connecting = bootstrap.connect(address);
         } catch (RuntimeException e) {
-            connecting = null;
-        }
-        if (connecting == null) {
-            closed(); // an address not resolved yet, or a group shutting down: the executor carries on
+            LOG.warn("cannot connect to {}: {}", node, e.toString());
+            closed(); // a client shutting down: the executor carries on
             return;
         }
         channel = connecting.channel();
+        if (state == CLOSED) {
+            connecting.channel().close(); // the store closed meanwhile
+        }
         connecting.addListener(done -> {
             if (!done.isSuccess()) {
+                LOG.warn("cannot connect to {}: {}", node, String.valueOf(done.cause()));
                 closed();
             }
         });
@@ -175,7 +200,13 @@ final class RespConnection extends ByteToMessageDecoder {
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         super.channelActive(ctx);
         RedisClientConfig config = node.getConfig();
-        config.getCredentialsResolver().resolve(node.getAddr()).whenComplete((credentials, failure) ->
+        // a hand-shake not answered within the connect timeout: closed, and tried again later
+        ctx.channel().eventLoop().schedule(() -> {
+            if (state == CONNECTING) {
+                close("no hand-shake within " + config.getConnectTimeout() + " ms");
+            }
+        }, config.getConnectTimeout(), TimeUnit.MILLISECONDS);
+        config.getCredentialsResolver().resolve((InetSocketAddress) ctx.channel().remoteAddress()).whenComplete((credentials, failure) ->
                 ctx.channel().eventLoop().execute(() -> handshake(ctx.channel(), config, credentials, failure)));
     }
 

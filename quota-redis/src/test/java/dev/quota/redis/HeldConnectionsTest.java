@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A store's compare-and-swap scripts go on one connection of the client's pool that it holds for
- * its master, in the order they were sent, not on whichever pooled connection is free.
+ * A store's compare-and-swap scripts go on the one connection of its own it holds to its master
+ * ({@link RespConnection}), in the order they were sent, not on whichever pooled connection is free;
+ * the client's pool stays whole for the store's other commands.
  */
 class HeldConnectionsTest {
 
@@ -59,7 +60,7 @@ class HeldConnectionsTest {
     }
 
     @Test
-    void aPoolOfOneConnection_isNotHeld_soTheStoresOtherCommandsStillGetIt() {
+    void aPoolOfOneConnection_isLeftWhole_soTheStoresOtherCommandsStillGetIt() {
         try (RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).connectionPoolSize(1).build()) {
             for (int i = 0; i < 5; i++) {
                 assertThat(store.tryConsume(new BucketKey("single:" + i), SPEC, 1).remaining()).containsExactly(9);
