@@ -57,7 +57,9 @@ final class ConsumeJob extends CasJob {
     void compute(CasRound round) {
         if (takes.size() == 1) { // a one-limit decision: its step is its answer and its write
             Cell cell = round.cell(key(0));
-            BucketMath.Step step = BucketMath.decide(takes.get(0), cell.state, round.now());
+            // a state parsed for this round is the cell's alone: its tokens taken without a copy
+            BucketMath.Step step = cell.owned ? BucketMath.decideInPlace(takes.get(0), cell.state, round.now())
+                    : BucketMath.decide(takes.get(0), cell.state, round.now());
             RemoteBucketState after = step.after();
             if (after != null) {
                 cell.write(after, round.expiry());

@@ -12,9 +12,18 @@ import org.jspecify.annotations.Nullable;
  * window, lets a refusal be answered without Redis (consumption elsewhere only ever lowers tokens).
  *
  * @param bytes          the stored bytes, or null when the key does not exist
- * @param state          the bytes parsed, or null when the key does not exist
+ * @param state          the bytes parsed, or null when the key does not exist or its bytes are
+ *                       kept {@linkplain #unparsed() unparsed}
  * @param confirmedNanos when Redis confirmed them, by the store's clock
  * @param expiresNanos   when to forget them: a second before Redis expires the key, by the store's clock
  */
 record KeyState(byte @Nullable [] bytes, @Nullable RemoteBucketState state, long confirmedNanos, long expiresNanos) {
+
+    /**
+     * Whether the bytes are kept without their parsed state: a key back from the cold tier, whose
+     * state the round that uses it parses for itself (so it may compute on it in place).
+     */
+    boolean unparsed() {
+        return bytes != null && state == null;
+    }
 }

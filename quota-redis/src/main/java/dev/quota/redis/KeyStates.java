@@ -1,6 +1,5 @@
 package dev.quota.redis;
 
-import dev.quota.core.spi.BucketMath;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.security.SecureRandom;
 import java.util.Iterator;
@@ -107,9 +106,10 @@ final class KeyStates {
             return null;
         }
         byte[] bytes = templates.decode(rec);
-        // it was written or confirmed as a bucket state; parsed again, it is hot
-        KeyState warm = new KeyState(bytes, bytes == null ? null : BucketMath.deserialize(bytes),
-                rec[StateTemplates.CONFIRMED], rec[StateTemplates.EXPIRES]);
+        // it was written or confirmed as a bucket state; hot again, as its bytes: the round that
+        // uses it parses them into a state of its own, which it computes on without a copy, and its
+        // write puts the parsed state it leaves here (KeyState#unparsed)
+        KeyState warm = new KeyState(bytes, null, rec[StateTemplates.CONFIRMED], rec[StateTemplates.EXPIRES]);
         cold.remove(fingerprint);
         templates.recycle(rec); // a copy read for the last time above: the next key to cool is written over it
         hot.put(key, warm);

@@ -49,6 +49,13 @@ final class StateWire {
     /** The same, by configuration instance. */
     private static final Known[] BY_INSTANCE = new Known[SLOTS];
 
+    /**
+     * The config version read last, boxed: the states read after it with the same version (every
+     * bucket of a config) share it instead of boxing their own. A {@code Long} is immutable, so a
+     * racy replace only costs a box.
+     */
+    private static volatile @Nullable Long lastVersion;
+
     /** Each thread's sink for {@link #write}: it counts a state's bytes, then writes them. */
     private static final ThreadLocal<Sink> SINKS = ThreadLocal.withInitial(Sink::new);
 
@@ -139,9 +146,20 @@ final class StateWire {
         RemoteStat stat = RemoteStat.SERIALIZATION_HANDLE.deserialize(Adapter.INSTANCE, in);
         Long version = null;
         if (format == V8_1 && Adapter.INSTANCE.readBoolean(in)) {
-            version = Adapter.INSTANCE.readLong(in);
+            version = boxed(Adapter.INSTANCE.readLong(in));
         }
         return new RemoteBucketState(state, stat, version);
+    }
+
+    /** {@code version} boxed: the last one read when it is the same ({@link #lastVersion}). */
+    private static Long boxed(long version) {
+        Long last = lastVersion;
+        if (last != null && last.longValue() == version) {
+            return last;
+        }
+        Long made = version;
+        lastVersion = made;
+        return made;
     }
 
     /**
