@@ -71,11 +71,24 @@ final class ConsumeJob extends CasJob {
         // the round's arrays, for this compute only: jobs are computed one at a time
         Cell[] mine = round.jobCells(n);
         RemoteBucketState[] before = round.jobStates(n);
+        boolean owned = false;
         for (int i = 0; i < n; i++) {
             mine[i] = round.cell(key(i));
             before[i] = mine[i].state;
+            owned |= mine[i].owned;
         }
-        BucketMath.Outcome outcome = BucketMath.decide(takes, before, round.now());
+        BucketMath.Outcome outcome;
+        if (owned) {
+            // states parsed for this round are the cells' alone: the tokens are taken from them in
+            // place; a shared one (the limit every customer shares, a hot key) is given as a copy
+            for (int i = 0; i < n; i++) {
+                RemoteBucketState state = before[i];
+                before[i] = state == null || mine[i].owned ? state : state.copy();
+            }
+            outcome = BucketMath.decideInPlace(takes, before, round.now());
+        } else {
+            outcome = BucketMath.decide(takes, before, round.now());
+        }
         for (int i = 0; i < n; i++) {
             RemoteBucketState after = outcome.writes()[i];
             if (after != null) {

@@ -262,6 +262,47 @@ public final class BucketMath {
         return new Outcome(ListsOf.first(results, n), writes);
     }
 
+    /**
+     * {@link #decide(List, RemoteBucketState[], long)} on the states themselves, which the caller
+     * gives up (each held by nothing else: a state the store parsed for this decision, or its own
+     * copy of one it shares): when every bucket holds its take's tokens, they are taken from the
+     * states in place, and the states are the writes; otherwise the answer is
+     * {@link #decide(List, RemoteBucketState[], long)}'s, on states at most refilled to
+     * {@code nowNanos} (a refill at the same time again changes nothing), which the caller must
+     * not write.
+     *
+     * @param states the state of each take's bucket, null where it does not exist; the caller's
+     */
+    public static Outcome decideInPlace(List<Take> takes, @Nullable RemoteBucketState[] states, long nowNanos) {
+        int n = takes.size();
+        for (int i = 0; i < n; i++) {
+            RemoteBucketState state = states[i];
+            Take take = takes.get(i);
+            // tokens available before the refill are there after it (a refill only adds)
+            if (state == null || take.spec().leases() || !current(state, take.spec())
+                    || take.tokens() > state.getAvailableTokens()) {
+                return decide(takes, states, nowNanos);
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            RemoteBucketState state = Objects.requireNonNull(states[i], "checked above");
+            state.refillAllBandwidth(nowNanos);
+            if (takes.get(i).tokens() > state.getAvailableTokens()) {
+                return decide(takes, states, nowNanos); // refilled to now only: computed again on copies
+            }
+        }
+        // every bucket has its tokens: the rule takes each take's own (decide's "all" case)
+        RemoteBucketState[] writes = new RemoteBucketState[n];
+        Object[] results = ListsOf.fits(n) ? ListsOf.scratch() : new Object[n];
+        for (int i = 0; i < n; i++) {
+            Take take = takes.get(i);
+            RemoteBucketState state = Objects.requireNonNull(states[i], "checked above");
+            results[i] = consumeCurrent(state, take.spec(), take.tokens(), nowNanos); // its refill: done above
+            writes[i] = state;
+        }
+        return new Outcome(ListsOf.first(results, n), writes);
+    }
+
     /** {@link #decide} of one take, as an {@link Outcome}. */
     private static Outcome decideAlone(Take take, @Nullable RemoteBucketState before, long nowNanos) {
         Step step = decide(take, before, nowNanos);
