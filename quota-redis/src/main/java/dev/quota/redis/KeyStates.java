@@ -116,7 +116,10 @@ final class KeyStates {
         return warm;
     }
 
-    /** Remembers {@code state} for {@code key}; past the bound, a key used long ago is forgotten. */
+    /**
+     * Remembers {@code state} for {@code key}; past the bound, a key used long ago is forgotten.
+     * The state is handed over: {@link #confirm} makes it over in place later.
+     */
     void put(String key, KeyState state, long nowNanos) {
         lastNanos = nowNanos;
         // idle keys leave as new ones come, not only at the bound (at the bound the eldest leaves
@@ -139,6 +142,22 @@ final class KeyStates {
             cold.remove(fingerprint);
             forgotten.remove(fingerprint);
         }
+    }
+
+    /**
+     * Remembers what Redis confirmed at {@code key} at {@code nowNanos} (as {@link #knownState}
+     * makes it): in the key's own entry when it is hot (every write of a key in use: a round made
+     * its key hot when it computed on it), which costs no object; else as {@link #put}.
+     */
+    void confirm(String key, byte @Nullable [] bytes, @Nullable RemoteBucketState state, long nowNanos,
+                 long ttlMillis) {
+        KeyState entry = hot.get(key); // used now: the most recent, as a put would make it
+        if (entry == null) {
+            put(key, knownState(bytes, state, nowNanos, ttlMillis), nowNanos);
+            return;
+        }
+        lastNanos = nowNanos;
+        entry.set(bytes, state, nowNanos, nowNanos + life(bytes, ttlMillis));
     }
 
     /**
@@ -254,9 +273,13 @@ final class KeyStates {
     /** What is remembered of a key Redis confirmed at {@code nowNanos}, kept as long as its TTL allows. */
     static KeyState knownState(byte @Nullable [] bytes, @Nullable RemoteBucketState state, long nowNanos,
                                long ttlMillis) {
-        long life = bytes == null ? ABSENT_REMEMBERED_NANOS
+        return new KeyState(bytes, state, nowNanos, nowNanos + life(bytes, ttlMillis));
+    }
+
+    /** How long what Redis confirmed is remembered: {@code ttlMillis} less a margin; "no key" briefly. */
+    private static long life(byte @Nullable [] bytes, long ttlMillis) {
+        return bytes == null ? ABSENT_REMEMBERED_NANOS
                 : ttlMillis > 0 ? Math.max(0, TimeUnit.MILLISECONDS.toNanos(ttlMillis) - EXPIRY_MARGIN_NANOS)
                 : Long.MAX_VALUE / 4;
-        return new KeyState(bytes, state, nowNanos, nowNanos + life);
     }
 }

@@ -51,6 +51,30 @@ class KeyStatesTest {
         assertThat(known.size()).isEqualTo(KeyStates.HOT_KEYS + 1);
     }
 
+    /** A write confirmed on a key in use makes its entry over: no object a write. */
+    @Test
+    void confirm_ofAHotKey_makesItsEntryOver_elseRemembersItAsPut() {
+        KeyStates known = new KeyStates(400_000);
+        KeyState first = state(1, NOW);
+        known.put("hot", first, NOW);
+        KeyState later = state(2, NOW + 5);
+
+        known.confirm("hot", later.bytes(), later.state(), NOW + 5, 60_000);
+        known.confirm("new", later.bytes(), later.state(), NOW + 5, 60_000);
+        known.confirm("absent", null, null, NOW + 5, 0);
+
+        KeyState hot = Objects.requireNonNull(known.get("hot", NOW + 6));
+        assertThat(hot).isSameAs(first);
+        assertThat(hot.bytes()).isEqualTo(later.bytes());
+        assertThat(hot.state()).isSameAs(later.state());
+        assertThat(hot.confirmedNanos()).isEqualTo(NOW + 5);
+        assertThat(hot.expiresNanos()).isEqualTo(NOW + 5 + Duration.ofSeconds(59).toNanos());
+        KeyState made = Objects.requireNonNull(known.get("new", NOW + 6));
+        assertThat(made.bytes()).isEqualTo(later.bytes());
+        assertThat(known.get("absent", NOW + 6)).isNotNull().extracting(KeyState::bytes).isNull();
+        assertThat(known.get("absent", NOW + 5 + Duration.ofSeconds(10).toNanos())).as("no key: remembered 10 s").isNull();
+    }
+
     @Test
     void absentKey_pushedOutOfTheHotTier_isStillKnownAbsent() {
         KeyStates known = new KeyStates(400_000);
