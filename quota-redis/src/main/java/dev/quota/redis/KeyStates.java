@@ -22,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  * ({@link StateTemplates}), under a 64-bit fingerprint of its name, packed into long arrays with
  * the other cold keys' ({@link RecordSlabs}): 88 bytes a one-limit key, 105 a transfer's
  * ({@code KeyStatesTest}), where the map's entry, the name and the parsed state took about 1 KB;
- * its next use parses it again and makes it hot, leaving the cold tier. Past the bound a cold key is forgotten, an expired one first,
+ * its next use makes it hot again as its bytes, leaving the cold tier, and the round that uses it
+ * parses them into a state of its own ({@link KeyState#unparsed()}). Past the bound a cold key is forgotten, an expired one first,
  * else whichever the cold tier's clock hand reaches (every cold key is one not used since it left
  * the hot tier, so none earns a second chance): not strictly the least recently used. With a bound
  * no larger than the hot tier, the least recently used key is forgotten.
