@@ -2,6 +2,8 @@ package dev.quota.redis;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -58,6 +60,16 @@ final class RespConnection extends ByteToMessageDecoder {
         /** Redis answered an error, or the connection closed before it answered. */
         void failed(Throwable failure);
     }
+
+    /**
+     * The buffers a connection reads replies into: Netty's pooled allocator, whose buffers keep
+     * their socket view from one read to the next; the adaptive allocator Netty 4.2 defaults to
+     * makes a view (a {@code DirectByteBuffer}, 64 bytes) every read. Commands are encoded by the
+     * callers' threads into buffers of the default allocator: a pooled buffer made on one thread
+     * and released on the connection's would not go back to the maker's recycler, and cost a new
+     * buffer object every command.
+     */
+    private static final ByteBufAllocator READS = PooledByteBufAllocator.DEFAULT;
 
     private static final int CONNECTING = 0;
     private static final int READY = 1;
@@ -122,6 +134,7 @@ final class RespConnection extends ByteToMessageDecoder {
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.getConnectTimeout())
                     .option(ChannelOption.TCP_NODELAY, config.isTcpNoDelay())
                     .option(ChannelOption.SO_KEEPALIVE, config.isKeepAlive())
+                    .option(ChannelOption.ALLOCATOR, READS)
                     .handler(new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel ch) {
