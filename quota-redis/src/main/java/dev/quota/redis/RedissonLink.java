@@ -17,23 +17,23 @@ import org.redisson.command.CommandAsyncExecutor;
 /**
  * {@link RedisLink} over Redisson.
  *
- * <p>The compare-and-swap script goes as {@code EVALSHA} with the parameters {@link CasScript#call}
- * builds, written straight to a connection of the client's pool that the store holds for its
- * scripts, one per master ({@link HeldConnections}): the master Redisson routes the first key's
- * slot to. Sent through Redisson's executor instead, as it goes while no held connection is ready,
- * a command cost about 2 KB of promises, timers and routing objects (docs/BENCHMARKS.md). What the
+ * <p>The compare-and-swap script goes as {@code EVALSHA}, written as RESP bytes to the
+ * connection the store opens to the master Redisson routes the first key's slot to, one per master
+ * ({@link HeldConnections}, {@link RespConnection}). Sent through Redisson's executor instead, as it
+ * goes while no such connection is ready, a command cost about 2 KB of promises, timers and routing
+ * objects (docs/BENCHMARKS.md), with the parameters {@link CasScript#call} builds. What the
  * executor would do for the script is done here: where Redis does not know the script (a restarted
  * or new server, a replica promoted that never saw it, {@code SCRIPT FLUSH}) it answers
  * {@code NOSCRIPT} without running it, and the same call goes once more as {@code EVAL} with the
  * script's text, which runs it and leaves it in that server's script cache; where a Cluster node
  * answers that another node serves the slot ({@code MOVED}, {@code ASK}), it did not run it either,
  * and the call goes again through the executor, which follows the redirect; so it does when the
- * held connection could not write the command (closed under it: Redis never saw it whole). Any
+ * connection did not take the command (closed before it was written: Redis never saw it). Any
  * other failure is the call's, as through the executor with no retries (the builder sets none): a
- * script is never sent twice unless it certainly did not run ({@link ScriptReply}). A held connection has no
- * timer of Redisson's: a reply that never comes is timed out by the engine's own step
- * ({@link Pipeline}), which completes the call. Reads of a key go on the held connection too
- * ({@link ReadReply}), one key's ({@code GET}) and a slot's keys' ({@code MGET}).
+ * script is never sent twice unless it certainly did not run ({@link ScriptReply}). The store's
+ * connection has no timer of Redisson's: a reply that never comes is timed out by the engine's own
+ * step ({@link Pipeline}), which completes the call and closes the connection. Reads of a key go on
+ * that connection too ({@link ReadReply}), one key's ({@code GET}) and a slot's keys' ({@code MGET}).
  */
 final class RedissonLink implements RedisLink {
 
