@@ -44,6 +44,12 @@ final class BucketLayout {
 
     private static final int PART_SLOTS = 4096;
     private static final int RECENT_SLOTS = 64;
+    /**
+     * Each thread's list a request's draws are gathered in before they are listed immutably
+     * ({@link #listed}): a one-limit request's draws cost a list of one, not a list and its array.
+     * Laying out is not reentrant (nothing it calls lays out), and the list is cleared after each use.
+     */
+    private static final ThreadLocal<ArrayList<Draw>> GATHERED = ThreadLocal.withInitial(() -> new ArrayList<>(8));
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.-]{1,32}");
     /** What a customer's plan key ends with, after the key part. */
@@ -109,11 +115,24 @@ final class BucketLayout {
     List<Draw> request(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                        @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         // the plan's bucket, its calendar limit and leases; the rule's two and the amount's
-        List<Draw> out = new ArrayList<>(rule == null && amount == null ? 2 : 6);
-        CustomerPart c = customerPart(customer);
-        addPlan(out, config, customer, c, plan, rule, share);
-        addAfterPlan(out, config, customer, c, plan, rule, amount, amountLimits, share);
-        return out;
+        ArrayList<Draw> out = GATHERED.get();
+        try {
+            CustomerPart c = customerPart(customer);
+            addPlan(out, config, customer, c, plan, rule, share);
+            addAfterPlan(out, config, customer, c, plan, rule, amount, amountLimits, share);
+            return listed(out);
+        } finally {
+            out.clear(); // keeps no draw past the request (and none after a throw)
+        }
+    }
+
+    /** {@code draws} as an immutable list of its own, without the copies {@link List#copyOf} makes of a few. */
+    private static List<Draw> listed(List<Draw> draws) {
+        return switch (draws.size()) {
+            case 1 -> List.of(draws.get(0));
+            case 2 -> List.of(draws.get(0), draws.get(1));
+            default -> List.copyOf(draws);
+        };
     }
 
     /**

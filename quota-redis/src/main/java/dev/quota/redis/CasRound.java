@@ -1,5 +1,6 @@
 package dev.quota.redis;
 
+import dev.quota.core.spi.BucketMath;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.ArrayList;
@@ -114,8 +115,16 @@ final class CasRound {
                 cell = cell(key, pending.bytes, pending.state, false, Long.MIN_VALUE, pending.lastScript);
             } else {
                 KeyState state = known.get(key, now);
-                cell = state == null ? cell(key, null, null, false, Long.MIN_VALUE, null)
-                        : cell(key, state.bytes(), state.state(), true, state.confirmedNanos(), null);
+                if (state == null) {
+                    cell = cell(key, null, null, false, Long.MIN_VALUE, null);
+                } else if (state.unparsed()) {
+                    // parsed for this round alone: the cell's own, computed on in place
+                    byte[] bytes = Objects.requireNonNull(state.bytes(), "unparsed bytes");
+                    cell = cell(key, bytes, BucketMath.deserialize(bytes), true, state.confirmedNanos(), null);
+                    cell.owned = true;
+                } else {
+                    cell = cell(key, state.bytes(), state.state(), true, state.confirmedNanos(), null);
+                }
             }
             add(cell);
         }
@@ -207,8 +216,9 @@ final class CasRound {
             return scripts;
         }
         if (!cluster) {
-            List<Cell> carriedCells = new ArrayList<>(carried);
-            for (int c = 0; c < cells.size(); c++) {
+            // a script of one key (a one-limit decision's) holds its cell in a list of one
+            List<Cell> carriedCells = carried == 1 ? List.of(firstCarried()) : new ArrayList<>(carried);
+            for (int c = 0; c < cells.size() && carried > 1; c++) {
                 Cell cell = cells.get(c);
                 if (cell.carried) {
                     carriedCells.add(cell);
@@ -229,6 +239,16 @@ final class CasRound {
             slotScript(KeySlots.slot(job.key(0))).jobs.add(job);
         }
         return scripts;
+    }
+
+    /** The round's first carried cell. */
+    private Cell firstCarried() {
+        for (int c = 0; c < cells.size(); c++) {
+            if (cells.get(c).carried) {
+                return cells.get(c);
+            }
+        }
+        throw new IllegalStateException("no cell carried");
     }
 
     private ScriptFlight slotScript(int slot) {

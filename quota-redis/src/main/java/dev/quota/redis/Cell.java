@@ -19,6 +19,14 @@ final class Cell {
     /** The script of this instance in flight whose writes the state is (pipelined), else null. */
     @Nullable Flight behind;
     boolean dirty;
+    /**
+     * Whether {@link #state} is this cell's alone (parsed for this round from remembered bytes):
+     * a job may then take its tokens from it in place instead of from a copy
+     * ({@link dev.quota.core.spi.BucketMath#decideInPlace}). A state written to the cell is the
+     * cell's alone too, until its script is sent (what the script leaves is then shared with the
+     * rounds pipelined behind it, each of which makes a cell of its own that does not own it).
+     */
+    boolean owned;
     /** Whether a job sent this round touches the key: the round's script carries it. */
     boolean carried;
     /** The expiration of the last job that wrote the cell this round. */
@@ -52,6 +60,7 @@ final class Cell {
         this.confirmedNanos = confirmedNanos;
         this.behind = behind;
         this.dirty = false;
+        this.owned = false;
         this.carried = false;
         this.ttl = null;
         this.written = null;
@@ -63,6 +72,7 @@ final class Cell {
     void clear() {
         expected = null;
         state = null;
+        owned = false;
         behind = null;
         ttl = null;
         written = null;

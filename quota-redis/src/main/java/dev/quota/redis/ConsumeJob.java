@@ -57,7 +57,9 @@ final class ConsumeJob extends CasJob {
     void compute(CasRound round) {
         if (takes.size() == 1) { // a one-limit decision: its step is its answer and its write
             Cell cell = round.cell(key(0));
-            BucketMath.Step step = BucketMath.decide(takes.get(0), cell.state, round.now());
+            // a state parsed for this round is the cell's alone: its tokens taken without a copy
+            BucketMath.Step step = cell.owned ? BucketMath.decideInPlace(takes.get(0), cell.state, round.now())
+                    : BucketMath.decide(takes.get(0), cell.state, round.now());
             RemoteBucketState after = step.after();
             if (after != null) {
                 cell.write(after, round.expiry());
@@ -69,11 +71,24 @@ final class ConsumeJob extends CasJob {
         // the round's arrays, for this compute only: jobs are computed one at a time
         Cell[] mine = round.jobCells(n);
         RemoteBucketState[] before = round.jobStates(n);
+        boolean owned = false;
         for (int i = 0; i < n; i++) {
             mine[i] = round.cell(key(i));
             before[i] = mine[i].state;
+            owned |= mine[i].owned;
         }
-        BucketMath.Outcome outcome = BucketMath.decide(takes, before, round.now());
+        BucketMath.Outcome outcome;
+        if (owned) {
+            // states parsed for this round are the cells' alone: the tokens are taken from them in
+            // place; a shared one (the limit every customer shares, a hot key) is given as a copy
+            for (int i = 0; i < n; i++) {
+                RemoteBucketState state = before[i];
+                before[i] = state == null || mine[i].owned ? state : state.copy();
+            }
+            outcome = BucketMath.decideInPlace(takes, before, round.now());
+        } else {
+            outcome = BucketMath.decide(takes, before, round.now());
+        }
         for (int i = 0; i < n; i++) {
             RemoteBucketState after = outcome.writes()[i];
             if (after != null) {

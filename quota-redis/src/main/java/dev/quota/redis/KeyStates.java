@@ -1,6 +1,5 @@
 package dev.quota.redis;
 
-import dev.quota.core.spi.BucketMath;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.security.SecureRandom;
 import java.util.Iterator;
@@ -23,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  * ({@link StateTemplates}), under a 64-bit fingerprint of its name, packed into long arrays with
  * the other cold keys' ({@link RecordSlabs}): 88 bytes a one-limit key, 105 a transfer's
  * ({@code KeyStatesTest}), where the map's entry, the name and the parsed state took about 1 KB;
- * its next use parses it again and makes it hot, leaving the cold tier. Past the bound a cold key is forgotten, an expired one first,
+ * its next use makes it hot again as its bytes, leaving the cold tier, and the round that uses it
+ * parses them into a state of its own ({@link KeyState#unparsed()}). Past the bound a cold key is forgotten, an expired one first,
  * else whichever the cold tier's clock hand reaches (every cold key is one not used since it left
  * the hot tier, so none earns a second chance): not strictly the least recently used. With a bound
  * no larger than the hot tier, the least recently used key is forgotten.
@@ -107,16 +107,20 @@ final class KeyStates {
             return null;
         }
         byte[] bytes = templates.decode(rec);
-        // it was written or confirmed as a bucket state; parsed again, it is hot
-        KeyState warm = new KeyState(bytes, bytes == null ? null : BucketMath.deserialize(bytes),
-                rec[StateTemplates.CONFIRMED], rec[StateTemplates.EXPIRES]);
+        // it was written or confirmed as a bucket state; hot again, as its bytes: the round that
+        // uses it parses them into a state of its own, which it computes on without a copy, and its
+        // write puts the parsed state it leaves here (KeyState#unparsed)
+        KeyState warm = new KeyState(bytes, null, rec[StateTemplates.CONFIRMED], rec[StateTemplates.EXPIRES]);
         cold.remove(fingerprint);
         templates.recycle(rec); // a copy read for the last time above: the next key to cool is written over it
         hot.put(key, warm);
         return warm;
     }
 
-    /** Remembers {@code state} for {@code key}; past the bound, a key used long ago is forgotten. */
+    /**
+     * Remembers {@code state} for {@code key}; past the bound, a key used long ago is forgotten.
+     * The state is handed over: {@link #confirm} makes it over in place later.
+     */
     void put(String key, KeyState state, long nowNanos) {
         lastNanos = nowNanos;
         // idle keys leave as new ones come, not only at the bound (at the bound the eldest leaves
@@ -139,6 +143,22 @@ final class KeyStates {
             cold.remove(fingerprint);
             forgotten.remove(fingerprint);
         }
+    }
+
+    /**
+     * Remembers what Redis confirmed at {@code key} at {@code nowNanos} (as {@link #knownState}
+     * makes it): in the key's own entry when it is hot (every write of a key in use: a round made
+     * its key hot when it computed on it), which costs no object; else as {@link #put}.
+     */
+    void confirm(String key, byte @Nullable [] bytes, @Nullable RemoteBucketState state, long nowNanos,
+                 long ttlMillis) {
+        KeyState entry = hot.get(key); // used now: the most recent, as a put would make it
+        if (entry == null) {
+            put(key, knownState(bytes, state, nowNanos, ttlMillis), nowNanos);
+            return;
+        }
+        lastNanos = nowNanos;
+        entry.set(bytes, state, nowNanos, nowNanos + life(bytes, ttlMillis));
     }
 
     /**
@@ -254,9 +274,13 @@ final class KeyStates {
     /** What is remembered of a key Redis confirmed at {@code nowNanos}, kept as long as its TTL allows. */
     static KeyState knownState(byte @Nullable [] bytes, @Nullable RemoteBucketState state, long nowNanos,
                                long ttlMillis) {
-        long life = bytes == null ? ABSENT_REMEMBERED_NANOS
+        return new KeyState(bytes, state, nowNanos, nowNanos + life(bytes, ttlMillis));
+    }
+
+    /** How long what Redis confirmed is remembered: {@code ttlMillis} less a margin; "no key" briefly. */
+    private static long life(byte @Nullable [] bytes, long ttlMillis) {
+        return bytes == null ? ABSENT_REMEMBERED_NANOS
                 : ttlMillis > 0 ? Math.max(0, TimeUnit.MILLISECONDS.toNanos(ttlMillis) - EXPIRY_MARGIN_NANOS)
                 : Long.MAX_VALUE / 4;
-        return new KeyState(bytes, state, nowNanos, nowNanos + life);
     }
 }

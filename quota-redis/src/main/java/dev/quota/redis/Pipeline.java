@@ -361,8 +361,8 @@ final class Pipeline implements Combiner.Work {
     void remember(String key, byte @Nullable [] bytes, long confirmedNanos, List<CasJob> waiting) {
         RemoteBucketState state = UnreadableBuckets.read("redis", key, bytes,
                 unreadable -> send(RepairFlight.unreadable(key, unreadable, waiting)));
-        known.put(key, KeyStates.knownState(state == null ? null : bytes, state, confirmedNanos,
-                state == null ? 0 : expiry.calculateTimeToLiveMillis(state, confirmedNanos)), confirmedNanos);
+        known.confirm(key, state == null ? null : bytes, state, confirmedNanos,
+                state == null ? 0 : expiry.calculateTimeToLiveMillis(state, confirmedNanos));
     }
 
     /** Any thread: wakes a caller to settle the first reply that came. */

@@ -143,9 +143,8 @@ final class ScriptFlight extends Flight {
                 }
                 byte[] holds = cell.leaves();
                 long ttl = cell.ttlMillis;
-                pipeline.known().put(cell.key, KeyStates.knownState(holds, holds == null ? null : cell.state, now,
-                        ttl > 0 || holds == null ? ttl : expiry.calculateTimeToLiveMillis(cell.state, now)),
-                        now);
+                pipeline.known().confirm(cell.key, holds, holds == null ? null : cell.state, now,
+                        ttl > 0 || holds == null ? ttl : expiry.calculateTimeToLiveMillis(cell.state, now));
             }
             for (int j = 0; j < jobs.size(); j++) { // indexed: a list of one's forEach makes an iterator
                 jobs.get(j).complete();
@@ -170,7 +169,7 @@ final class ScriptFlight extends Flight {
         for (int i = 0; i < cells.size(); i++) {
             Cell cell = cells.get(i);
             if (!differs[i] && cell.expected == null && pipeline.flying().newest(cell.key, sequence)) {
-                pipeline.known().put(cell.key, KeyStates.knownState(null, null, now, 0), now);
+                pipeline.known().confirm(cell.key, null, null, now, 0);
             }
         }
         keys.forEach(pipeline.flying()::disown); // it wrote none of them: scripts behind it will find them changed

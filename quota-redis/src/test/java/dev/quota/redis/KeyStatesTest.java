@@ -10,6 +10,7 @@ import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
 class KeyStatesTest {
@@ -30,7 +31,7 @@ class KeyStatesTest {
             new Limit("daily", 1_000_000, Refill.interval(1_000_000, Duration.ofDays(1)))), 0);
 
     @Test
-    void keyPushedOutOfTheHotTier_comesBackWithItsExactBytesStateAndTimes() {
+    void keyPushedOutOfTheHotTier_comesBackWithItsExactBytesAndTimes_unparsed() {
         KeyStates known = new KeyStates(400_000);
         KeyState first = state(1, NOW);
         known.put("quota:{c.first}:p", first, NOW);
@@ -42,10 +43,36 @@ class KeyStatesTest {
 
         assertThat(back).isNotNull().isNotSameAs(first);
         assertThat(back.bytes()).isEqualTo(first.bytes());
-        assertThat(BucketMath.serialize(back.state())).isEqualTo(first.bytes());
+        // parsed by the round that uses it, into a state of its own: the same state
+        assertThat(back.unparsed()).isTrue();
+        assertThat(BucketMath.serialize(BucketMath.deserialize(Objects.requireNonNull(back.bytes())))).isEqualTo(first.bytes());
         assertThat(back.confirmedNanos()).isEqualTo(NOW);
         assertThat(back.expiresNanos()).isEqualTo(first.expiresNanos());
         assertThat(known.size()).isEqualTo(KeyStates.HOT_KEYS + 1);
+    }
+
+    /** A write confirmed on a key in use makes its entry over: no object a write. */
+    @Test
+    void confirm_ofAHotKey_makesItsEntryOver_elseRemembersItAsPut() {
+        KeyStates known = new KeyStates(400_000);
+        KeyState first = state(1, NOW);
+        known.put("hot", first, NOW);
+        KeyState later = state(2, NOW + 5);
+
+        known.confirm("hot", later.bytes(), later.state(), NOW + 5, 60_000);
+        known.confirm("new", later.bytes(), later.state(), NOW + 5, 60_000);
+        known.confirm("absent", null, null, NOW + 5, 0);
+
+        KeyState hot = Objects.requireNonNull(known.get("hot", NOW + 6));
+        assertThat(hot).isSameAs(first);
+        assertThat(hot.bytes()).isEqualTo(later.bytes());
+        assertThat(hot.state()).isSameAs(later.state());
+        assertThat(hot.confirmedNanos()).isEqualTo(NOW + 5);
+        assertThat(hot.expiresNanos()).isEqualTo(NOW + 5 + Duration.ofSeconds(59).toNanos());
+        KeyState made = Objects.requireNonNull(known.get("new", NOW + 6));
+        assertThat(made.bytes()).isEqualTo(later.bytes());
+        assertThat(known.get("absent", NOW + 6)).isNotNull().extracting(KeyState::bytes).isNull();
+        assertThat(known.get("absent", NOW + 5 + Duration.ofSeconds(10).toNanos())).as("no key: remembered 10 s").isNull();
     }
 
     @Test
@@ -61,6 +88,7 @@ class KeyStatesTest {
         assertThat(back).isNotNull();
         assertThat(back.bytes()).isNull();
         assertThat(back.state()).isNull();
+        assertThat(back.unparsed()).isFalse();
     }
 
     @Test

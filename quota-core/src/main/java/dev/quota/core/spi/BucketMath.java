@@ -262,10 +262,79 @@ public final class BucketMath {
         return new Outcome(ListsOf.first(results, n), writes);
     }
 
+    /**
+     * {@link #decide(List, RemoteBucketState[], long)} on the states themselves, which the caller
+     * gives up (each held by nothing else: a state the store parsed for this decision, or its own
+     * copy of one it shares): when every bucket holds its take's tokens, they are taken from the
+     * states in place, and the states are the writes; otherwise the answer is
+     * {@link #decide(List, RemoteBucketState[], long)}'s, on states at most refilled to
+     * {@code nowNanos} (a refill at the same time again changes nothing), which the caller must
+     * not write.
+     *
+     * @param states the state of each take's bucket, null where it does not exist; the caller's
+     */
+    public static Outcome decideInPlace(List<Take> takes, @Nullable RemoteBucketState[] states, long nowNanos) {
+        int n = takes.size();
+        for (int i = 0; i < n; i++) {
+            RemoteBucketState state = states[i];
+            Take take = takes.get(i);
+            // tokens available before the refill are there after it (a refill only adds)
+            if (state == null || take.spec().leases() || !current(state, take.spec())
+                    || take.tokens() > state.getAvailableTokens()) {
+                return decide(takes, states, nowNanos);
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            RemoteBucketState state = Objects.requireNonNull(states[i], "checked above");
+            state.refillAllBandwidth(nowNanos);
+            if (takes.get(i).tokens() > state.getAvailableTokens()) {
+                return decide(takes, states, nowNanos); // refilled to now only: computed again on copies
+            }
+        }
+        // every bucket has its tokens: the rule takes each take's own (decide's "all" case)
+        RemoteBucketState[] writes = new RemoteBucketState[n];
+        Object[] results = ListsOf.fits(n) ? ListsOf.scratch() : new Object[n];
+        for (int i = 0; i < n; i++) {
+            Take take = takes.get(i);
+            RemoteBucketState state = Objects.requireNonNull(states[i], "checked above");
+            results[i] = consumeCurrent(state, take.spec(), take.tokens(), nowNanos); // its refill: done above
+            writes[i] = state;
+        }
+        return new Outcome(ListsOf.first(results, n), writes);
+    }
+
     /** {@link #decide} of one take, as an {@link Outcome}. */
     private static Outcome decideAlone(Take take, @Nullable RemoteBucketState before, long nowNanos) {
         Step step = decide(take, before, nowNanos);
         return new Outcome(List.of(step.result()), new RemoteBucketState[] {step.after()});
+    }
+
+    /**
+     * {@link #decide(Take, RemoteBucketState, long)} on {@code state} itself, which the caller gives
+     * up: a state parsed for this decision alone (a store that keeps a bucket as its bytes parses
+     * it to decide), so the tokens are taken without a copy of it first (about 100 bytes a
+     * decision). The same answer and the same state written: when the bucket holds the take's
+     * tokens, {@code state} with them taken is the step's write; otherwise {@code state} is at
+     * most refilled to {@code nowNanos} (a refill at the same time again changes nothing, so the
+     * answer is {@link #decide(Take, RemoteBucketState, long)}'s on it), and the caller must not
+     * write it.
+     *
+     * @param state the state of the take's bucket, null where it does not exist; the caller's to
+     *              give up, held by nothing else
+     */
+    public static Step decideInPlace(Take take, @Nullable RemoteBucketState state, long nowNanos) {
+        BucketSpec spec = take.spec();
+        // a refusal, a lease set, a new bucket or an older version: as decide does, on a copy;
+        // tokens available before the refill are there after it (a refill only adds)
+        if (state == null || spec.leases() || !current(state, spec) || take.tokens() > state.getAvailableTokens()) {
+            return decide(take, state, nowNanos);
+        }
+        ConsumeResult result = consumeCurrent(state, spec, take.tokens(), nowNanos);
+        if (!result.tokensTaken()) {
+            return decide(take, state, nowNanos); // refilled to now only: computed again on a copy
+        }
+        // taken: what ChargeRule.takenAlone gives an admitted take, as decide answers it
+        return new Step(result, state);
     }
 
     /**

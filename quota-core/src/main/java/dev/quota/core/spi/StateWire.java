@@ -49,8 +49,22 @@ final class StateWire {
     /** The same, by configuration instance. */
     private static final Known[] BY_INSTANCE = new Known[SLOTS];
 
+    /**
+     * The config version read last, boxed: the states read after it with the same version (every
+     * bucket of a config) share it instead of boxing their own. A {@code Long} is immutable, so a
+     * racy replace only costs a box.
+     */
+    private static volatile @Nullable Long lastVersion;
+
     /** Each thread's sink for {@link #write}: it counts a state's bytes, then writes them. */
     private static final ThreadLocal<Sink> SINKS = ThreadLocal.withInitial(Sink::new);
+    /**
+     * Each thread's source for {@link #readKnown}: a state read allocates only its own objects. A
+     * read is not reentrant (Bucket4j's handles only call the adapter), and the source lets go of
+     * the bytes after each read.
+     */
+    private static final ThreadLocal<Source> SOURCES = ThreadLocal.withInitial(Source::new);
+    private static final byte[] NO_BYTES = new byte[0];
 
     private StateWire() {
     }
@@ -121,7 +135,16 @@ final class StateWire {
 
     /** The state, when its configuration part is one seen before; else null. */
     private static @Nullable RemoteBucketState readKnown(byte[] bytes) throws IOException {
-        Source in = new Source(bytes);
+        Source in = SOURCES.get().from(bytes);
+        try {
+            return readKnown(in, bytes);
+        } finally {
+            in.from(NO_BYTES); // keeps no state's bytes
+        }
+    }
+
+    /** {@link #readKnown(byte[])} from {@code in}, at the start of {@code bytes}. */
+    private static @Nullable RemoteBucketState readKnown(Source in, byte[] bytes) throws IOException {
         int format = Adapter.INSTANCE.readInt(in);
         if (format != V7 && format != V8_1) {
             return null;
@@ -139,9 +162,20 @@ final class StateWire {
         RemoteStat stat = RemoteStat.SERIALIZATION_HANDLE.deserialize(Adapter.INSTANCE, in);
         Long version = null;
         if (format == V8_1 && Adapter.INSTANCE.readBoolean(in)) {
-            version = Adapter.INSTANCE.readLong(in);
+            version = boxed(Adapter.INSTANCE.readLong(in));
         }
         return new RemoteBucketState(state, stat, version);
+    }
+
+    /** {@code version} boxed: the last one read when it is the same ({@link #lastVersion}). */
+    private static Long boxed(long version) {
+        Long last = lastVersion;
+        if (last != null && last.longValue() == version) {
+            return last;
+        }
+        Long made = version;
+        lastVersion = made;
+        return made;
     }
 
     /**
@@ -242,11 +276,14 @@ final class StateWire {
 
     /** Where bytes are read from. */
     private static final class Source {
-        private final byte[] bytes;
+        private byte[] bytes = NO_BYTES;
         private int position;
 
-        Source(byte[] bytes) {
-            this.bytes = bytes;
+        /** From the start of {@code array}; answers itself. */
+        Source from(byte[] array) {
+            bytes = array;
+            position = 0;
+            return this;
         }
 
         long read(int count) throws IOException {

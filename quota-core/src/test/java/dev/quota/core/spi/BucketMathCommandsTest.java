@@ -158,6 +158,109 @@ class BucketMathCommandsTest {
         assertThat(refused).isGreaterThan(1_000); // refusals and charged refusals were compared too
     }
 
+    /**
+     * A one-take consume on a state the caller gives up ({@link BucketMath#decideInPlace}, a store's
+     * state parsed for the decision) answers and writes exactly what {@link BucketMath#decide(Take,
+     * RemoteBucketState, long)} does on the state it came from; a state it did not write decides
+     * again as the original does (at most refilled to the same time), and an admitted one is the
+     * write itself (no copy).
+     */
+    @Test
+    void decideInPlace_answersAndWritesWhatDecideDoes_onTheStateItself() {
+        Random random = new Random(29);
+        int inPlace = 0;
+        int refused = 0;
+        for (int run = 0; run < 2_000; run++) {
+            long version = 1 + random.nextInt(2);
+            BucketSpec spec = spec(random, version);
+            long now = startTime(random);
+            RemoteBucketState state = null;
+            for (int step = 0; step < 30; step++) {
+                now += timeStep(random, now);
+                if (random.nextInt(10) == 0) {
+                    version = Math.max(1, version + (random.nextInt(3) == 0 ? -1 : 1));
+                    spec = spec(random, version);
+                }
+                long capacity = spec.limits().get(0).capacity();
+                long tokens = random.nextInt(4) == 0 ? capacity + 1 : 1 + (long) (random.nextDouble() * capacity);
+                boolean shadow = random.nextInt(5) == 0;
+                long refusal = shadow ? 0 : random.nextInt(2);
+                Take take = new Take(new BucketKey("one"), spec, tokens, refusal, shadow);
+                BucketMath.Step expected = BucketMath.decide(take, state, now);
+                RemoteBucketState given = state == null ? null : BucketMath.deserialize(BucketMath.serialize(state));
+                BucketMath.Step actual = BucketMath.decideInPlace(take, given, now);
+                assertSameResult(actual.result(), expected.result());
+                assertThat(actual.after() == null ? null : BucketMath.serialize(actual.after()))
+                        .isEqualTo(expected.after() == null ? null : BucketMath.serialize(expected.after()));
+                if (given != null && actual.after() == given) {
+                    inPlace++;
+                } else if (given != null) {
+                    BucketMath.Step again = BucketMath.decide(take, given, now);
+                    assertSameResult(again.result(), expected.result());
+                    refused += expected.after() == null ? 1 : 0;
+                }
+                state = expected.after() != null ? expected.after() : state;
+            }
+        }
+        assertThat(inPlace).isGreaterThan(10_000);
+        assertThat(refused).isGreaterThan(1_000);
+    }
+
+    /**
+     * A consume of several takes on states the caller gives up ({@link BucketMath#decideInPlace(List,
+     * RemoteBucketState[], long)}, a transfer's buckets parsed for the decision) answers and writes
+     * exactly what {@link BucketMath#decide(List, RemoteBucketState[], long)} does on the states they
+     * came from: admitted in place, refused (one bucket short, a plan charged its refusal token, a
+     * shadow bucket short), a bucket new or at an older version.
+     */
+    @Test
+    void decideSeveralInPlace_answersAndWritesWhatDecideDoes() {
+        Random random = new Random(31);
+        int inPlace = 0;
+        int other = 0;
+        for (int run = 0; run < 3_000; run++) {
+            int n = 2 + random.nextInt(3);
+            BucketSpec[] specs = new BucketSpec[n];
+            RemoteBucketState[] states = new RemoteBucketState[n];
+            long now = startTime(random);
+            for (int i = 0; i < n; i++) {
+                specs[i] = spec(random, 1 + random.nextInt(2));
+                if (random.nextInt(8) != 0) { // else a new bucket
+                    long spent = (long) (random.nextDouble() * specs[i].limits().get(0).capacity());
+                    states[i] = BucketMath.consumeByCommand(null,
+                            new BucketSpec(specs[i].limits(), 1 + random.nextInt(2)), Math.max(1, spent), now).after();
+                }
+            }
+            now += timeStep(random, now);
+            List<Take> takes = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                long capacity = specs[i].limits().get(0).capacity();
+                long tokens = random.nextInt(6) == 0 ? capacity + 1 : 1 + (long) (random.nextDouble() * capacity / 2);
+                boolean shadow = random.nextInt(6) == 0;
+                takes.add(new Take(new BucketKey("k" + i), specs[i], tokens, i == 0 && !shadow ? 1 : 0, shadow));
+            }
+            BucketMath.Outcome expected = BucketMath.decide(takes, states.clone(), now);
+            RemoteBucketState[] given = new RemoteBucketState[n];
+            for (int i = 0; i < n; i++) {
+                given[i] = states[i] == null ? null : BucketMath.deserialize(BucketMath.serialize(states[i]));
+            }
+            RemoteBucketState[] handed = given.clone();
+            BucketMath.Outcome actual = BucketMath.decideInPlace(takes, given, now);
+            boolean same = true;
+            for (int i = 0; i < n; i++) {
+                assertSameResult(actual.results().get(i), expected.results().get(i));
+                RemoteBucketState a = actual.writes()[i];
+                RemoteBucketState e = expected.writes()[i];
+                assertThat(a == null ? null : BucketMath.serialize(a)).isEqualTo(e == null ? null : BucketMath.serialize(e));
+                same &= a != null && a == handed[i];
+            }
+            inPlace += same ? 1 : 0;
+            other += same ? 0 : 1;
+        }
+        assertThat(inPlace).isGreaterThan(50); // both kinds compared: in place, and through decide
+        assertThat(other).isGreaterThan(300);
+    }
+
     @Test
     void aKeyTwiceInOneConsume_isRefused_amongFewTakesAndAmongMany() {
         BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofSeconds(1)))), 1);
