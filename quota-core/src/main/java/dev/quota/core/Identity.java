@@ -1,5 +1,6 @@
 package dev.quota.core;
 
+import dev.quota.core.internal.Memo;
 import dev.quota.core.net.Cidr;
 import dev.quota.core.net.ClientAddresses;
 import java.net.InetAddress;
@@ -31,6 +32,8 @@ public final class Identity {
 
     /** The longest user id taken from {@link #userHeader()}; longer values are ignored. */
     static final int MAX_USER_ID = 128;
+    /** How many recent addresses' groups are kept (their text only: no key, no customer). */
+    private static final int GROUP_SLOTS = 256;
 
     private final String header;
     private final MissingKey missingKey;
@@ -41,6 +44,8 @@ public final class Identity {
     private final Limit failedKeys;
     private final WhileBlocked whileBlocked;
     private final @Nullable String principalPlan;
+    /** Recent addresses' groups: asked twice per request (the caller, then its known key), formatted once per address. */
+    private final Memo<InetAddress, String> groups;
 
     private Identity(Builder b) {
         this.header = b.header;
@@ -52,6 +57,8 @@ public final class Identity {
         this.failedKeys = b.failedKeys;
         this.whileBlocked = b.whileBlocked;
         this.principalPlan = b.principalPlan;
+        int prefix = ipv6Prefix;
+        this.groups = new Memo<>(GROUP_SLOTS, address -> ClientAddresses.group(address, prefix));
     }
 
     /** A builder with every setting at its default ({@link #DEFAULT}). */
@@ -160,7 +167,7 @@ public final class Identity {
      * ({@link ClientAddresses#group}).
      */
     public String group(InetAddress address) {
-        return ClientAddresses.group(address, ipv6Prefix);
+        return Objects.requireNonNull(groups.get(address), "every address has a group");
     }
 
     private static boolean validUserId(String value) {

@@ -4,7 +4,6 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -40,10 +39,15 @@ final class KnownKeys {
     static final int MAX_ENTRIES = 100_000;
     /** A key known at a group is written again at most this often (its 24 hours restart). */
     static final Duration REFRESH_EVERY = Duration.ofMinutes(1);
+    private static final long KNOWN_FOR_MILLIS = KNOWN_FOR.toMillis();
+    private static final long REFRESH_EVERY_MILLIS = REFRESH_EVERY.toMillis();
 
     private final Clock clock;
-    /** Per group: each key's last admitted request. Weighed by its size. */
-    private final Cache<String, Map<String, Instant>> groups;
+    /**
+     * Per group: each key's last admitted request, in the clock's epoch milliseconds (read on every
+     * request: a millisecond reading allocates nothing, an {@code Instant} does). Weighed by its size.
+     */
+    private final Cache<String, Map<String, Long>> groups;
     /** Per key: the groups it is remembered in, oldest first; only touched under the lock. */
     private final Cache<String, ArrayDeque<String>> keys;
 
@@ -51,14 +55,14 @@ final class KnownKeys {
         this.clock = clock;
         this.groups = Caffeine.newBuilder()
                 .maximumWeight(MAX_ENTRIES)
-                .<String, Map<String, Instant>>weigher((group, known) -> 1 + known.size())
-                .ticker(() -> nanos(clock.instant()))
+                .<String, Map<String, Long>>weigher((group, known) -> 1 + known.size())
+                .ticker(() -> nanos(clock))
                 .expireAfterAccess(KNOWN_FOR)
                 .executor(Runnable::run)
                 .build();
         this.keys = Caffeine.newBuilder()
                 .maximumSize(MAX_ENTRIES)
-                .ticker(() -> nanos(clock.instant()))
+                .ticker(() -> nanos(clock))
                 .expireAfterAccess(KNOWN_FOR)
                 .executor(Runnable::run)
                 .build();
@@ -66,17 +70,17 @@ final class KnownKeys {
 
     /** Whether a request with the key of this hash was admitted from {@code group} within {@link #KNOWN_FOR}. */
     boolean knownAt(String group, String keyHash) {
-        Map<String, Instant> known = groups.getIfPresent(group);
-        Instant last = known == null ? null : known.get(keyHash);
-        return last != null && last.plus(KNOWN_FOR).isAfter(clock.instant());
+        Map<String, Long> known = groups.getIfPresent(group);
+        Long last = known == null ? null : known.get(keyHash);
+        return last != null && last + KNOWN_FOR_MILLIS > clock.millis();
     }
 
     /** Records that a request with the key of this hash was admitted from {@code group}. */
     void admitted(String group, String keyHash) {
-        Instant now = clock.instant();
-        Map<String, Instant> current = groups.getIfPresent(group);
-        Instant last = current == null ? null : current.get(keyHash);
-        if (last != null && last.plus(REFRESH_EVERY).isAfter(now)) {
+        long now = clock.millis();
+        Map<String, Long> current = groups.getIfPresent(group);
+        Long last = current == null ? null : current.get(keyHash);
+        if (last != null && last + REFRESH_EVERY_MILLIS > now) {
             return; // the hot path: known, recently written
         }
         synchronized (this) {
@@ -85,7 +89,7 @@ final class KnownKeys {
                 forget(keyGroups.removeFirst(), keyHash);
             }
             keyGroups.addLast(group);
-            Map<String, Instant> known = groups.get(group, g -> new ConcurrentHashMap<>(4));
+            Map<String, Long> known = groups.get(group, g -> new ConcurrentHashMap<>(4));
             if (known.put(keyHash, now) == null && known.size() > KEYS_PER_GROUP) {
                 String oldest = oldestOtherThan(known, keyHash);
                 if (oldest != null) {
@@ -101,17 +105,17 @@ final class KnownKeys {
     }
 
     private void forget(String group, String keyHash) {
-        Map<String, Instant> known = groups.getIfPresent(group);
+        Map<String, Long> known = groups.getIfPresent(group);
         if (known != null) {
             known.remove(keyHash);
         }
     }
 
-    private static @Nullable String oldestOtherThan(Map<String, Instant> known, String keyHash) {
+    private static @Nullable String oldestOtherThan(Map<String, Long> known, String keyHash) {
         String oldest = null;
-        Instant at = Instant.MAX;
-        for (Map.Entry<String, Instant> entry : known.entrySet()) {
-            if (!entry.getKey().equals(keyHash) && !entry.getValue().isAfter(at)) {
+        long at = Long.MAX_VALUE;
+        for (Map.Entry<String, Long> entry : known.entrySet()) {
+            if (!entry.getKey().equals(keyHash) && entry.getValue() <= at) {
                 at = entry.getValue();
                 oldest = entry.getKey();
             }
@@ -119,7 +123,8 @@ final class KnownKeys {
         return oldest;
     }
 
-    private static long nanos(Instant instant) {
-        return instant.getEpochSecond() * 1_000_000_000L + instant.getNano();
+    /** The clock in nanoseconds, from its milliseconds: expiry after a day needs no finer grain. */
+    private static long nanos(Clock clock) {
+        return clock.millis() * 1_000_000L;
     }
 }

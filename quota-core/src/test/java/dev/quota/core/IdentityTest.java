@@ -125,4 +125,19 @@ class IdentityTest {
         assertThatThrownBy(() -> Identity.builder().userHeader(" ").build())
                 .hasMessage("identity userHeader must not be blank");
     }
+
+    @Test
+    void group_isEachIdentitysOwn_evenForTheSameAddressAskedAgain() throws Exception {
+        InetAddress v6 = InetAddress.getByName("2001:db8:1:2:3:4:5:6");
+        InetAddress v4 = InetAddress.getByName("203.0.113.7");
+        Identity by64 = Identity.builder().build();
+        Identity by48 = Identity.builder().ipv6Prefix(48).build();
+
+        for (int i = 0; i < 2; i++) { // the second time from each identity's recent groups
+            assertThat(by64.group(v6)).isEqualTo("2001:db8:1:2::/64");
+            assertThat(by48.group(v6)).isEqualTo("2001:db8:1::/48");
+            assertThat(by64.group(v4)).isEqualTo("203.0.113.7");
+            assertThat(by48.group(InetAddress.getByName("203.0.113.7"))).isEqualTo("203.0.113.7");
+        }
+    }
 }

@@ -3,14 +3,24 @@ package dev.quota.jaxrs;
 import dev.quota.core.Credential;
 import dev.quota.core.Identity;
 import dev.quota.core.RequestFacts;
+import dev.quota.core.internal.Memo;
 import dev.quota.core.net.ClientAddresses;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import java.net.InetAddress;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
-/** What a request tells about its caller: credential, peer, proxy and end-user headers. */
+/**
+ * What a request tells about its caller: credential, peer, proxy and end-user headers. The proxy
+ * header is read only when the peer is a trusted proxy, the one case where it is believed.
+ */
 final class CallerFacts {
+
+    /**
+     * Recent peers' addresses, parsed once per address text: the runtime reports the peer as text
+     * on every request, and a handful of peers (the load balancers, a NAT) send most of them.
+     */
+    private static final Memo<String, InetAddress> PEERS = new Memo<>(256, ClientAddresses::parse);
 
     private CallerFacts() {
     }
@@ -20,8 +30,10 @@ final class CallerFacts {
                            ClientAddress clientAddress) {
         Credential credential = resolver.resolve(request, identity);
         String peerText = clientAddress.of(request);
-        InetAddress peer = peerText == null || peerText.isEmpty() ? null : ClientAddresses.parse(peerText);
-        List<String> forwardedFor = request.getHeaders().get(ClientAddress.X_FORWARDED_FOR);
+        InetAddress peer = peerText == null || peerText.isEmpty() ? null : PEERS.get(peerText);
+        // believed only from a trusted proxy (Identity.clientAddress): not even looked up otherwise
+        List<String> forwardedFor = peer == null || !identity.trustedProxy(peer) ? null
+                : request.getHeaders().get(ClientAddress.X_FORWARDED_FOR);
         return new RequestFacts(credential, peer, forwardedFor == null ? List.of() : forwardedFor,
                 endUser(request, identity));
     }

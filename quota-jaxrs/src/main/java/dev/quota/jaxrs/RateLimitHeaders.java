@@ -9,13 +9,15 @@ import jakarta.ws.rs.core.MultivaluedMap;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code RateLimit-Policy} and {@code RateLimit} headers of draft-ietf-httpapi-ratelimit-headers-10
  * and the older {@code X-RateLimit-*} trio. What does not change between decisions (a limit's
- * quoted name, its {@code RateLimit-Policy} item) is built once per limit.
+ * quoted name, its {@code RateLimit-Policy} item, its capacity) is built once per limit, and small
+ * numbers once.
  *
  * <p>Plan {@code free} with burst 20 (refill 10 per second) after one request:
  * {@code RateLimit-Policy: "free-burst";q=20;w=2} and {@code RateLimit: "free-burst";r=19;t=1}.
@@ -32,6 +34,8 @@ final class RateLimitHeaders {
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
     private static final BigInteger BIG_NANOS_PER_SECOND = BigInteger.valueOf(NANOS_PER_SECOND);
+    /** The decimal text of 0 to 1023, each made when first needed. */
+    private static final @Nullable String[] NUMBERS = new String[1024];
 
     private RateLimitHeaders() {
     }
@@ -60,37 +64,67 @@ final class RateLimitHeaders {
 
     /** {@code "free-burst";r=0;t=1, "free-daily";r=980;t=86400}, or null without request limits. */
     static @Nullable String rateLimit(List<LimitStatus> limits) {
-        StringBuilder out = null;
+        String first = null;
+        StringBuilder more = null;
         for (int i = 0; i < limits.size(); i++) {
             LimitStatus status = limits.get(i);
             if (!status.advertised()) {
                 continue;
             }
-            if (out == null) {
-                out = new StringBuilder(48);
+            // the usual case, one request limit: its item in one string, without a builder's copy
+            String item = Items.of(status).quoted + ";r=" + status.remaining() + ";t=" + status.resetSeconds();
+            if (first == null) {
+                first = item;
             } else {
-                out.append(", ");
+                if (more == null) {
+                    more = new StringBuilder(4 * first.length()).append(first);
+                }
+                more.append(", ").append(item);
             }
-            out.append(Items.of(status).quoted).append(";r=").append(status.remaining())
-                    .append(";t=").append(status.resetSeconds());
         }
-        return out == null ? null : out.toString();
+        return more != null ? more.toString() : first;
     }
 
     /** Appends the headers of an admitted request: both drafts' views of the decision. */
     static void addAllowed(MultivaluedMap<String, Object> headers, QuotaDecision decision) {
         String policy = policy(decision.limits());
-        if (policy == null) {
-            return;
+        String rateLimit = rateLimit(decision.limits());
+        if (policy == null || rateLimit == null) {
+            return; // both null or neither: the same limits are advertised in each
         }
-        headers.putSingle(POLICY, policy);
-        headers.putSingle(RATE_LIMIT, rateLimit(decision.limits()));
+        set(headers, POLICY, policy);
+        set(headers, RATE_LIMIT, rateLimit);
         LimitStatus tightest = decision.tightest();
         if (tightest != null) {
-            headers.putSingle(X_LIMIT, Long.toString(tightest.limit().capacity()));
-            headers.putSingle(X_REMAINING, Long.toString(tightest.remaining()));
-            headers.putSingle(X_RESET, Long.toString(tightest.resetSeconds()));
+            set(headers, X_LIMIT, Items.of(tightest).capacity);
+            set(headers, X_REMAINING, number(tightest.remaining()));
+            set(headers, X_RESET, number(tightest.resetSeconds()));
         }
+    }
+
+    /**
+     * {@code headers.putSingle(name, value)} in one map write: on Jersey, {@code putSingle} looks
+     * the name up, then stores a new linked list under it, each a lower-cased copy of the name. The
+     * list stays mutable, as {@code putSingle}'s, for whatever adds to the header later.
+     */
+    private static void set(MultivaluedMap<String, Object> headers, String name, Object value) {
+        List<Object> values = new ArrayList<>(1);
+        values.add(value);
+        headers.put(name, values);
+    }
+
+    /** {@code value} in decimal; the small ones (what is left of a limit, seconds to its reset) made once. */
+    static String number(long value) {
+        if (value < 0 || value >= NUMBERS.length) {
+            return Long.toString(value);
+        }
+        String text = NUMBERS[(int) value];
+        if (text == null) {
+            // racy by design, as the items: a lost write is made again, a string is safely published
+            text = Long.toString(value);
+            NUMBERS[(int) value] = text;
+        }
+        return text;
     }
 
     /**
@@ -150,11 +184,14 @@ final class RateLimitHeaders {
         final Limit limit;
         final String quoted;
         final String policy;
+        /** The capacity in decimal: {@code X-RateLimit-Limit}. */
+        final String capacity;
 
         private Items(String policyName, Limit limit) {
             this.policyName = policyName;
             this.limit = limit;
             this.quoted = quoted(policyName);
+            this.capacity = Long.toString(limit.capacity());
             this.policy = quoted + ";q=" + limit.capacity() + ";w=" + windowSeconds(limit);
         }
 

@@ -10,7 +10,6 @@ import jakarta.ws.rs.core.Response;
 import java.lang.annotation.Annotation;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +27,6 @@ import org.slf4j.LoggerFactory;
 final class RuntimeRefusalFilter implements ContainerResponseFilter {
 
     private static final Logger log = LoggerFactory.getLogger(RuntimeRefusalFilter.class);
-    private static final Set<Integer> REFUSED_BY_RUNTIME = Set.of(405, 406, 415);
 
     private final QuotaService service;
     private final CallerResolver resolver;
@@ -42,7 +40,7 @@ final class RuntimeRefusalFilter implements ContainerResponseFilter {
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-        if (!REFUSED_BY_RUNTIME.contains(response.getStatus()) || request.getProperty(QuotaFeature.DECISION) != null
+        if (!refusedByRuntime(response.getStatus()) || request.getProperty(QuotaFeature.DECISION) != null
                 || request.getProperty(QuotaFeature.CUSTOMER) != null
                 || request.getProperty(QuotaFeature.PENDING) != null) {
             return;
@@ -75,5 +73,10 @@ final class RuntimeRefusalFilter implements ContainerResponseFilter {
             response.getHeaders().put(header.getKey(), header.getValue());
         }
         response.setEntity(refusal.getEntity(), new Annotation[0], refusal.getMediaType());
+    }
+
+    /** 405, 406 or 415 (a status compared as an int: every response passes here). */
+    private static boolean refusedByRuntime(int status) {
+        return status == 405 || status == 406 || status == 415;
     }
 }

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.Limit;
 import dev.quota.core.LimitStatus;
+import dev.quota.core.QuotaDecision;
 import dev.quota.core.Refill;
+import jakarta.ws.rs.core.MultivaluedHashMap;
+import jakarta.ws.rs.core.MultivaluedMap;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
@@ -84,5 +87,36 @@ class RateLimitHeadersTest {
 
         assertThat(RateLimitHeaders.policy(amounts)).isNull();
         assertThat(RateLimitHeaders.rateLimit(amounts)).isNull();
+    }
+
+    @Test
+    void number_isTheDecimalText_insideAndOutsideTheSmallNumbersMadeOnce() {
+        for (long value : new long[] {0, 1, 9, 10, 999, 1023, 1024, 86_400, -1, Long.MAX_VALUE, Long.MIN_VALUE}) {
+            assertThat(RateLimitHeaders.number(value)).isEqualTo(Long.toString(value));
+            assertThat(RateLimitHeaders.number(value)).isEqualTo(Long.toString(value)); // made once, then kept
+        }
+    }
+
+    @Test
+    void addAllowed_setsEachHeaderOnce_replacingAnEarlierValue_andLeavesItsListOpenToMore() {
+        Limit burst = new Limit("burst", 20, Refill.greedy(10, Duration.ofSeconds(1)));
+        LimitStatus status = LimitStatus.of("free-burst", burst, LimitStatus.Role.PLAN, 19, Duration.ofMillis(100),
+                Duration.ZERO);
+        QuotaDecision decision = new QuotaDecision(QuotaDecision.Outcome.ALLOWED, List.of(status), null, Duration.ZERO);
+        MultivaluedMap<String, Object> headers = new MultivaluedHashMap<>();
+        headers.add(RateLimitHeaders.X_REMAINING, "stale");
+
+        RateLimitHeaders.addAllowed(headers, decision);
+
+        assertThat(headers).containsOnlyKeys(RateLimitHeaders.POLICY, RateLimitHeaders.RATE_LIMIT,
+                RateLimitHeaders.X_LIMIT, RateLimitHeaders.X_REMAINING, RateLimitHeaders.X_RESET);
+        assertThat(headers.get(RateLimitHeaders.POLICY)).containsExactly("\"free-burst\";q=20;w=2");
+        assertThat(headers.get(RateLimitHeaders.RATE_LIMIT)).containsExactly("\"free-burst\";r=19;t=1");
+        assertThat(headers.get(RateLimitHeaders.X_LIMIT)).containsExactly("20");
+        assertThat(headers.get(RateLimitHeaders.X_REMAINING)).containsExactly("19");
+        assertThat(headers.get(RateLimitHeaders.X_RESET)).containsExactly("1");
+        // a filter after this one may add to a header, as it could after putSingle
+        headers.add(RateLimitHeaders.RATE_LIMIT, "\"other\";r=1;t=1");
+        assertThat(headers.get(RateLimitHeaders.RATE_LIMIT)).hasSize(2);
     }
 }

@@ -4,13 +4,13 @@ import java.nio.charset.StandardCharsets;
 import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 
 /** SHA-256 as the library uses it: API keys in hex, identities in bucket keys as 128 bits of base64url. */
 public final class Hashes {
 
     private static final byte[] BASE64URL =
             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     /** Characters of a key part: 128 bits, six to a character. */
     public static final int PART_LENGTH = 22;
     private static final ThreadLocal<Sha256> SHA256 = ThreadLocal.withInitial(Sha256::new);
@@ -18,11 +18,22 @@ public final class Hashes {
     private Hashes() {
     }
 
-    /** The lower-case hex SHA-256 of the UTF-8 bytes of {@code text}: 64 characters. */
+    /**
+     * The lower-case hex SHA-256 of the UTF-8 bytes of {@code text}: 64 characters. Hashed per
+     * request (an API key); allocates the string only, for an ASCII text of up to 128 characters.
+     */
     public static String sha256Hex(String text) {
-        MessageDigest digest = SHA256.get().digest;
-        digest.reset();
-        return HexFormat.of().formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
+        Sha256 sha = SHA256.get();
+        sha.digest.reset();
+        sha.update(text);
+        sha.digestInto();
+        byte[] hex = sha.hex;
+        for (int i = 0; i < 32; i++) {
+            int b = sha.hash[i] & 0xff;
+            hex[2 * i] = HEX[b >>> 4];
+            hex[2 * i + 1] = HEX[b & 0x0f];
+        }
+        return new String(hex, 0, 64, StandardCharsets.ISO_8859_1);
     }
 
     /** 128 bits of SHA-256, base64url: 22 characters of {@code [A-Za-z0-9_-]}, safe in any key. */
@@ -84,6 +95,8 @@ public final class Hashes {
         final MessageDigest digest;
         final byte[] hash = new byte[32];
         final byte[] chars = new byte[PART_LENGTH];
+        /** Where {@link Hashes#sha256Hex} writes its 64 characters. */
+        final byte[] hex = new byte[64];
         final byte[] input = new byte[INPUT];
         /** Where {@link Hashes#keyWithPart} builds a key of up to 128 characters. */
         final byte[] key = new byte[128];
@@ -104,7 +117,7 @@ public final class Hashes {
         }
 
         /** Feeds {@code text} as UTF-8: ASCII through {@link #input}, without an array of its own. */
-        private void update(String text) {
+        void update(String text) {
             int n = text.length();
             if (n <= INPUT) {
                 int i = 0;
@@ -120,6 +133,15 @@ public final class Hashes {
             digest.update(text.getBytes(StandardCharsets.UTF_8));
         }
 
+        /** Finishes the digest (which resets it) into {@link #hash}. */
+        void digestInto() {
+            try {
+                digest.digest(hash, 0, hash.length);
+            } catch (DigestException e) {
+                throw new IllegalStateException("a SHA-256 digest is 32 bytes", e);
+            }
+        }
+
         /** {@link #finish}, as a string. */
         String keyPart() {
             finish();
@@ -128,11 +150,7 @@ public final class Hashes {
 
         /** Finishes the digest (which resets it) and encodes its first 16 bytes, base64url unpadded, into {@link #chars}. */
         void finish() {
-            try {
-                digest.digest(hash, 0, hash.length);
-            } catch (DigestException e) {
-                throw new IllegalStateException("a SHA-256 digest is 32 bytes", e);
-            }
+            digestInto();
             int c = 0;
             // five groups of three bytes make 20 characters, the sixteenth byte the last two
             for (int i = 0; i < 15; i += 3) {

@@ -7,6 +7,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -57,5 +58,27 @@ class HashesTest {
     void sha256Hex_isSixtyFourLowerCaseHexCharacters() {
         assertThat(Hashes.sha256Hex("abc"))
                 .isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+
+    @Test
+    void sha256Hex_matchesTheJdksHex_forAsciiNonAsciiLongAndEmptyKeys() throws NoSuchAlgorithmException {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        Random random = new Random(23);
+        String[] fixed = {"", "k", "j\u00fcrgen", "\u4e2d\u6587", "x".repeat(128), "y".repeat(129), "z".repeat(1000)};
+        for (int i = 0; i < 1_000 + fixed.length; i++) {
+            String key;
+            if (i < fixed.length) {
+                key = fixed[i];
+            } else {
+                StringBuilder sb = new StringBuilder();
+                int length = random.nextInt(200);
+                for (int c = 0; c < length; c++) {
+                    sb.append((char) (i % 2 == 0 ? 32 + random.nextInt(95) : 1 + random.nextInt(0xd7ff)));
+                }
+                key = sb.toString();
+            }
+            String expected = HexFormat.of().formatHex(sha.digest(key.getBytes(StandardCharsets.UTF_8)));
+            assertThat(Hashes.sha256Hex(key)).as("key of %d characters", key.length()).isEqualTo(expected);
+        }
     }
 }
