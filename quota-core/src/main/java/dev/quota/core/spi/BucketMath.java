@@ -440,6 +440,16 @@ public final class BucketMath {
         return StateWire.read(bytes);
     }
 
+    /**
+     * A state from its stored form in the first {@code length} bytes of {@code bytes} (a scratch
+     * buffer the caller reuses: no array of the state's size is made for it), as {@link #deserialize(byte[])}.
+     *
+     * @throws RuntimeException if the bytes are not a bucket state
+     */
+    public static RemoteBucketState deserialize(byte[] bytes, int length) {
+        return StateWire.read(bytes, length);
+    }
+
     private static ConsumeResult untaken(ConsumeResult standing) {
         return new ConsumeResult(false, standing.remaining(), 0, standing.nanosToFull());
     }

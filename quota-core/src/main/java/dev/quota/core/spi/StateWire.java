@@ -121,6 +121,29 @@ final class StateWire {
         return state;
     }
 
+    /**
+     * A state from the first {@code length} bytes of {@code bytes}, as {@link #read(byte[])}: read in
+     * place when its configuration is one seen before and it ends exactly at {@code length}; else
+     * from a copy of exactly those bytes.
+     */
+    static RemoteBucketState read(byte[] bytes, int length) {
+        if (length == bytes.length) {
+            return read(bytes);
+        }
+        Source in = SOURCES.get().from(bytes);
+        try {
+            RemoteBucketState state = readKnown(in, bytes);
+            if (state != null && in.position == length) {
+                return state;
+            }
+        } catch (IOException | RuntimeException e) {
+            // not in a shape read here: read from its own bytes below
+        } finally {
+            in.from(NO_BYTES); // keeps no state's bytes
+        }
+        return read(Arrays.copyOf(bytes, length));
+    }
+
     /** Everything after the configuration: the bucket state, its stat and its version. */
     private static void writeRest(Sink out, RemoteBucketState state) throws IOException {
         BucketState.serialize(Adapter.INSTANCE, out, state.getState(), BucketMath.WIRE_VERSION, Scope.PERSISTED_STATE);

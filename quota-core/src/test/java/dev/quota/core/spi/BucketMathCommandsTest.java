@@ -371,6 +371,14 @@ class BucketMathCommandsTest {
         assertThat(bucket4jBytes(read)).isEqualTo(expected);
         assertThat(read.equalsByContent(InternalSerializationHelper.deserializeState(expected))).isTrue();
         assertThat(read.getConfigurationVersion()).isEqualTo(state.getConfigurationVersion());
+        // read from the start of a longer scratch buffer, stale bytes past the state: the same state
+        byte[] scratch = Arrays.copyOf(expected, expected.length + 41);
+        Arrays.fill(scratch, expected.length, scratch.length, (byte) 0x5A);
+        RemoteBucketState fromScratch = BucketMath.deserialize(scratch, expected.length);
+        assertThat(bucket4jBytes(fromScratch)).isEqualTo(expected);
+        // a state cut short in the scratch buffer is not taken for one
+        Throwable cut = catchThrowable(() -> BucketMath.deserialize(scratch, expected.length - 1));
+        assertThat(cut).isNotNull();
     }
 
     private static byte[] bucket4jBytes(RemoteBucketState state) {
