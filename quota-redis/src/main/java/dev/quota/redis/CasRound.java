@@ -1,6 +1,5 @@
 package dev.quota.redis;
 
-import dev.quota.core.spi.BucketMath;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.ArrayList;
@@ -112,18 +111,23 @@ final class CasRound {
         if (cell == null) {
             KeysInFlight.Key pending = flying.pipelinedOn(key);
             if (pending != null) {
-                cell = cell(key, pending.bytes, pending.state, false, Long.MIN_VALUE, pending.lastScript);
+                cell = cell(key, pending.state, false, Long.MIN_VALUE, pending.lastScript);
+                if (pending.exists) {
+                    cell.expect(pending.high, pending.middle, pending.low);
+                }
             } else {
                 KeyState state = known.get(key, now);
                 if (state == null) {
-                    cell = cell(key, null, null, false, Long.MIN_VALUE, null);
+                    cell = cell(key, null, false, Long.MIN_VALUE, null);
                 } else if (state.unparsed()) {
                     // parsed for this round alone: the cell's own, computed on in place
-                    byte[] bytes = Objects.requireNonNull(state.bytes(), "unparsed bytes");
-                    cell = cell(key, bytes, BucketMath.deserialize(bytes), true, state.confirmedNanos(), null);
+                    cell = cell(key, known.parse(state), true, state.confirmedNanos(), null);
                     cell.owned = true;
                 } else {
-                    cell = cell(key, state.bytes(), state.state(), true, state.confirmedNanos(), null);
+                    cell = cell(key, state.state(), true, state.confirmedNanos(), null);
+                }
+                if (state != null && state.exists()) {
+                    cell.expect(state.high(), state.middle(), state.low());
                 }
             }
             add(cell);
@@ -132,14 +136,14 @@ final class CasRound {
     }
 
     /** A cell for {@code key}: a spare one made over, else a new one. */
-    private Cell cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
-                      long confirmedNanos, @Nullable Flight behind) {
+    private Cell cell(String key, @Nullable RemoteBucketState state, boolean knownBefore, long confirmedNanos,
+                      @Nullable Flight behind) {
         if (spareCells > 0) {
             Cell made = Objects.requireNonNull(spare[--spareCells], "counted spare");
             spare[spareCells] = null;
-            return made.set(key, expected, state, knownBefore, confirmedNanos, behind);
+            return made.set(key, state, knownBefore, confirmedNanos, behind);
         }
-        return new Cell(key, expected, state, knownBefore, confirmedNanos, behind);
+        return new Cell(key, state, knownBefore, confirmedNanos, behind);
     }
 
     /**

@@ -17,12 +17,20 @@ import org.jspecify.annotations.Nullable;
  * its TTL; otherwise nothing is written and the script answers what the differing keys hold, so the
  * client can compute again without another read.
  *
+ * <p>What a key is expected to hold is sent as its SHA-1 ({@link StateDigest}, 40 hex characters),
+ * which the script compares with {@code redis.sha1hex} of what the key holds: the client keeps a
+ * digest of each state, not its bytes, and the argument is about a third the size. A collision
+ * between two states of one key is no concern an attacker can steer: a state is this library's own
+ * encoding of token counts and nanosecond times, never bytes a caller chooses. What is stored is
+ * the state's bytes, as before the digest: instances running the script that sends the bytes and
+ * ones running this one share a Redis during a rolling upgrade (two script SHAs, the same keys).
+ *
  * <p>One argument, however many keys: a header of three decimal numbers per key, separated by
- * spaces (the length of the expected bytes, {@code 0}: expect no key; the length of the new bytes,
- * {@code 0}: leave the key as it is; the TTL in milliseconds, {@code 0}: no expiry), a {@code ;},
- * then every key's expected bytes then new bytes, one after another. A Bucket4j state is never
- * empty, so a length of 0 is unambiguous, and the header holds only digits and spaces, so its
- * first {@code ;} ends it. Packed so, a batch of 64 five-bucket decisions is 321 parameters (the
+ * spaces (the length of the expected digest, {@code 40}, or {@code 0}: expect no key; the length of
+ * the new bytes, {@code 0}: leave the key as it is; the TTL in milliseconds, {@code 0}: no expiry),
+ * a {@code ;}, then every key's expected digest then new bytes, one after another. A Bucket4j state
+ * is never empty, so a length of 0 is unambiguous, and the header holds only digits and spaces, so
+ * its first {@code ;} ends it. Packed so, a batch of 64 five-bucket decisions is 321 parameters (the
  * keys and the argument) instead of 1,280: the Redis client encodes, copies and releases a buffer per parameter, which cost more
  * than the script. The argument is written straight into one pooled buffer of the client's
  * allocator ({@link #call}), never into a byte array of the heap. Answer: an empty list when
@@ -45,7 +53,7 @@ final class CasScript {
             "  new[i] = string.sub(a, pos + el, pos + el + nl - 1)",
             "  pos = pos + el + nl",
             "  local cur = redis.call('GET', KEYS[i])",
-            "  if (el == 0 and cur) or (el > 0 and cur ~= exp) then",
+            "  if (el == 0 and cur) or (el > 0 and (not cur or redis.sha1hex(cur) ~= exp)) then",
             "    bad[#bad + 1] = tostring(i)",
             "    bad[#bad + 1] = cur or ''",
             "  end",
@@ -106,8 +114,8 @@ final class CasScript {
     /**
      * The parameters of a call on the keys of {@code cells}, as Redis reads them after the command's
      * name: the script's SHA-1 ({@code sha}, for {@code EVALSHA}; {@link #withText} makes the same
-     * call an {@code EVAL}), the key count, the keys, then the one argument: what each key is
-     * expected to hold ({@link Cell#expected}) and what to write ({@link Cell#written}, null: leave
+     * call an {@code EVAL}), the key count, the keys, then the one argument: the digest of what
+     * each key is expected to hold ({@link Cell#expectedHigh}) and what to write ({@link Cell#written}, null: leave
      * it), and the TTLs in milliseconds ({@link Cell#ttlMillis}, {@code <= 0}: none). The argument is a buffer of
      * {@code allocator}'s, which the client releases once the command is done; every number in it
      * is written as ASCII digits straight into it. Everything else is a string, which the client
@@ -134,7 +142,7 @@ final class CasScript {
         int length = 1;
         for (int i = 0; i < cells.size(); i++) {
             Cell cell = cells.get(i);
-            int e = length(cell.expected);
+            int e = expectedLength(cell);
             int w = length(cell.written);
             length += digits(e) + digits(w) + digits(Math.max(0, cell.ttlMillis)) + 3 + e + w;
         }
@@ -146,16 +154,15 @@ final class CasScript {
         int n = cells.size();
         for (int i = 0; i < n; i++) {
             Cell cell = cells.get(i);
-            number(argument, length(cell.expected));
+            number(argument, expectedLength(cell));
             number(argument, length(cell.written));
             number(argument, Math.max(0, cell.ttlMillis));
         }
         argument.writeByte(SEPARATOR);
         for (int i = 0; i < n; i++) {
             Cell cell = cells.get(i);
-            byte[] expected = cell.expected;
-            if (expected != null) {
-                argument.writeBytes(expected);
+            if (cell.expects) {
+                StateDigest.writeHex(argument, cell.expectedHigh, cell.expectedMiddle, cell.expectedLow);
             }
             byte[] bytes = cell.written;
             if (bytes != null) {
@@ -177,6 +184,11 @@ final class CasScript {
     /** The argument of {@code call}: the one buffer the client releases when done with it. */
     static ByteBuf argument(Object[] call) {
         return (ByteBuf) call[call.length - 1];
+    }
+
+    /** The length of a cell's expected digest in the argument: 0 when it expects no key. */
+    private static int expectedLength(Cell cell) {
+        return cell.expects ? StateDigest.HEX_LENGTH : 0;
     }
 
     private static int length(byte @Nullable [] bytes) {

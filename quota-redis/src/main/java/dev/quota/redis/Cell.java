@@ -12,7 +12,16 @@ import org.jspecify.annotations.Nullable;
  */
 final class Cell {
     String key;
-    byte @Nullable [] expected;
+    /** Whether the key is assumed to hold a state (else: no key). */
+    boolean expects;
+    /**
+     * The SHA-1 of the state the key is assumed to hold, when it {@link #expects} one
+     * ({@link StateDigest}): what the script compares the key with. Primitive fields: a cell made
+     * over costs no array.
+     */
+    long expectedHigh;
+    long expectedMiddle;
+    int expectedLow;
     @Nullable RemoteBucketState state;
     boolean knownBefore;
     long confirmedNanos;
@@ -37,24 +46,34 @@ final class Cell {
      * until it is settled.
      */
     byte @Nullable [] written;
+    /** The SHA-1 of {@link #written}, set with it ({@link #sending}). */
+    long writtenHigh;
+    long writtenMiddle;
+    int writtenLow;
     long ttlMillis;
 
+    /** A cell of {@code key} that expects {@code expected} (digested here; null: no key). */
     Cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
          long confirmedNanos) {
-        this(key, expected, state, knownBefore, confirmedNanos, null);
+        this(key, state, knownBefore, confirmedNanos, null);
+        if (expected != null) {
+            StateDigest digest = StateDigest.local().of(expected);
+            expect(digest.high, digest.middle, digest.low);
+        }
     }
 
-    Cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
-         long confirmedNanos, @Nullable Flight behind) {
+    /** A cell of {@code key} that expects no key until told otherwise ({@link #expect}). */
+    Cell(String key, @Nullable RemoteBucketState state, boolean knownBefore, long confirmedNanos,
+         @Nullable Flight behind) {
         this.key = key;
-        set(key, expected, state, knownBefore, confirmedNanos, behind);
+        set(key, state, knownBefore, confirmedNanos, behind);
     }
 
-    /** Makes this cell over, as new, for {@code key}. */
-    Cell set(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
-             long confirmedNanos, @Nullable Flight behind) {
+    /** Makes this cell over, as new, for {@code key}: expecting no key until told otherwise ({@link #expect}). */
+    Cell set(String key, @Nullable RemoteBucketState state, boolean knownBefore, long confirmedNanos,
+             @Nullable Flight behind) {
         this.key = key;
-        this.expected = expected;
+        this.expects = false;
         this.state = state;
         this.knownBefore = knownBefore;
         this.confirmedNanos = confirmedNanos;
@@ -68,9 +87,26 @@ final class Cell {
         return this;
     }
 
+    /** The key is assumed to hold the state whose SHA-1 is {@code high, middle, low}. */
+    Cell expect(long high, long middle, int low) {
+        expects = true;
+        expectedHigh = high;
+        expectedMiddle = middle;
+        expectedLow = low;
+        return this;
+    }
+
+    /** The script writes {@code bytes} to the key: kept with their SHA-1, what the key then holds. */
+    void sending(byte[] bytes) {
+        StateDigest digest = StateDigest.local().of(bytes);
+        written = bytes;
+        writtenHigh = digest.high;
+        writtenMiddle = digest.middle;
+        writtenLow = digest.low;
+    }
+
     /** Lets go of what it refers to, while it waits to be made over. */
     void clear() {
-        expected = null;
         state = null;
         owned = false;
         behind = null;
@@ -78,9 +114,24 @@ final class Cell {
         written = null;
     }
 
-    /** What the key holds once the round's script ran and wrote (null: no key). */
-    byte @Nullable [] leaves() {
-        return written != null ? written : expected;
+    /** Whether the key holds a state once the round's script ran and wrote. */
+    boolean leavesKey() {
+        return written != null || expects;
+    }
+
+    /** The SHA-1 of what the key holds once the round's script ran and wrote, if it {@link #leavesKey}: first 8 bytes. */
+    long leftHigh() {
+        return written != null ? writtenHigh : expectedHigh;
+    }
+
+    /** As {@link #leftHigh}: the next 8 bytes. */
+    long leftMiddle() {
+        return written != null ? writtenMiddle : expectedMiddle;
+    }
+
+    /** As {@link #leftHigh}: the last 4 bytes. */
+    int leftLow() {
+        return written != null ? writtenLow : expectedLow;
     }
 
     /** A job wrote {@code after}, to expire by {@code strategy}. */

@@ -1,10 +1,12 @@
 package dev.quota.redis;
 
+import dev.quota.core.spi.BucketMath;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.security.SecureRandom;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -69,6 +71,8 @@ final class KeyStates {
     private final AtomicBoolean forgetAll = new AtomicBoolean();
     /** The store's time at the last lookup or write: when a key pushed out of the hot tier is judged expired. */
     private long lastNanos;
+    /** The entry of the key that cooled last, made over for the next key that warms; else null. */
+    private @Nullable KeyState spare;
 
     KeyStates(int max) {
         this.hotMax = Math.min(max, HOT_KEYS);
@@ -80,7 +84,12 @@ final class KeyStates {
                 if (size() <= hotMax) {
                     return false;
                 }
-                cool(eldest.getKey(), eldest.getValue());
+                KeyState cooled = eldest.getValue();
+                cool(eldest.getKey(), cooled);
+                // no round refers to an entry (it reads it into its cell at once): made over for the
+                // next key that warms
+                cooled.clear();
+                spare = cooled;
                 return true;
             }
         };
@@ -106,13 +115,19 @@ final class KeyStates {
             templates.recycle(rec); // a copy: the cold tier keeps its own
             return null;
         }
-        byte[] bytes = templates.decode(rec);
-        // it was written or confirmed as a bucket state; hot again, as its bytes: the round that
-        // uses it parses them into a state of its own, which it computes on without a copy, and its
-        // write puts the parsed state it leaves here (KeyState#unparsed)
-        KeyState warm = new KeyState(bytes, null, rec[StateTemplates.CONFIRMED], rec[StateTemplates.EXPIRES]);
+        // it was written or confirmed as a bucket state; hot again, as its record: the round that
+        // uses it decodes it into a scratch buffer and parses it into a state of its own, which it
+        // computes on without a copy (parse), and its write puts the parsed state it leaves here
+        // (KeyState#unparsed); unwritten, the record goes back to the cold tier as it is
+        KeyState warm = spare != null ? spare : new KeyState();
+        spare = null;
+        if (StateTemplates.template(rec) == StateTemplates.ABSENT) {
+            warm.absent(rec[StateTemplates.CONFIRMED], rec[StateTemplates.EXPIRES]);
+            templates.recycle(rec);
+        } else {
+            warm.cold(rec, rec[StateTemplates.CONFIRMED], rec[StateTemplates.EXPIRES]);
+        }
         cold.remove(fingerprint);
-        templates.recycle(rec); // a copy read for the last time above: the next key to cool is written over it
         hot.put(key, warm);
         return warm;
     }
@@ -146,19 +161,105 @@ final class KeyStates {
     }
 
     /**
-     * Remembers what Redis confirmed at {@code key} at {@code nowNanos} (as {@link #knownState}
-     * makes it): in the key's own entry when it is hot (every write of a key in use: a round made
-     * its key hot when it computed on it), which costs no object; else as {@link #put}.
+     * Remembers what Redis confirmed at {@code key} at {@code nowNanos}: {@code bytes} (null: no
+     * key) and their parsed {@code state}, digested here (a read's answer, a differing key's).
      */
     void confirm(String key, byte @Nullable [] bytes, @Nullable RemoteBucketState state, long nowNanos,
                  long ttlMillis) {
+        if (bytes == null) {
+            confirm(key, false, 0, 0, 0, null, null, nowNanos, ttlMillis);
+            return;
+        }
+        StateDigest digest = StateDigest.local().of(bytes);
+        confirm(key, true, digest.high, digest.middle, digest.low, bytes, state, nowNanos, ttlMillis);
+    }
+
+    /**
+     * Remembers what a script that ran confirmed {@code cell}'s key holds, at {@code nowNanos}: what
+     * it wrote, else what it expected there (its digest; the bytes only when the script wrote them).
+     */
+    void confirm(Cell cell, long nowNanos, long ttlMillis) {
+        boolean exists = cell.leavesKey();
+        confirm(cell.key, exists, cell.leftHigh(), cell.leftMiddle(), cell.leftLow(), cell.written,
+                exists ? cell.state : null, nowNanos, ttlMillis);
+    }
+
+    /**
+     * Remembers what Redis confirmed at {@code key} (as {@link #knownState} makes it): in the key's
+     * own entry when it is hot (every write of a key in use: a round made its key hot when it
+     * computed on it), which costs no object; else as {@link #put}. A state confirmed again without
+     * its bytes at hand (a key a script checked but did not write) keeps what the entry holds of it.
+     */
+    private void confirm(String key, boolean exists, long high, long middle, int low, byte @Nullable [] bytes,
+                         @Nullable RemoteBucketState state, long nowNanos, long ttlMillis) {
         KeyState entry = hot.get(key); // used now: the most recent, as a put would make it
+        long expires = nowNanos + life(exists, ttlMillis);
         if (entry == null) {
-            put(key, knownState(bytes, state, nowNanos, ttlMillis), nowNanos);
+            KeyState made = spare != null ? spare : new KeyState();
+            spare = null;
+            put(key, exists ? made.set(high, middle, low, bytes, state, nowNanos, expires)
+                    : made.absent(nowNanos, expires), nowNanos);
             return;
         }
         lastNanos = nowNanos;
-        entry.set(bytes, state, nowNanos, nowNanos + life(bytes, ttlMillis));
+        if (!exists) {
+            letGo(entry);
+            entry.absent(nowNanos, expires);
+        } else if (bytes == null && entry.holds(high, middle, low)) {
+            entry.confirmedAgain(state, nowNanos, expires);
+        } else {
+            letGo(entry);
+            entry.set(high, middle, low, bytes, state, nowNanos, expires);
+        }
+    }
+
+    /** Takes back the record of an entry made over for another state: no tier holds it any more. */
+    private void letGo(KeyState entry) {
+        long[] rec = entry.record();
+        if (rec != null) {
+            templates.recycle(rec);
+        }
+    }
+
+    /**
+     * The state of an {@linkplain KeyState#unparsed() unparsed} entry, parsed for a round of its own
+     * (which may compute on it in place): its record decoded into this thread's scratch buffer and
+     * parsed from there, no array of its own; its digest is set in the entry.
+     */
+    RemoteBucketState parse(KeyState entry) {
+        StateDigest digest = StateDigest.local();
+        long[] rec = entry.record();
+        if (rec == null) {
+            byte[] bytes = Objects.requireNonNull(entry.bytes(), "an unparsed entry holds its record or its bytes");
+            digest.of(bytes);
+            entry.digest(digest.high, digest.middle, digest.low);
+            return BucketMath.deserialize(bytes);
+        }
+        byte[] scratch = digest.scratch(templates.room(rec));
+        int length = templates.decode(rec, scratch);
+        digest.of(scratch, 0, length);
+        entry.digest(digest.high, digest.middle, digest.low);
+        return BucketMath.deserialize(scratch, length);
+    }
+
+    /**
+     * The bytes of what {@code entry} holds (null: no key), in an array of their own: its bytes,
+     * else its record decoded, else its state serialized (for a state this library wrote, its
+     * bytes by construction).
+     */
+    byte @Nullable [] bytes(KeyState entry) {
+        if (!entry.exists()) {
+            return null;
+        }
+        byte[] bytes = entry.bytes();
+        if (bytes != null) {
+            return bytes;
+        }
+        long[] rec = entry.record();
+        if (rec != null) {
+            return templates.decode(rec);
+        }
+        return BucketMath.serialize(Objects.requireNonNull(entry.state(), "a state held is parsed or kept"));
     }
 
     /**
@@ -242,13 +343,24 @@ final class KeyStates {
      * forgot for it before it expired (this one, when the cold tier keeps none).
      */
     private void cool(String key, KeyState state) {
+        long[] kept = state.record();
         if (lastNanos - state.expiresNanos() < 0) {
-            long[] rec = templates.encode(state.bytes(), state.confirmedNanos(), state.expiresNanos(), key.hashCode());
+            long[] rec = kept;
+            if (rec != null) {
+                // back from the cold tier and not written since: it goes back as it came, at the
+                // entry's times
+                rec[StateTemplates.CONFIRMED] = state.confirmedNanos();
+                rec[StateTemplates.EXPIRES] = state.expiresNanos();
+            } else {
+                rec = templates.encode(bytes(state), state.confirmedNanos(), state.expiresNanos(), key.hashCode());
+            }
             long lost = cold.put(fingerprint(key), rec, lastNanos);
             templates.recycle(rec); // the cold tier keeps a copy: the next record is written over this one
             if (lost != 0) {
                 forgotten.add(lost);
             }
+        } else if (kept != null) {
+            templates.recycle(kept);
         }
     }
 
@@ -274,12 +386,17 @@ final class KeyStates {
     /** What is remembered of a key Redis confirmed at {@code nowNanos}, kept as long as its TTL allows. */
     static KeyState knownState(byte @Nullable [] bytes, @Nullable RemoteBucketState state, long nowNanos,
                                long ttlMillis) {
-        return new KeyState(bytes, state, nowNanos, nowNanos + life(bytes, ttlMillis));
+        long expires = nowNanos + life(bytes != null, ttlMillis);
+        if (bytes == null) {
+            return new KeyState().absent(nowNanos, expires);
+        }
+        StateDigest digest = StateDigest.local().of(bytes);
+        return new KeyState().set(digest.high, digest.middle, digest.low, bytes, state, nowNanos, expires);
     }
 
     /** How long what Redis confirmed is remembered: {@code ttlMillis} less a margin; "no key" briefly. */
-    private static long life(byte @Nullable [] bytes, long ttlMillis) {
-        return bytes == null ? ABSENT_REMEMBERED_NANOS
+    private static long life(boolean exists, long ttlMillis) {
+        return !exists ? ABSENT_REMEMBERED_NANOS
                 : ttlMillis > 0 ? Math.max(0, TimeUnit.MILLISECONDS.toNanos(ttlMillis) - EXPIRY_MARGIN_NANOS)
                 : Long.MAX_VALUE / 4;
     }

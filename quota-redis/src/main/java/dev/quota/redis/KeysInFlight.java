@@ -16,9 +16,9 @@ import org.jspecify.annotations.Nullable;
  * <p>While this instance holds a key's latest state (every script settled on it since it went
  * into flight found what it expected, and no script on it found it changed within
  * {@link #CONTESTED_NANOS}), the next script on it need not wait: it is computed on what the last
- * script sent leaves there ({@link #pipelinedOn}) and expects those bytes, up to {@link #MAX_DEPTH}
+ * script sent leaves there ({@link #pipelinedOn}) and expects that state (its digest), up to {@link #MAX_DEPTH}
  * scripts deep. If a script before it finds the key changed, or fails, this one finds the key
- * changed too (it expects bytes that were never written), writes nothing, and its jobs are
+ * changed too (it expects a state that was never written), writes nothing, and its jobs are
  * computed again from what it answers: exactness is the compare-and-swap's, in whatever order
  * Redis runs the scripts and the replies come. A key other instances write is not pipelined:
  * there every script behind a lost one would be lost too, and the instance pipelining would keep
@@ -50,11 +50,15 @@ final class KeysInFlight {
         int scripts;
         /** Of them, reads and repairs. */
         int others;
-        /** What the last script sent on the key leaves there if it runs (null: no key). */
-        byte @Nullable [] bytes;
-        /** The last script sent on the key: what a job computed on {@link #bytes} waits for. */
+        /** Whether the last script sent on the key leaves a state there if it runs (else: no key). */
+        boolean exists;
+        /** The SHA-1 of the state it leaves, if it {@link #exists}: what a script behind it expects. */
+        long high;
+        long middle;
+        int low;
+        /** The last script sent on the key: what a job computed on what it leaves waits for. */
         @Nullable ScriptFlight lastScript;
-        /** {@link #bytes} parsed. */
+        /** The state it leaves, parsed (null: no key). */
         @Nullable RemoteBucketState state;
         /** Whether every script settled on the key since it went into flight found what it expected. */
         boolean owned = true;
@@ -67,7 +71,7 @@ final class KeysInFlight {
             flights = 0;
             scripts = 0;
             others = 0;
-            bytes = null;
+            exists = false;
             lastScript = null;
             state = null;
             owned = true;
@@ -139,8 +143,12 @@ final class KeysInFlight {
             if (script != null) {
                 pending.scripts++;
                 pending.lastScript = script;
-                pending.bytes = script.leaves(i);
-                pending.state = pending.bytes == null ? null : script.cells.get(i).state;
+                Cell cell = script.cells.get(i); // the cell of the script's ith key
+                pending.exists = cell.leavesKey();
+                pending.high = cell.leftHigh();
+                pending.middle = cell.leftMiddle();
+                pending.low = cell.leftLow();
+                pending.state = pending.exists ? cell.state : null;
             } else {
                 pending.others++;
             }

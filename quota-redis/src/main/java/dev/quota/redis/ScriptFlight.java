@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.RandomAccess;
 import java.util.concurrent.CompletableFuture;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The keys of one Redis Cluster slot in one round, the jobs computed on them, and the
@@ -78,18 +77,13 @@ final class ScriptFlight extends Flight {
             cell.written = null;
             cell.ttlMillis = 0;
             if (cell.dirty && cell.state != null) {
-                cell.written = BucketMath.serialize(cell.state);
+                cell.sending(BucketMath.serialize(cell.state));
                 ExpirationAfterWriteStrategy strategy = cell.ttl != null ? cell.ttl : expiry;
                 // a strategy's 0 or less means no expiry; the script takes 0 for that
                 cell.ttlMillis = Math.max(0, strategy.calculateTimeToLiveMillis(cell.state, now));
             }
         }
         return link.compareAndSwap(cells);
-    }
-
-    /** What the {@code i}th key holds once the script ran and wrote (null: no key). Once sent. */
-    byte @Nullable [] leaves(int i) {
-        return cells.get(i).leaves();
     }
 
     /** Whether the script writes a key (else it only checks what keys hold). */
@@ -141,10 +135,9 @@ final class ScriptFlight extends Flight {
                 if (!pipeline.flying().newest(cell.key, sequence)) {
                     continue; // a script sent after it on the key was settled first: that one is newer
                 }
-                byte[] holds = cell.leaves();
                 long ttl = cell.ttlMillis;
-                pipeline.known().confirm(cell.key, holds, holds == null ? null : cell.state, now,
-                        ttl > 0 || holds == null ? ttl : expiry.calculateTimeToLiveMillis(cell.state, now));
+                pipeline.known().confirm(cell, now,
+                        ttl > 0 || !cell.leavesKey() ? ttl : expiry.calculateTimeToLiveMillis(cell.state, now));
             }
             for (int j = 0; j < jobs.size(); j++) { // indexed: a list of one's forEach makes an iterator
                 jobs.get(j).complete();
@@ -168,7 +161,7 @@ final class ScriptFlight extends Flight {
         // key failed)
         for (int i = 0; i < cells.size(); i++) {
             Cell cell = cells.get(i);
-            if (!differs[i] && cell.expected == null && pipeline.flying().newest(cell.key, sequence)) {
+            if (!differs[i] && !cell.expects && pipeline.flying().newest(cell.key, sequence)) {
                 pipeline.known().confirm(cell.key, null, null, now, 0);
             }
         }

@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -89,28 +90,53 @@ final class StateTemplates {
         return rec;
     }
 
-    /** The bytes {@code rec} was encoded from; null for a key that holds nothing. */
+    /** The bytes {@code rec} was encoded from, in an array of their own; null for a key that holds nothing. */
     byte @Nullable [] decode(long[] rec) {
-        int template = template(rec);
-        if (template == ABSENT) {
+        if (template(rec) == ABSENT) {
             return null;
         }
-        if (template == RAW) {
-            byte[] bytes = new byte[(int) rec[3]];
-            for (int i = 0; i < rec.length - HEADER; i++) {
-                putWord(bytes, i, rec[HEADER + i]);
-            }
-            return bytes;
+        int length = length(rec);
+        byte[] bytes = new byte[words(length) << 3];
+        decode(rec, bytes);
+        return bytes.length == length ? bytes : Arrays.copyOf(bytes, length);
+    }
+
+    /** The length in bytes of the state {@code rec} was encoded from (0: a key that holds nothing). */
+    int length(long[] rec) {
+        int template = template(rec);
+        return template == ABSENT ? 0 : template == RAW ? (int) rec[3] : templates.get(template).length;
+    }
+
+    /** The room {@link #decode(long[], byte[])} needs for {@code rec}: its length rounded up to whole words. */
+    int room(long[] rec) {
+        return words(length(rec)) << 3;
+    }
+
+    /**
+     * Writes the bytes {@code rec} was encoded from at the start of {@code into} (a scratch buffer of
+     * at least {@link #room} bytes; what it holds past them is left undefined); answers their length.
+     */
+    int decode(long[] rec, byte[] into) {
+        int template = template(rec);
+        if (template == ABSENT) {
+            return 0;
         }
-        byte[] bytes = templates.get(template).clone();
+        if (template == RAW) {
+            for (int i = 0; i < rec.length - HEADER; i++) {
+                WORD.set(into, i << 3, rec[HEADER + i]);
+            }
+            return (int) rec[3];
+        }
+        byte[] base = templates.get(template);
+        System.arraycopy(base, 0, into, 0, base.length);
         long mask = rec[3];
         int at = HEADER;
         while (mask != 0) {
             int i = Long.numberOfTrailingZeros(mask);
-            putWord(bytes, i, rec[at++]);
+            WORD.set(into, i << 3, rec[at++]);
             mask &= mask - 1;
         }
-        return bytes;
+        return base.length;
     }
 
     /**
@@ -210,16 +236,5 @@ final class StateTemplates {
             w = (w << 8) | (from + b < bytes.length ? bytes[from + b] & 0xFF : 0);
         }
         return w;
-    }
-
-    private static void putWord(byte[] bytes, int i, long w) {
-        int from = i << 3;
-        if (from + 8 <= bytes.length) {
-            WORD.set(bytes, from, w);
-            return;
-        }
-        for (int b = 0; b < 8 && from + b < bytes.length; b++) {
-            bytes[from + b] = (byte) (w >>> (56 - 8 * b));
-        }
     }
 }

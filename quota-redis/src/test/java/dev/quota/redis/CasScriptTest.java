@@ -27,10 +27,25 @@ class CasScriptTest {
         assertThat(call[2]).isEqualTo("k:new");
         assertThat(call[3]).isEqualTo("k:old");
         ByteBuf argument = CasScript.argument(call);
-        // k:new: expects no key, writes 3 bytes for 1,500 ms; k:old: expects 2 bytes, writes nothing
-        assertThat(text(argument)).isEqualTo("0 3 1500 2 0 0 ;newol");
+        // k:new: expects no key, writes 3 bytes for 1,500 ms; k:old: expects the SHA-1 of its 2 bytes
+        // (40 hex characters, as redis.sha1hex answers it), writes nothing
+        assertThat(text(argument)).isEqualTo("0 3 1500 40 0 0 ;new665b39a1e96a9a15fc99f73183af3f04bf8111eb");
         assertThat(argument.refCnt()).isEqualTo(1);
         argument.release();
+    }
+
+    @Test
+    void stateDigest_isTheSha1InLowercaseHex_asRedisSha1hexAnswersIt() {
+        byte[] state = new byte[123];
+        for (int i = 0; i < state.length; i++) {
+            state[i] = (byte) (i * 37);
+        }
+        ByteBuf hex = ByteBufAllocator.DEFAULT.heapBuffer();
+        StateDigest digest = StateDigest.local().of(state);
+        StateDigest.writeHex(hex, digest.high, digest.middle, digest.low);
+
+        assertThat(text(hex)).isEqualTo(sha1Hex(state)).hasSize(StateDigest.HEX_LENGTH);
+        hex.release();
     }
 
     @Test
@@ -71,6 +86,14 @@ class CasScriptTest {
         assertThat(CasScript.digits(10)).isEqualTo(2);
         assertThat(CasScript.digits(86_400_000)).isEqualTo(8);
         assertThat(CasScript.digits(Long.MAX_VALUE)).isEqualTo(19);
+    }
+
+    private static String sha1Hex(byte[] bytes) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1").digest(bytes));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
     }
 
     private static String text(ByteBuf buffer) {

@@ -31,24 +31,62 @@ class KeyStatesTest {
             new Limit("daily", 1_000_000, Refill.interval(1_000_000, Duration.ofDays(1)))), 0);
 
     @Test
-    void keyPushedOutOfTheHotTier_comesBackWithItsExactBytesAndTimes_unparsed() {
+    void keyPushedOutOfTheHotTier_comesBackWithItsExactBytesDigestAndTimes_unparsed() {
         KeyStates known = new KeyStates(400_000);
         KeyState first = state(1, NOW);
+        byte[] bytes = Objects.requireNonNull(first.bytes());
+        long expires = first.expiresNanos();
         known.put("quota:{c.first}:p", first, NOW);
         for (int i = 0; i < KeyStates.HOT_KEYS; i++) {
             known.put("quota:{c." + i + "}:p", state(1 + i % 900, NOW + i), NOW + i);
         }
 
-        KeyState back = known.get("quota:{c.first}:p", NOW + HOUR / 2);
+        KeyState back = Objects.requireNonNull(known.get("quota:{c.first}:p", NOW + HOUR / 2));
 
-        assertThat(back).isNotNull().isNotSameAs(first);
-        assertThat(back.bytes()).isEqualTo(first.bytes());
-        // parsed by the round that uses it, into a state of its own: the same state
+        // kept as its cold record, no bytes of its own
         assertThat(back.unparsed()).isTrue();
-        assertThat(BucketMath.serialize(BucketMath.deserialize(Objects.requireNonNull(back.bytes())))).isEqualTo(first.bytes());
+        assertThat(back.bytes()).isNull();
+        assertThat(back.record()).isNotNull();
+        assertThat(known.bytes(back)).isEqualTo(bytes);
+        // parsed by the round that uses it, from a scratch buffer, into a state of its own: the same
+        // state, and the digest of its exact bytes
+        RemoteBucketState parsed = known.parse(back);
+        assertThat(BucketMath.serialize(parsed)).isEqualTo(bytes);
+        StateDigest digest = StateDigest.local().of(bytes);
+        assertThat(back.holds(digest.high, digest.middle, digest.low)).isTrue();
         assertThat(back.confirmedNanos()).isEqualTo(NOW);
-        assertThat(back.expiresNanos()).isEqualTo(first.expiresNanos());
+        assertThat(back.expiresNanos()).isEqualTo(expires);
         assertThat(known.size()).isEqualTo(KeyStates.HOT_KEYS + 1);
+    }
+
+    /** Keys taking turns in the hot tier cost no entry each: the one that warms takes the one that cooled. */
+    @Test
+    void keyWarming_takesTheEntryOfTheKeyThatCooled_andAnUnwrittenOneCoolsBackAsItCame() {
+        KeyStates known = new KeyStates(400_000);
+        KeyState a = state(1, NOW);
+        byte[] aBytes = Objects.requireNonNull(a.bytes());
+        known.put("a", a, NOW);
+        KeyState[] hot = new KeyState[KeyStates.HOT_KEYS];
+        for (int i = 0; i < hot.length; i++) {
+            hot[i] = state(1 + i % 900, NOW);
+            known.put("k" + i, hot[i], NOW);
+        }
+        byte[] k0Bytes = Objects.requireNonNull(hot[0].bytes());
+
+        KeyState backA = known.get("a", NOW + 1); // k0 cools
+        KeyState backK0 = known.get("k0", NOW + 2); // k1 cools
+        for (int i = 2; i < hot.length; i++) {
+            known.get("k" + i, NOW + 3); // used: a is now the least recently used
+        }
+        assertThat(backA).as("a's own entry, which cooled first").isSameAs(a);
+        assertThat(backK0).as("k0's, which cooled when a warmed").isSameAs(hot[0]);
+        assertThat(known.bytes(Objects.requireNonNull(backK0))).isEqualTo(k0Bytes);
+        known.put("n", state(2, NOW), NOW + 3); // a cools again, unwritten: as its record
+        KeyState aThird = Objects.requireNonNull(known.get("a", NOW + 4)); // k0 cools
+
+        assertThat(aThird).as("a's entry again: it cooled last").isSameAs(a);
+        assertThat(known.bytes(aThird)).isEqualTo(aBytes);
+        assertThat(aThird.confirmedNanos()).isEqualTo(NOW);
     }
 
     /** A write confirmed on a key in use makes its entry over: no object a write. */
@@ -212,7 +250,7 @@ class KeyStatesTest {
         long before = usedAfterFullGc();
         KeyStates known = new KeyStates(400_000);
         for (int i = 0; i < keys; i++) {
-            known.put("quota:{c." + Long.toString(i * 0x9E3779B97F4A7C15L, 36) + "}:p", states[i % states.length], NOW);
+            known.put("quota:{c." + Long.toString(i * 0x9E3779B97F4A7C15L, 36) + "}:p", handedOver(states[i % states.length]), NOW);
         }
         long after = usedAfterFullGc();
 
@@ -242,7 +280,7 @@ class KeyStatesTest {
         for (int c = 0; c < customers; c++) {
             String tag = "quota:{c." + Long.toString(c * 0x9E3779B97F4A7C15L, 36) + "}";
             for (int k = 0; k < specs.length; k++) {
-                known.put(tag + suffixes[k], states[k][(c + k) % states[k].length], NOW);
+                known.put(tag + suffixes[k], handedOver(states[k][(c + k) % states[k].length]), NOW);
             }
         }
         long after = usedAfterFullGc();
@@ -273,7 +311,7 @@ class KeyStatesTest {
         long before = usedAfterFullGc();
         KeyStates known = new KeyStates(keys);
         for (int i = 0; i < keys; i++) {
-            known.put("quota:{c." + Long.toString(i * 0x9E3779B97F4A7C15L, 36) + "}:p", states[i % states.length], NOW);
+            known.put("quota:{c." + Long.toString(i * 0x9E3779B97F4A7C15L, 36) + "}:p", handedOver(states[i % states.length]), NOW);
         }
         long after = usedAfterFullGc();
 
@@ -288,6 +326,12 @@ class KeyStatesTest {
             used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
         }
         return used;
+    }
+
+    /** An entry of its own holding what {@code shared} holds: a state put is handed over, made over when its key cools. */
+    private static KeyState handedOver(KeyState shared) {
+        return new KeyState().set(shared.high(), shared.middle(), shared.low(), shared.bytes(), shared.state(),
+                shared.confirmedNanos(), shared.expiresNanos());
     }
 
     /** A key's state after {@code requests} one-token takes at {@code now}, remembered as a script's write is. */

@@ -8,6 +8,7 @@ import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,11 @@ class StateTemplatesTest {
             long[] rec = templates.encode(bytes, round, round + SECOND, round * 31);
 
             assertThat(templates.decode(rec)).isEqualTo(bytes);
+            // into a scratch buffer holding a longer state's bytes: the same bytes, at its start
+            byte[] scratch = new byte[templates.room(rec) + 64];
+            random.nextBytes(scratch);
+            assertThat(templates.decode(rec, scratch)).isEqualTo(bytes.length);
+            assertThat(Arrays.copyOf(scratch, bytes.length)).isEqualTo(bytes);
             assertThat(rec[StateTemplates.CONFIRMED]).isEqualTo(round);
             assertThat(rec[StateTemplates.EXPIRES]).isEqualTo(round + SECOND);
             assertThat(StateTemplates.check(rec)).isEqualTo(round * 31);
