@@ -115,8 +115,8 @@ final class CasScript {
      * The parameters of a call on the keys of {@code cells}, as Redis reads them after the command's
      * name: the script's SHA-1 ({@code sha}, for {@code EVALSHA}; {@link #withText} makes the same
      * call an {@code EVAL}), the key count, the keys, then the one argument: the digest of what
-     * each key is expected to hold ({@link Cell#expectedHigh}) and what to write ({@link Cell#written}, null: leave
-     * it), and the TTLs in milliseconds ({@link Cell#ttlMillis}, {@code <= 0}: none). The argument is a buffer of
+     * each key is expected to hold ({@link Cell#expectedHigh}) and what to write (the new states the thread sending
+     * the script appended, {@link StateDigest#written()}, where {@link Cell#writes}), and the TTLs in milliseconds ({@link Cell#ttlMillis}, {@code <= 0}: none). The argument is a buffer of
      * {@code allocator}'s, which the client releases once the command is done; every number in it
      * is written as ASCII digits straight into it. Everything else is a string, which the client
      * encodes into a pooled buffer of its own: a byte array would cost it a wrapper and a view of
@@ -143,7 +143,7 @@ final class CasScript {
         for (int i = 0; i < cells.size(); i++) {
             Cell cell = cells.get(i);
             int e = expectedLength(cell);
-            int w = length(cell.written);
+            int w = writtenLength(cell);
             length += digits(e) + digits(w) + digits(Math.max(0, cell.ttlMillis)) + 3 + e + w;
         }
         return length;
@@ -155,18 +155,18 @@ final class CasScript {
         for (int i = 0; i < n; i++) {
             Cell cell = cells.get(i);
             number(argument, expectedLength(cell));
-            number(argument, length(cell.written));
+            number(argument, writtenLength(cell));
             number(argument, Math.max(0, cell.ttlMillis));
         }
         argument.writeByte(SEPARATOR);
+        byte[] written = StateDigest.local().written();
         for (int i = 0; i < n; i++) {
             Cell cell = cells.get(i);
             if (cell.expects) {
                 StateDigest.writeHex(argument, cell.expectedHigh, cell.expectedMiddle, cell.expectedLow);
             }
-            byte[] bytes = cell.written;
-            if (bytes != null) {
-                argument.writeBytes(bytes);
+            if (cell.writes) {
+                argument.writeBytes(written, cell.writtenOffset, cell.writtenLength);
             }
         }
     }
@@ -191,8 +191,9 @@ final class CasScript {
         return cell.expects ? StateDigest.HEX_LENGTH : 0;
     }
 
-    private static int length(byte @Nullable [] bytes) {
-        return bytes == null ? 0 : bytes.length;
+    /** The length of a cell's new state in the argument: 0 when the script leaves the key as it is. */
+    private static int writtenLength(Cell cell) {
+        return cell.writes ? cell.writtenLength : 0;
     }
 
     /** How many decimal digits {@code value} (not negative) takes. */

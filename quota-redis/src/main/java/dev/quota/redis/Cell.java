@@ -41,12 +41,17 @@ final class Cell {
     /** The expiration of the last job that wrote the cell this round. */
     @Nullable ExpirationAfterWriteStrategy ttl;
     /**
-     * What the round's script writes to the key (null: it leaves it as it is), and for how long in
-     * milliseconds (0: no expiry): set when the script is sent ({@link ScriptFlight#send}), read
-     * until it is settled.
+     * Whether the round's script writes the key's {@link #state} (else it leaves it as it is), and
+     * for how long in milliseconds (0: no expiry): set when the script is sent
+     * ({@link ScriptFlight#send}), read until it is settled.
      */
-    byte @Nullable [] written;
-    /** The SHA-1 of {@link #written}, set with it ({@link #sending}). */
+    boolean writes;
+    /**
+     * Where the new state's bytes are in this thread's {@link StateDigest#written()} while the
+     * script is sent, and their SHA-1 ({@link #sending}): no array of their own.
+     */
+    int writtenOffset;
+    int writtenLength;
     long writtenHigh;
     long writtenMiddle;
     int writtenLow;
@@ -82,7 +87,7 @@ final class Cell {
         this.owned = false;
         this.carried = false;
         this.ttl = null;
-        this.written = null;
+        this.writes = false;
         this.ttlMillis = 0;
         return this;
     }
@@ -96,13 +101,23 @@ final class Cell {
         return this;
     }
 
-    /** The script writes {@code bytes} to the key: kept with their SHA-1, what the key then holds. */
-    void sending(byte[] bytes) {
-        StateDigest digest = StateDigest.local().of(bytes);
-        written = bytes;
+    /**
+     * The script writes the state {@code digest} last appended, at {@code offset} of its new states
+     * ({@link StateDigest#append}): their place and their SHA-1, what the key then holds.
+     */
+    void sending(StateDigest digest, int offset) {
+        writes = true;
+        writtenOffset = offset;
+        writtenLength = digest.length;
         writtenHigh = digest.high;
         writtenMiddle = digest.middle;
         writtenLow = digest.low;
+    }
+
+    /** As {@link #sending(StateDigest, int)}, for {@code bytes} appended to this thread's new states. */
+    void sending(byte[] bytes) {
+        StateDigest digest = StateDigest.local();
+        sending(digest, digest.append(bytes));
     }
 
     /** Lets go of what it refers to, while it waits to be made over. */
@@ -111,27 +126,27 @@ final class Cell {
         owned = false;
         behind = null;
         ttl = null;
-        written = null;
+        writes = false;
     }
 
     /** Whether the key holds a state once the round's script ran and wrote. */
     boolean leavesKey() {
-        return written != null || expects;
+        return writes || expects;
     }
 
     /** The SHA-1 of what the key holds once the round's script ran and wrote, if it {@link #leavesKey}: first 8 bytes. */
     long leftHigh() {
-        return written != null ? writtenHigh : expectedHigh;
+        return writes ? writtenHigh : expectedHigh;
     }
 
     /** As {@link #leftHigh}: the next 8 bytes. */
     long leftMiddle() {
-        return written != null ? writtenMiddle : expectedMiddle;
+        return writes ? writtenMiddle : expectedMiddle;
     }
 
     /** As {@link #leftHigh}: the last 4 bytes. */
     int leftLow() {
-        return written != null ? writtenLow : expectedLow;
+        return writes ? writtenLow : expectedLow;
     }
 
     /** A job wrote {@code after}, to expire by {@code strategy}. */

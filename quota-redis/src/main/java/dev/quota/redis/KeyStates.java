@@ -17,15 +17,16 @@ import org.jspecify.annotations.Nullable;
  * What this instance remembers of bucket keys: at most {@code max} {@link KeyState}s, each
  * forgotten when its key may have expired in Redis.
  *
- * <p>Two tiers. The {@value #HOT_KEYS} keys used last are kept as they are used, bytes and parsed
- * state, in an access-ordered map: a lookup is one hash probe, and a hot key (the customer who
+ * <p>Two tiers. The {@value #HOT_KEYS} keys used last are kept as they are used, parsed state and
+ * its SHA-1 ({@link KeyState}), in an access-ordered map: a lookup is one hash probe, and a hot key (the customer who
  * floods, the limit every customer shares) is never parsed twice. A key pushed out of them is
  * kept compact in {@link ColdStates}: the words where its bytes differ from a template
  * ({@link StateTemplates}), under a 64-bit fingerprint of its name, packed into long arrays with
  * the other cold keys' ({@link RecordSlabs}): 88 bytes a one-limit key, 105 a transfer's
  * ({@code KeyStatesTest}), where the map's entry, the name and the parsed state took about 1 KB;
- * its next use makes it hot again as its bytes, leaving the cold tier, and the round that uses it
- * parses them into a state of its own ({@link KeyState#unparsed()}). Past the bound a cold key is forgotten, an expired one first,
+ * its next use makes it hot again as its record, leaving the cold tier, and the round that uses it
+ * decodes it into a per-thread buffer and parses it into a state of its own
+ * ({@link KeyState#unparsed()}, {@link #parse}); the entry of the key that cooled is made over for it. Past the bound a cold key is forgotten, an expired one first,
  * else whichever the cold tier's clock hand reaches (every cold key is one not used since it left
  * the hot tier, so none earns a second chance): not strictly the least recently used. With a bound
  * no larger than the hot tier, the least recently used key is forgotten.
@@ -176,11 +177,12 @@ final class KeyStates {
 
     /**
      * Remembers what a script that ran confirmed {@code cell}'s key holds, at {@code nowNanos}: what
-     * it wrote, else what it expected there (its digest; the bytes only when the script wrote them).
+     * it wrote, else what it expected there; the state and its digest, not its bytes (the script's
+     * were in a buffer of the thread that sent it).
      */
     void confirm(Cell cell, long nowNanos, long ttlMillis) {
         boolean exists = cell.leavesKey();
-        confirm(cell.key, exists, cell.leftHigh(), cell.leftMiddle(), cell.leftLow(), cell.written,
+        confirm(cell.key, exists, cell.leftHigh(), cell.leftMiddle(), cell.leftLow(), null,
                 exists ? cell.state : null, nowNanos, ttlMillis);
     }
 
@@ -351,8 +353,14 @@ final class KeyStates {
                 // entry's times
                 rec[StateTemplates.CONFIRMED] = state.confirmedNanos();
                 rec[StateTemplates.EXPIRES] = state.expiresNanos();
+            } else if (state.bytes() != null || !state.exists()) {
+                rec = templates.encode(state.bytes(), state.confirmedNanos(), state.expiresNanos(), key.hashCode());
             } else {
-                rec = templates.encode(bytes(state), state.confirmedNanos(), state.expiresNanos(), key.hashCode());
+                // a state this instance wrote: serialized again into this thread's scratch buffer,
+                // which for a state this library wrote gives its bytes by construction (were they
+                // to differ, the next compare-and-swap would find the key differing: a conflict)
+                rec = encodeState(Objects.requireNonNull(state.state(), "a state held is parsed or kept"), state,
+                        key.hashCode());
             }
             long lost = cold.put(fingerprint(key), rec, lastNanos);
             templates.recycle(rec); // the cold tier keeps a copy: the next record is written over this one
@@ -362,6 +370,18 @@ final class KeyStates {
         } else if (kept != null) {
             templates.recycle(kept);
         }
+    }
+
+    /** The record of {@code parsed}, {@code entry}'s state, serialized into this thread's scratch buffer. */
+    private long[] encodeState(RemoteBucketState parsed, KeyState entry, int check) {
+        StateDigest digest = StateDigest.local();
+        byte[] scratch = digest.scratch(256);
+        int length = BucketMath.serialize(parsed, scratch, 0);
+        if (length < 0) {
+            scratch = digest.scratch(-length);
+            length = BucketMath.serialize(parsed, scratch, 0);
+        }
+        return templates.encode(scratch, length, entry.confirmedNanos(), entry.expiresNanos(), check);
     }
 
     /** The heap the notes of forgotten keys take ({@link ForgottenKeys}), in bytes. */

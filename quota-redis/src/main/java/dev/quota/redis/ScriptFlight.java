@@ -1,7 +1,6 @@
 package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
-import dev.quota.core.spi.BucketMath;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import java.util.AbstractList;
 import java.util.ArrayList;
@@ -72,12 +71,16 @@ final class ScriptFlight extends Flight {
 
     @Override
     CompletableFuture<?> send(RedisLink link) {
+        // the new states are serialized one after another into this thread's buffer, which the
+        // link reads before it returns (the argument is written as the script is sent): no array a state
+        StateDigest digest = StateDigest.local();
+        digest.startScript();
         for (int i = 0; i < cells.size(); i++) {
             Cell cell = cells.get(i);
-            cell.written = null;
+            cell.writes = false;
             cell.ttlMillis = 0;
             if (cell.dirty && cell.state != null) {
-                cell.sending(BucketMath.serialize(cell.state));
+                cell.sending(digest, digest.append(cell.state));
                 ExpirationAfterWriteStrategy strategy = cell.ttl != null ? cell.ttl : expiry;
                 // a strategy's 0 or less means no expiry; the script takes 0 for that
                 cell.ttlMillis = Math.max(0, strategy.calculateTimeToLiveMillis(cell.state, now));
@@ -89,7 +92,7 @@ final class ScriptFlight extends Flight {
     /** Whether the script writes a key (else it only checks what keys hold). */
     private boolean writes() {
         for (int i = 0; i < cells.size(); i++) {
-            if (cells.get(i).written != null) {
+            if (cells.get(i).writes) {
                 return true;
             }
         }

@@ -1,8 +1,11 @@
 package dev.quota.redis;
 
+import dev.quota.core.spi.BucketMath;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import io.netty.buffer.ByteBuf;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 
 /**
  * The SHA-1 of a stored state, what the compare-and-swap script compares a key with
@@ -21,6 +24,14 @@ final class StateDigest {
     private final byte[] out = new byte[20];
     /** A scratch buffer of this thread's for bytes a state is decoded into ({@link #scratch}). */
     private byte[] scratch = new byte[256];
+    /**
+     * The new states of the script this thread is sending, one after another ({@link #append}):
+     * read when its argument is written, before the send returns ({@link ScriptFlight#send}).
+     */
+    private byte[] written = new byte[1024];
+    private int writtenEnd;
+    /** The length of the last state appended. */
+    int length;
     /** The last digest's first 8 bytes, next 8 and last 4, big-endian. */
     long high;
     long middle;
@@ -64,6 +75,47 @@ final class StateDigest {
             scratch = new byte[Math.max(length, 2 * scratch.length)];
         }
         return scratch;
+    }
+
+    /** Begins the new states of a script to send: those of the last one are forgotten. */
+    void startScript() {
+        writtenEnd = 0;
+    }
+
+    /**
+     * Appends the stored form of {@code state} to the script's new states and digests it: its
+     * offset in {@link #written()} is answered, its length is {@link #length}, its digest in the fields.
+     */
+    int append(RemoteBucketState state) {
+        int at = writtenEnd;
+        int length = BucketMath.serialize(state, written, at);
+        if (length < 0) {
+            written = Arrays.copyOf(written, Math.max(2 * written.length, at - length));
+            length = BucketMath.serialize(state, written, at);
+        }
+        return appended(at, length);
+    }
+
+    /** As {@link #append(RemoteBucketState)}, for bytes given. */
+    int append(byte[] bytes) {
+        int at = writtenEnd;
+        if (at + bytes.length > written.length) {
+            written = Arrays.copyOf(written, Math.max(2 * written.length, at + bytes.length));
+        }
+        System.arraycopy(bytes, 0, written, at, bytes.length);
+        return appended(at, bytes.length);
+    }
+
+    private int appended(int at, int length) {
+        writtenEnd = at + length;
+        this.length = length;
+        of(written, at, length);
+        return at;
+    }
+
+    /** The script's new states ({@link #append}): valid on this thread until its next script. */
+    byte[] written() {
+        return written;
     }
 
     private long word(int from) {

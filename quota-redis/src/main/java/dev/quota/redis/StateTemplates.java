@@ -62,12 +62,17 @@ final class StateTemplates {
         if (bytes == null) {
             return header(HEADER, confirmedNanos, expiresNanos, check, ABSENT, 0);
         }
-        int words = words(bytes.length);
-        int template = words > MAX_WORDS ? RAW : template(bytes, words);
+        return encode(bytes, bytes.length, confirmedNanos, expiresNanos, check);
+    }
+
+    /** As {@link #encode(byte[], long, long, int)}, for the first {@code length} bytes of {@code bytes} (a scratch buffer). */
+    long[] encode(byte[] bytes, int length, long confirmedNanos, long expiresNanos, int check) {
+        int words = words(length);
+        int template = words > MAX_WORDS ? RAW : template(bytes, length, words);
         if (template == RAW) {
-            long[] rec = header(HEADER + words, confirmedNanos, expiresNanos, check, RAW, bytes.length);
+            long[] rec = header(HEADER + words, confirmedNanos, expiresNanos, check, RAW, length);
             for (int i = 0; i < words; i++) {
-                rec[HEADER + i] = word(bytes, i);
+                rec[HEADER + i] = word(bytes, length, i);
             }
             return rec;
         }
@@ -75,7 +80,7 @@ final class StateTemplates {
         long mask = 0;
         int differing = 0;
         for (int i = 0; i < words; i++) {
-            if (word(bytes, i) != word(base, i)) {
+            if (word(bytes, length, i) != word(base, base.length, i)) {
                 mask |= 1L << i;
                 differing++;
             }
@@ -84,7 +89,7 @@ final class StateTemplates {
         int at = HEADER;
         for (int i = 0; i < words; i++) {
             if ((mask & (1L << i)) != 0) {
-                rec[at++] = word(bytes, i);
+                rec[at++] = word(bytes, length, i);
             }
         }
         return rec;
@@ -170,8 +175,7 @@ final class StateTemplates {
      * The template of {@code bytes}' length that differs from them in the fewest words; a copy of
      * them becomes a new one when the best differs in more than half its words and there is room.
      */
-    private int template(byte[] bytes, int words) {
-        int length = bytes.length;
+    private int template(byte[] bytes, int length, int words) {
         int[] same = byLength[length];
         if (same == null) {
             same = new int[PER_LENGTH];
@@ -184,7 +188,7 @@ final class StateTemplates {
             byte[] base = templates.get(index);
             int differing = 0;
             for (int i = 0; i < words && differing < bestDiffering; i++) {
-                if (word(bytes, i) != word(base, i)) {
+                if (word(bytes, length, i) != word(base, length, i)) {
                     differing++;
                 }
             }
@@ -194,7 +198,7 @@ final class StateTemplates {
             }
         }
         if (bestDiffering > words / 2 && sameLength[length] < PER_LENGTH && templates.size() < MAX_TEMPLATES) {
-            templates.add(bytes.clone());
+            templates.add(Arrays.copyOf(bytes, length));
             same[sameLength[length]++] = templates.size() - 1;
             return templates.size() - 1;
         }
@@ -225,15 +229,15 @@ final class StateTemplates {
         return (length + 7) >>> 3;
     }
 
-    /** Word {@code i} of {@code bytes}, the bytes past the end read as zero. */
-    private static long word(byte[] bytes, int i) {
+    /** Word {@code i} of the first {@code length} bytes of {@code bytes}, the bytes past them read as zero. */
+    private static long word(byte[] bytes, int length, int i) {
         int from = i << 3;
-        if (from + 8 <= bytes.length) {
+        if (from + 8 <= length) {
             return (long) WORD.get(bytes, from);
         }
         long w = 0;
         for (int b = 0; b < 8; b++) {
-            w = (w << 8) | (from + b < bytes.length ? bytes[from + b] & 0xFF : 0);
+            w = (w << 8) | (from + b < length ? bytes[from + b] & 0xFF : 0);
         }
         return w;
     }

@@ -124,7 +124,7 @@ class CasScriptRollingUpgradeTest {
     /** This version's call, its argument as {@link CasScript#writeArgument} writes it. */
     private List<String> digest(byte @Nullable [] expected, byte[] written) {
         Cell cell = new Cell(KEY, expected, null, expected != null, 0);
-        cell.written = written;
+        cell.sending(written);
         cell.ttlMillis = 60_000;
         List<Cell> cells = List.of(cell);
         ByteBuf argument = Unpooled.buffer(CasScript.argumentLength(cells));

@@ -14,7 +14,7 @@ class CasScriptTest {
     void call_isTheKeyCountTheKeys_andOneArgument_headerDigitsThenTheBytesInOrder() {
         Cell created = new Cell("k:new", null, null, false, Long.MIN_VALUE);
         Cell checked = new Cell("k:old", new byte[] {'o', 'l'}, null, true, 0);
-        created.written = new byte[] {'n', 'e', 'w'};
+        created.sending(new byte[] {'n', 'e', 'w'});
         created.ttlMillis = 1_500;
         checked.ttlMillis = -1;
 
@@ -51,7 +51,7 @@ class CasScriptTest {
     @Test
     void withText_isTheSameCallWithTheScriptsTextForItsSha() {
         Cell cell = new Cell("k", null, null, false, Long.MIN_VALUE);
-        cell.written = new byte[] {'x'};
+        cell.sending(new byte[] {'x'});
         Object[] call = CasScript.call(CasScript.sha(CasScript.TEXT), List.of(cell), ByteBufAllocator.DEFAULT);
 
         Object[] text = CasScript.withText(call, CasScript.TEXT);

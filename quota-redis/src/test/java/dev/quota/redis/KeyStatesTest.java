@@ -89,6 +89,37 @@ class KeyStatesTest {
         assertThat(aThird.confirmedNanos()).isEqualTo(NOW);
     }
 
+    /**
+     * A state a script wrote is remembered as its parsed state and digest, not its bytes (they
+     * were in the sending thread's buffer); cooling, it is serialized again: the exact bytes written.
+     */
+    @Test
+    void stateAScriptWrote_keptWithoutItsBytes_coolsAndComesBackAsTheExactBytesWritten() {
+        KeyStates known = new KeyStates(400_000);
+        KeyState wrote = state(3, NOW);
+        byte[] bytes = Objects.requireNonNull(wrote.bytes());
+        Cell cell = new Cell("w", wrote.state(), true, NOW, null);
+        cell.dirty = true;
+        StateDigest digest = StateDigest.local();
+        digest.startScript();
+        cell.sending(digest, digest.append(Objects.requireNonNull(wrote.state())));
+        known.confirm(cell, NOW, 60_000);
+        KeyState hot = Objects.requireNonNull(known.get("w", NOW));
+        assertThat(hot.bytes()).isNull();
+        assertThat(hot.state()).isSameAs(wrote.state());
+        assertThat(hot.holds(wrote.high(), wrote.middle(), wrote.low())).isTrue();
+        for (int i = 0; i < KeyStates.HOT_KEYS; i++) {
+            known.put("k" + i, state(1, NOW), NOW);
+        }
+
+        KeyState back = Objects.requireNonNull(known.get("w", NOW + 1));
+
+        assertThat(back.unparsed()).isTrue();
+        assertThat(known.bytes(back)).isEqualTo(bytes);
+        assertThat(BucketMath.serialize(known.parse(back))).isEqualTo(bytes);
+        assertThat(back.holds(wrote.high(), wrote.middle(), wrote.low())).isTrue();
+    }
+
     /** A write confirmed on a key in use makes its entry over: no object a write. */
     @Test
     void confirm_ofAHotKey_makesItsEntryOver_elseRemembersItAsPut() {

@@ -27,7 +27,7 @@ class RespCommandsTest {
         byte[] expected = new byte[132];
         Arrays.fill(expected, (byte) 7);
         Cell first = new Cell("quota:b:first", expected, null, true, 0);
-        first.written = new byte[] {1, 2, 3};
+        first.sending(new byte[] {1, 2, 3});
         first.ttlMillis = 86_400_000;
         Cell second = new Cell("quota:b:second-" + "k".repeat(60), null, null, false, 0);
         List<Cell> cells = List.of(first, second);

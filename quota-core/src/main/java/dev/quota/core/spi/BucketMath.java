@@ -431,6 +431,16 @@ public final class BucketMath {
     }
 
     /**
+     * Writes the stored form of {@code state} (as {@link #serialize(RemoteBucketState)}) into
+     * {@code into} from {@code offset}, a buffer the caller reuses: no array of the state's size is
+     * made for it. Answers its length; when it does not fit, writes nothing and answers minus its
+     * length (grow the buffer and call again).
+     */
+    public static int serialize(RemoteBucketState state, byte[] into, int offset) {
+        return StateWire.write(state, into, offset);
+    }
+
+    /**
      * A state from its stored form. A state whose configuration bytes were seen before shares that
      * configuration object instead of parsing it again.
      *

@@ -122,6 +122,46 @@ final class StateWire {
     }
 
     /**
+     * Writes the stored form of {@code state} into {@code into} from {@code offset} and answers its
+     * length; when it does not fit, writes nothing and answers minus its length.
+     */
+    static int write(RemoteBucketState state, byte[] into, int offset) {
+        if (!VERSIONED) {
+            byte[] bytes = InternalSerializationHelper.serializeState(state, BucketMath.WIRE_VERSION);
+            if (offset + bytes.length > into.length) {
+                return -bytes.length;
+            }
+            System.arraycopy(bytes, 0, into, offset, bytes.length);
+            return bytes.length;
+        }
+        try {
+            byte[] configuration = known(state.getConfiguration()).bytes;
+            Sink sink = SINKS.get();
+            sink.to(null);
+            writeRest(sink, state);
+            int length = 4 + configuration.length + sink.position;
+            if (offset + length > into.length) {
+                return -length;
+            }
+            sink.to(into);
+            sink.position = offset;
+            try {
+                Adapter.INSTANCE.writeInt(sink, state.getConfigurationVersion() == null ? V7 : V8_1);
+                sink.write(configuration);
+                writeRest(sink, state);
+                if (sink.position != offset + length) {
+                    throw new IllegalStateException("a state's bytes must be as long as counted");
+                }
+                return length;
+            } finally {
+                sink.to(null); // keeps no state's bytes
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
      * A state from the first {@code length} bytes of {@code bytes}, as {@link #read(byte[])}: read in
      * place when its configuration is one seen before and it ends exactly at {@code length}; else
      * from a copy of exactly those bytes.

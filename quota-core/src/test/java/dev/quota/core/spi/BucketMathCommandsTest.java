@@ -371,6 +371,13 @@ class BucketMathCommandsTest {
         assertThat(bucket4jBytes(read)).isEqualTo(expected);
         assertThat(read.equalsByContent(InternalSerializationHelper.deserializeState(expected))).isTrue();
         assertThat(read.getConfigurationVersion()).isEqualTo(state.getConfigurationVersion());
+        // written into a buffer at an offset: the same bytes; past its end: nothing written, minus the length
+        byte[] into = new byte[expected.length + 10];
+        assertThat(BucketMath.serialize(state, into, 7)).isEqualTo(expected.length);
+        assertThat(Arrays.copyOfRange(into, 7, 7 + expected.length)).isEqualTo(expected);
+        byte[] tooShort = new byte[expected.length + 6];
+        assertThat(BucketMath.serialize(state, tooShort, 7)).isEqualTo(-expected.length);
+        assertThat(tooShort).containsOnly((byte) 0);
         // read from the start of a longer scratch buffer, stale bytes past the state: the same state
         byte[] scratch = Arrays.copyOf(expected, expected.length + 41);
         Arrays.fill(scratch, expected.length, scratch.length, (byte) 0x5A);
