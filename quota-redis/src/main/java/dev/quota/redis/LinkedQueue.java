@@ -2,6 +2,7 @@ package dev.quota.redis;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,8 +27,13 @@ final class LinkedQueue<T extends LinkedQueue.Linked<T>> {
 
     /** What a queued object extends: its link to the one queued after it. */
     static class Linked<T> {
-        /** The one queued after it; set once, when that one is added. */
-        volatile @Nullable T next;
+        /**
+         * The one queued after it, set once, when that one is added; itself once it was taken and
+         * the next one taken after it: a taken object keeps nothing queued after it reachable (a
+         * dead one promoted to the old generation would otherwise hold every later one alive
+         * until an old collection).
+         */
+        volatile @Nullable Linked<T> next;
     }
 
     private static final VarHandle TAIL;
@@ -55,34 +61,54 @@ final class LinkedQueue<T extends LinkedQueue.Linked<T>> {
     }
 
     /** Takes the first queued, or null when none is (seen): one thread at a time. */
+    @SuppressWarnings("unchecked")
     @Nullable T poll() {
-        T first = head.next;
-        if (first != null) {
-            head = first;
+        Linked<T> taken = head;
+        Linked<T> first = taken.next;
+        if (first == null) {
+            return null;
         }
-        return first;
+        head = first;
+        taken.next = taken; // nothing links to it now but a looker's stale read: it starts again
+        return (T) first;
     }
 
     /** The first queued, or null (any thread; it may be taken meanwhile). */
+    @SuppressWarnings("unchecked")
     @Nullable T peek() {
-        return head.next;
+        return (T) firstLink();
     }
 
     /** Whether none is queued (any thread). */
     boolean isEmpty() {
-        return head.next == null;
+        return firstLink() == null;
     }
 
     /**
      * The first queued that {@code test} accepts, looking from the first in order (any thread: it
      * may meet objects taken meanwhile, never one not yet added); null if none.
      */
-    @Nullable T first(java.util.function.Predicate<? super T> test) {
-        for (T each = head.next; each != null; each = each.next) {
-            if (test.test(each)) {
-                return each;
+    @SuppressWarnings("unchecked")
+    @Nullable T first(Predicate<? super T> test) {
+        Linked<T> each = firstLink();
+        while (each != null) {
+            if (test.test((T) each)) {
+                return (T) each;
             }
+            Linked<T> next = each.next;
+            each = next == each ? firstLink() : next; // taken meanwhile: from the first again
         }
         return null;
+    }
+
+    /** The head's link: read again when the head read was taken past meanwhile (linked to itself). */
+    private @Nullable Linked<T> firstLink() {
+        while (true) {
+            Linked<T> taken = head;
+            Linked<T> first = taken.next;
+            if (first != taken) {
+                return first;
+            }
+        }
     }
 }

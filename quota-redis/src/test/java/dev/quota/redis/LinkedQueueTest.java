@@ -39,15 +39,18 @@ class LinkedQueueTest {
         queue.add(c);
         assertThat(queue.first(item -> item.number == 0)).as("taken: no longer looked at").isNull();
         assertThat(queue.poll()).isSameAs(b);
+        assertThat(a.next).as("taken, and taken past: keeps nothing queued after it reachable").isSameAs(a);
         assertThat(queue.poll()).isSameAs(c);
         assertThat(queue.poll()).isNull();
         assertThat(queue.isEmpty()).isTrue();
     }
 
     /**
-     * Four threads add 20,000 elements each while one takes: every element is taken exactly once,
-     * each adder's in its order, and once every adder has returned the taker finds them all (a
-     * lost or hidden element would leave it polling null with elements missing).
+     * Four threads add 20,000 elements each while one takes and another keeps looking through
+     * what waits: every element is taken exactly once, each adder's in its order, and once every
+     * adder has returned the taker finds them all (a lost or hidden element would leave it polling
+     * null with elements missing); the looker, meeting elements taken under it, only ever sees
+     * elements, each adder's in its order.
      */
     @Test
     void manyAdders_oneTaker_everyElementTakenOnce_inEachAddersOrder() throws InterruptedException {
@@ -74,6 +77,29 @@ class LinkedQueueTest {
             thread.start();
             threads.add(thread);
         }
+        AtomicInteger looks = new AtomicInteger();
+        List<String> lookerSaw = new ArrayList<>();
+        Thread looker = new Thread(() -> {
+            while (finished.get() < adders || !queue.isEmpty()) {
+                int[] lastOf = {-1, -1, -1, -1};
+                Item none = queue.first(item -> {
+                    if (item.number <= lastOf[item.adder]) {
+                        lookerSaw.add("adder " + item.adder + ": " + item.number + " after " + lastOf[item.adder]);
+                    }
+                    lastOf[item.adder] = item.number;
+                    return false;
+                });
+                if (none != null) {
+                    lookerSaw.add("accepted " + none.number);
+                }
+                Item first = queue.peek();
+                if (first != null && first.number < 0) {
+                    lookerSaw.add("peeked " + first.number);
+                }
+                looks.incrementAndGet();
+            }
+        });
+        looker.start();
         int[] nextOf = new int[adders];
         int taken = 0;
         start.countDown();
@@ -93,7 +119,10 @@ class LinkedQueueTest {
         for (Thread thread : threads) {
             thread.join();
         }
+        looker.join();
         assertThat(queue.poll()).isNull();
         assertThat(nextOf).containsOnly(each);
+        assertThat(lookerSaw).isEmpty();
+        assertThat(looks.get()).isPositive();
     }
 }
