@@ -203,11 +203,12 @@ final class RespConnection extends ByteToMessageDecoder {
     }
 
     private void send(Channel to, Reply reply, ByteBuf command) {
+        ByteBuf bytes = pooled(to, command); // first: a copy that failed leaves no reply awaited for nothing sent
         inFlight.add(reply);
         writesSinceTick++;
         // no promise a command: a write that fails closes the channel (exceptionCaught), which
         // fails every reply in flight
-        to.writeAndFlush(pooled(to, command), to.voidPromise());
+        to.writeAndFlush(bytes, to.voidPromise());
     }
 
     /**
