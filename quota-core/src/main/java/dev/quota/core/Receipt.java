@@ -65,6 +65,7 @@ public final class Receipt {
     private volatile @Nullable Customer payer;
 
     /**
+     * @param refundable the takes a refund gives back, an immutable list, kept as it is
      * @param settleable the plan takes an admitted decision charged in full, each with its tokens
      * @param leases     the leases it holds, each take's tokens its lease's deadline
      */
@@ -76,12 +77,14 @@ public final class Receipt {
     private Receipt(QuotaStore store, List<Take> refundable, long planTokens, @Nullable QuotaStore planStore,
                     List<Take> settleable, @Nullable QuotaStore leaseStore, List<Take> leases) {
         this.store = Objects.requireNonNull(store, "store");
-        this.refundable = List.copyOf(refundable);
+        // kept as given: the decision's own immutable lists (a one-bucket decision's takes are its
+        // draw, which a copy would make a list of again), or another receipt's
+        this.refundable = refundable;
         this.planTokens = planTokens;
         this.planStore = planStore;
-        this.settleable = List.copyOf(settleable);
+        this.settleable = settleable;
         this.leaseStore = leaseStore;
-        this.leases = List.copyOf(leases);
+        this.leases = leases;
     }
 
     /**
