@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * waiter that is interrupted {@linkplain #abandon abandons} its job: a step drops an abandoned job
  * it has not sent; one already flying is settled as any other, and its answer goes unread.
  */
-abstract class CasJob implements Supplier<String> {
+abstract class CasJob extends LinkedQueue.Linked<CasJob> implements Supplier<String> {
 
     final Thread waiter = Thread.currentThread();
     volatile boolean done;
@@ -43,8 +43,11 @@ abstract class CasJob implements Supplier<String> {
     boolean waited;
     /** Whether the keys it must read before it is computed have been read this round (the combiner's alone). */
     boolean read;
+    /**
+     * The computed answer, computed again until the job is done; once done, what the waiter
+     * reads (a done job is never computed again).
+     */
     private @Nullable Object provisional;
-    private @Nullable Object result;
     private @Nullable RuntimeException failure;
 
     /** The keys the job reads and may write; the first routes it in a cluster. */
@@ -89,7 +92,6 @@ abstract class CasJob implements Supplier<String> {
     }
 
     final void complete() {
-        result = provisional;
         done = true;
         LockSupport.unpark(waiter);
     }
@@ -117,7 +119,7 @@ abstract class CasJob implements Supplier<String> {
             throw failed;
         }
         // every job's compute answers before the job can complete
-        return (T) Objects.requireNonNull(result, "a job completes only once computed");
+        return (T) Objects.requireNonNull(provisional, "a job completes only once computed");
     }
 
     /** Answers every job of {@code jobs} not answered yet with {@code t}, as a store failure. */
@@ -130,10 +132,21 @@ abstract class CasJob implements Supplier<String> {
         }
     }
 
-    /** Wakes the first waiter of {@code jobs} that still waits; false when none does. */
-    static boolean wakeOne(List<? extends CasJob> jobs) {
-        for (int i = 0; i < jobs.size(); i++) {
-            CasJob job = jobs.get(i);
+    /** Answers every job of {@code flight} not answered yet with {@code t}, as a store failure. */
+    static void failAll(Flight flight, Throwable t) {
+        RuntimeException failure = StoreFailures.wrap("redis could not decide", t);
+        for (int j = 0; j < flight.jobCount(); j++) {
+            CasJob job = flight.job(j);
+            if (!job.done) {
+                job.fail(failure);
+            }
+        }
+    }
+
+    /** Wakes the first waiter of {@code flight}'s jobs that still waits; false when none does (any thread). */
+    static boolean wakeOne(Flight flight) {
+        for (int j = 0; j < flight.jobCount(); j++) {
+            CasJob job = flight.job(j);
             if (job.awaited()) {
                 LockSupport.unpark(job.waiter);
                 return true;

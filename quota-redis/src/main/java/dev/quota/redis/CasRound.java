@@ -21,9 +21,9 @@ import org.jspecify.annotations.Nullable;
  * instance is seen within that time).
  *
  * <p>One round object serves every round of its {@link Pipeline} ({@link #start} begins the next):
- * its lists and map are kept, so a round allocates only its cells and scripts, which outlive it
- * while the scripts are out. A round of a few keys finds a key's cell by looking at each; a larger
- * one through a map.
+ * its lists and map are kept, so a round allocates only its scripts, which outlive it while they
+ * are out (their cells and cell lists are those of settled scripts, made over). A round of a few
+ * keys finds a key's cell by looking at each; a larger one through a map.
  */
 final class CasRound {
 
@@ -31,6 +31,8 @@ final class CasRound {
     private static final int LOOKED_AT = 8;
     /** Cells of settled scripts kept to be made over. */
     private static final int SPARE_CELLS = 256;
+    /** Cell lists of settled scripts kept to be made over: as many as scripts are usually in flight. */
+    private static final int SPARE_LISTS = 64;
 
     private final KeyStates known;
     private final KeysInFlight flying;
@@ -49,6 +51,8 @@ final class CasRound {
     /** Cells of settled scripts, made over for the next keys ({@link #recycle}). */
     private final @Nullable Cell[] spare = new Cell[SPARE_CELLS];
     private int spareCells;
+    /** Cell lists of settled scripts, emptied, made over for the next scripts ({@link #recycle}). */
+    private final List<ArrayList<Cell>> spareLists = new ArrayList<>();
     /** A job's cells and their states while it is computed ({@link #jobCells}); grown to the largest job's keys. */
     private @Nullable Cell[] jobCells = new Cell[LOOKED_AT];
     private @Nullable RemoteBucketState[] jobStates = new RemoteBucketState[LOOKED_AT];
@@ -143,8 +147,9 @@ final class CasRound {
     }
 
     /**
-     * The cells of a script that was settled, to be made over by later rounds: once settled, a
-     * script's cells are read by nobody (what it leaves on its keys was taken when it was sent).
+     * The cells of a script that was settled, and their list, to be made over by later rounds: once
+     * settled, a script's cells are read by nobody (what it leaves on its keys was taken when it was
+     * sent).
      */
     void recycle(List<Cell> settled) {
         for (int i = 0; i < settled.size() && spareCells < spare.length; i++) {
@@ -152,6 +157,16 @@ final class CasRound {
             cell.clear();
             spare[spareCells++] = cell;
         }
+        if (settled instanceof ArrayList<Cell> list && spareLists.size() < SPARE_LISTS) {
+            list.clear();
+            spareLists.add(list);
+        }
+    }
+
+    /** An empty list for a script's cells: a settled script's made over, else a new one. */
+    private List<Cell> cellList() {
+        int n = spareLists.size();
+        return n > 0 ? spareLists.remove(n - 1) : new ArrayList<>(4);
     }
 
     private @Nullable Cell find(String key) {
@@ -192,7 +207,6 @@ final class CasRound {
         // refusals that stand on confirmed states are answered now, even when others' jobs go to
         // Redis: riding along would only add their keys to the script (a flooding customer's to
         // every script while it floods)
-        int carried = 0;
         for (int j = 0; j < pending.size(); j++) {
             CasJob job = pending.get(j);
             if (standsOnConfirmedStates(job, trustNanos)) {
@@ -208,7 +222,6 @@ final class CasRound {
                 Cell cell = find(job.key(k));
                 if (cell != null && !cell.carried) { // a cell always is: compute read it
                     cell.carried = true; // a written cell always is: the job that wrote it is sent
-                    carried++;
                 }
             }
         }
@@ -216,17 +229,16 @@ final class CasRound {
             return scripts;
         }
         if (!cluster) {
-            // a script of one key (a one-limit decision's) holds its cell in a list of one
-            List<Cell> carriedCells = carried == 1 ? List.of(firstCarried()) : new ArrayList<>(carried);
-            for (int c = 0; c < cells.size() && carried > 1; c++) {
+            List<Cell> carriedCells = cellList();
+            for (int c = 0; c < cells.size(); c++) {
                 Cell cell = cells.get(c);
                 if (cell.carried) {
                     carriedCells.add(cell);
                 }
             }
-            // one decision's script (every decision when they come one at a time) holds it in a list of one
-            List<CasJob> jobs = toSend.size() == 1 ? List.of(toSend.get(0)) : new ArrayList<>(toSend);
-            scripts.add(new ScriptFlight(now, expiry, carriedCells, jobs));
+            // one decision's script (every decision when they come one at a time) holds its job without a list
+            scripts.add(toSend.size() == 1 ? new ScriptFlight(now, expiry, carriedCells, toSend.get(0))
+                    : new ScriptFlight(now, expiry, carriedCells, new ArrayList<>(toSend)));
             return scripts;
         }
         for (Cell cell : cells) {
@@ -236,25 +248,15 @@ final class CasRound {
         }
         for (CasJob job : toSend) {
             // the job's first key has a cell (compute read it), so its flight exists already
-            slotScript(KeySlots.slot(job.key(0))).jobs.add(job);
+            slotScript(KeySlots.slot(job.key(0))).addJob(job);
         }
         return scripts;
-    }
-
-    /** The round's first carried cell. */
-    private Cell firstCarried() {
-        for (int c = 0; c < cells.size(); c++) {
-            if (cells.get(c).carried) {
-                return cells.get(c);
-            }
-        }
-        throw new IllegalStateException("no cell carried");
     }
 
     private ScriptFlight slotScript(int slot) {
         ScriptFlight script = bySlot.get(slot);
         if (script == null) {
-            script = new ScriptFlight(now, expiry, 4, 4);
+            script = new ScriptFlight(now, expiry, cellList(), new ArrayList<>(4));
             bySlot.put(slot, script);
             scripts.add(script);
         }

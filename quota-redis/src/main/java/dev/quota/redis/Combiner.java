@@ -1,7 +1,6 @@
 package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -48,7 +47,7 @@ final class Combiner {
      */
     static final long PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-    private final ConcurrentLinkedQueue<CasJob> queue = new ConcurrentLinkedQueue<>();
+    private final LinkedQueue<CasJob> queue = new LinkedQueue<>();
     private final AtomicBoolean combining = new AtomicBoolean();
     private final Work work;
 
@@ -56,7 +55,7 @@ final class Combiner {
         this.work = work;
     }
 
-    /** Queues {@code job}; its caller then {@linkplain #await awaits} it. */
+    /** Queues {@code job}, a job never queued before; its caller then {@linkplain #await awaits} it. */
     void submit(CasJob job) {
         queue.add(job);
     }
@@ -98,14 +97,9 @@ final class Combiner {
     /** Wakes a caller for each kind of work left: a reply to settle, a job to send. */
     private void wakeForWaitingWork() {
         work.wakeSettler();
-        if (queue.isEmpty()) {
-            return; // no iterator for none
-        }
-        for (CasJob next : queue) {
-            if (next.awaited()) {
-                LockSupport.unpark(next.waiter);
-                return;
-            }
+        CasJob next = queue.first(CasJob::awaited);
+        if (next != null) {
+            LockSupport.unpark(next.waiter);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.quota.redis;
 
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.spi.StoreFailures;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -20,11 +21,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Sent and settled by the combiner ({@link Pipeline}); the reply completes on the client's
  * thread, which only queues the flight for settling and wakes a waiter.
  */
-abstract class Flight implements BiConsumer<Object, Throwable> {
+abstract class Flight extends LinkedQueue.Linked<Flight> implements BiConsumer<Object, Throwable> {
 
-    final List<String> keys;
-    /** The jobs whose waiters are woken when the reply comes (the first that still waits settles it). */
-    final List<CasJob> jobs;
     @Nullable CompletableFuture<?> reply;
     long sentWallNanos;
     /** The pipeline that sent it, told when the reply comes ({@link #accept}); set before it is sent. */
@@ -32,9 +30,34 @@ abstract class Flight implements BiConsumer<Object, Throwable> {
     /** Set once its reply was settled (the combiner's alone). */
     boolean settled;
 
-    Flight(List<String> keys, List<CasJob> jobs) {
-        this.keys = keys;
-        this.jobs = jobs;
+    /** How many keys the flight's commands carry. */
+    abstract int keyCount();
+
+    /** The {@code i}th key: the hot loops read keys by index, with no list of them. */
+    abstract String key(int i);
+
+    /** How many jobs wait for the reply (their waiters are woken when it comes; the first that still waits settles it). */
+    abstract int jobCount();
+
+    /** The {@code i}th job. */
+    abstract CasJob job(int i);
+
+    /** A copy of the keys, for what outlives the flight (a repair). */
+    final List<String> keyList() {
+        List<String> keys = new ArrayList<>(keyCount());
+        for (int i = 0; i < keyCount(); i++) {
+            keys.add(key(i));
+        }
+        return keys;
+    }
+
+    /** A copy of the jobs, for what outlives the flight (a repair). */
+    final List<CasJob> jobList() {
+        List<CasJob> jobs = new ArrayList<>(jobCount());
+        for (int j = 0; j < jobCount(); j++) {
+            jobs.add(job(j));
+        }
+        return jobs;
     }
 
     /** Sends the commands; answers the future their reply completes. */

@@ -129,8 +129,8 @@ final class KeysInFlight {
         if (script != null) {
             script.sequence = ++sequence;
         }
-        for (int i = 0; i < flight.keys.size(); i++) {
-            String key = flight.keys.get(i);
+        for (int i = 0; i < flight.keyCount(); i++) {
+            String key = flight.key(i);
             Key pending = find(key);
             if (pending == null) {
                 pending = insert(key);
@@ -150,8 +150,8 @@ final class KeysInFlight {
     /** {@code flight} was settled: its keys leave flight. */
     void leave(Flight flight) {
         boolean script = flight instanceof ScriptFlight;
-        for (int i = 0; i < flight.keys.size(); i++) {
-            String key = flight.keys.get(i);
+        for (int i = 0; i < flight.keyCount(); i++) {
+            String key = flight.key(i);
             Key pending = find(key);
             if (pending == null) {
                 continue;

@@ -14,7 +14,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
@@ -67,7 +66,7 @@ final class Pipeline implements Combiner.Work {
     private final boolean cluster;
     private final KeyStates known;
     /** Flights whose reply came and is not settled yet; added to by the Redis client's threads. */
-    private final ConcurrentLinkedQueue<Flight> arrivals = new ConcurrentLinkedQueue<>();
+    private final LinkedQueue<Flight> arrivals = new LinkedQueue<>();
     // the combiner's alone:
     private final List<Flight> flights = new ArrayList<>();
     private final KeysInFlight flying;
@@ -266,7 +265,7 @@ final class Pipeline implements Combiner.Work {
         for (int s = 0; s < scripts.size(); s++) {
             ScriptFlight script = scripts.get(s);
             if (error != null) {
-                CasJob.failAll(script.jobs, error); // never sent: nobody else would answer them
+                CasJob.failAll(script, error); // never sent: nobody else would answer them
                 continue;
             }
             try {
@@ -289,7 +288,7 @@ final class Pipeline implements Combiner.Work {
         try {
             reply = flight.send(link);
         } catch (Throwable t) {
-            CasJob.failAll(flight.jobs, t);
+            CasJob.failAll(flight, t);
             rethrowError(t);
             return;
         }
@@ -313,7 +312,7 @@ final class Pipeline implements Combiner.Work {
         try {
             flight.settle(this);
         } catch (Throwable t) {
-            CasJob.failAll(flight.jobs, t);
+            CasJob.failAll(flight, t);
             rethrowError(t);
         } finally {
             flight.settled = true;
@@ -334,33 +333,34 @@ final class Pipeline implements Combiner.Work {
         return wallNanos.getAsLong();
     }
 
-    /** Holds {@code jobs} first in line, in their order, to go in the next step's round. */
-    void holdFirst(List<CasJob> jobs) {
-        for (int i = jobs.size() - 1; i >= 0; i--) {
-            CasJob job = jobs.get(i);
+    /** Holds {@code flight}'s jobs first in line, in their order, to go in the next step's round. */
+    void holdFirst(Flight flight) {
+        for (int i = flight.jobCount() - 1; i >= 0; i--) {
+            CasJob job = flight.job(i);
             if (!job.done) {
                 held.addFirst(job);
             }
         }
     }
 
-    /** The jobs' keys changed elsewhere, or were repaired: computed again, first in line. */
-    void computeAgain(List<CasJob> jobs) {
-        for (CasJob job : jobs) {
+    /** The keys of {@code flight}'s jobs changed elsewhere, or were repaired: computed again, first in line. */
+    void computeAgain(Flight flight) {
+        for (int j = 0; j < flight.jobCount(); j++) {
+            CasJob job = flight.job(j);
             job.rounds++;
             job.read = false;
         }
-        holdFirst(jobs);
+        holdFirst(flight);
     }
 
     /**
      * Remembers what Redis holds at {@code key}, as confirmed at {@code confirmedNanos}. Bytes
      * that are not a bucket state count as no key, and their deletion goes out as a flight of its
-     * own (jobs on the key wait for it), waking a waiter of {@code waiting}.
+     * own (jobs on the key wait for it), waking a waiter of {@code waiting}'s jobs.
      */
-    void remember(String key, byte @Nullable [] bytes, long confirmedNanos, List<CasJob> waiting) {
+    void remember(String key, byte @Nullable [] bytes, long confirmedNanos, Flight waiting) {
         RemoteBucketState state = UnreadableBuckets.read("redis", key, bytes,
-                unreadable -> send(RepairFlight.unreadable(key, unreadable, waiting)));
+                unreadable -> send(RepairFlight.unreadable(key, unreadable, waiting.jobList())));
         known.confirm(key, state == null ? null : bytes, state, confirmedNanos,
                 state == null ? 0 : expiry.calculateTimeToLiveMillis(state, confirmedNanos));
     }
@@ -376,7 +376,7 @@ final class Pipeline implements Combiner.Work {
 
     /** Wakes a waiter of {@code flight}'s jobs, or when none waits, the first waiter held behind a key. */
     private void wake(Flight flight) {
-        if (!CasJob.wakeOne(flight.jobs)) {
+        if (!CasJob.wakeOne(flight)) {
             Thread waiter = heldWaiter;
             if (waiter != null) {
                 LockSupport.unpark(waiter);

@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  * keys a decision forgot. A key holding another type reads as none; the script that then writes it
  * finds the type and has it repaired ({@link RepairFlight}).
  */
-final class ReadFlight extends Flight {
+final class ReadFlight extends ListFlight {
 
     /** The round's time when the reads were sent: what they answer was true then or later. */
     private final long sentNanos;
@@ -70,11 +70,11 @@ final class ReadFlight extends Flight {
             return;
         }
         for (int i = 0; i < keys.size(); i++) {
-            pipeline.remember(keys.get(i), values[i], sentNanos, jobs);
+            pipeline.remember(keys.get(i), values[i], sentNanos, this);
         }
         for (CasJob job : jobs) {
             job.read = true;
         }
-        pipeline.holdFirst(jobs);
+        pipeline.holdFirst(this);
     }
 }

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * but the keys), and a script failed with Redis' WRONGTYPE (keys of another type deleted; the
  * script's jobs are computed again if one was, else they fail with the script's failure).
  */
-final class RepairFlight extends Flight {
+final class RepairFlight extends ListFlight {
 
     private final byte @Nullable [] unreadable;
     private final @Nullable QuotaStoreException scriptFailure;
@@ -65,7 +65,7 @@ final class RepairFlight extends Flight {
             return; // the jobs were held behind the keys, not carried: they go on their own
         }
         if (removed) {
-            pipeline.computeAgain(jobs);
+            pipeline.computeAgain(this);
         } else {
             CasJob.failAll(jobs, failed);
         }

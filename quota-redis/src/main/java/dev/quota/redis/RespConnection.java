@@ -62,12 +62,13 @@ final class RespConnection extends ByteToMessageDecoder {
     }
 
     /**
-     * The buffers a connection reads replies into: Netty's pooled allocator, whose buffers keep
-     * their socket view from one read to the next; the adaptive allocator Netty 4.2 defaults to
-     * makes a view (a {@code DirectByteBuffer}, 64 bytes) every read. Commands are encoded by the
-     * callers' threads into buffers of the default allocator: a pooled buffer made on one thread
-     * and released on the connection's would not go back to the maker's recycler, and cost a new
-     * buffer object every command.
+     * The buffers a connection reads replies into and writes commands from: Netty's pooled
+     * allocator, whose buffers keep their socket view from one read or write to the next; the
+     * adaptive allocator Netty 4.2 defaults to makes a view (a {@code DirectByteBuffer}, 64 bytes)
+     * every read and every write. Commands are encoded by the callers' threads into buffers of the
+     * default allocator (a pooled buffer made on one thread and released on the connection's would
+     * not go back to the maker's recycler, and cost a new buffer object every command), then copied
+     * by the connection's thread into one of these, made and released on that thread.
      */
     private static final ByteBufAllocator READS = PooledByteBufAllocator.DEFAULT;
 
@@ -202,11 +203,29 @@ final class RespConnection extends ByteToMessageDecoder {
     }
 
     private void send(Channel to, Reply reply, ByteBuf command) {
+        ByteBuf bytes = pooled(to, command); // first: a copy that failed leaves no reply awaited for nothing sent
         inFlight.add(reply);
         writesSinceTick++;
         // no promise a command: a write that fails closes the channel (exceptionCaught), which
         // fails every reply in flight
-        to.writeAndFlush(command, to.voidPromise());
+        to.writeAndFlush(bytes, to.voidPromise());
+    }
+
+    /**
+     * {@code command} (its reference handed over) in a buffer of the connection's allocator
+     * ({@link #READS}): copied, and released, when a caller's thread made it in another's.
+     */
+    private static ByteBuf pooled(Channel to, ByteBuf command) {
+        ByteBufAllocator own = to.alloc();
+        if (command.alloc() == own) {
+            return command; // a hand-shake's or keepalive's command, made on this thread
+        }
+        try {
+            int length = command.readableBytes();
+            return own.directBuffer(length, length).writeBytes(command, command.readerIndex(), length);
+        } finally {
+            command.release();
+        }
     }
 
     @Override

@@ -3,10 +3,9 @@ package dev.quota.redis;
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.spi.BucketMath;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
-import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.RandomAccess;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
@@ -17,58 +16,76 @@ import org.jspecify.annotations.Nullable;
  */
 final class ScriptFlight extends Flight {
 
+    /**
+     * The script's cells, one per key, in a list the round hands out and takes back once the script
+     * is settled ({@link CasRound#recycle}): its keys are read through them, with no list of their own.
+     */
     final List<Cell> cells;
     /** The round's time, by the store's clock: when what the script confirms was true. */
     private final long now;
     private final ExpirationAfterWriteStrategy expiry;
+    /**
+     * Its one job (every decision's script when they come one at a time), held without a list, or
+     * its list of jobs when it carries several or is added to ({@link #addJob}): one field for
+     * either keeps the script at 64 bytes.
+     */
+    private final Object jobs;
     /** Set when sent ({@link KeysInFlight#enter}): later scripts have larger numbers. */
     long sequence;
 
-    /** A script for about {@code keys} keys and {@code jobs} jobs (the lists' first sizes), added to after. */
-    ScriptFlight(long now, ExpirationAfterWriteStrategy expiry, int keys, int jobs) {
-        this(now, expiry, new ArrayList<>(keys), new ArrayList<>(jobs));
+    /** A script on {@code cells} for one job. */
+    ScriptFlight(long now, ExpirationAfterWriteStrategy expiry, List<Cell> cells, CasJob job) {
+        this(now, expiry, cells, (Object) job);
     }
 
-    /**
-     * A script on {@code cells} for {@code jobs}, lists it keeps: its keys are read through its
-     * cells (a view, not a list of their own), so a script costs two lists, not three.
-     */
+    /** A script on {@code cells} for {@code jobs}, a list it keeps (and {@link #addJob} adds to). */
     ScriptFlight(long now, ExpirationAfterWriteStrategy expiry, List<Cell> cells, List<CasJob> jobs) {
-        this(now, expiry, cells, new Keys(cells), jobs);
+        this(now, expiry, cells, (Object) jobs);
     }
 
-    private ScriptFlight(long now, ExpirationAfterWriteStrategy expiry, List<Cell> cells, Keys keys,
-                         List<CasJob> jobs) {
-        super(keys, jobs);
+    private ScriptFlight(long now, ExpirationAfterWriteStrategy expiry, List<Cell> cells, Object jobs) {
         this.cells = cells;
         this.now = now;
         this.expiry = expiry;
-    }
-
-    /**
-     * The keys of a script's cells, read through them: valid until the script is settled, when its
-     * cells are made over for later rounds ({@link CasRound#recycle}); what outlives it copies them.
-     */
-    private static final class Keys extends AbstractList<String> implements RandomAccess {
-        private final List<Cell> cells;
-
-        Keys(List<Cell> cells) {
-            this.cells = cells;
-        }
-
-        @Override
-        public String get(int index) {
-            return cells.get(index).key;
-        }
-
-        @Override
-        public int size() {
-            return cells.size();
-        }
+        this.jobs = jobs;
     }
 
     void add(Cell cell) {
         cells.add(cell);
+    }
+
+    /** Adds a job to a script built with a list of them; before it is sent. */
+    @SuppressWarnings("unchecked")
+    void addJob(CasJob added) {
+        if (jobs instanceof CasJob) {
+            throw new IllegalStateException("a script of one job");
+        }
+        ((List<CasJob>) jobs).add(added);
+    }
+
+    /** Valid until the script is settled, when its cells are made over for later rounds. */
+    @Override
+    int keyCount() {
+        return cells.size();
+    }
+
+    @Override
+    String key(int i) {
+        return cells.get(i).key;
+    }
+
+    @Override
+    int jobCount() {
+        return jobs instanceof CasJob ? 1 : ((List<?>) jobs).size();
+    }
+
+    @Override
+    CasJob job(int i) {
+        if (jobs instanceof CasJob one) {
+            Objects.checkIndex(i, 1);
+            return one;
+        }
+        return (CasJob) ((List<?>) jobs).get(i);
     }
 
     @Override
@@ -113,9 +130,10 @@ final class ScriptFlight extends Flight {
     void settle(Pipeline pipeline) {
         List<Object> answer;
         try {
-            answer = Flight.outcome((CompletableFuture<List<Object>>) reply(), keys.get(0), pipeline.timeoutNanos());
+            answer = Flight.outcome((CompletableFuture<List<Object>>) reply(), key(0), pipeline.timeoutNanos());
         } catch (QuotaStoreException e) {
-            for (String key : keys) {
+            for (int i = 0; i < cells.size(); i++) {
+                String key = cells.get(i).key;
                 pipeline.flying().disown(key); // scripts sent behind it expect what it would have written
                 if (pipeline.flying().newest(key, sequence)) {
                     pipeline.known().forget(key); // the next decision on it reads it afresh
@@ -124,14 +142,14 @@ final class ScriptFlight extends Flight {
             if (BucketRepair.isWrongType(e)) {
                 // its own copy of the keys: this script's cells, which its keys are read through, are
                 // made over once it is settled
-                pipeline.send(RepairFlight.wrongType(List.copyOf(keys), jobs, e));
+                pipeline.send(RepairFlight.wrongType(keyList(), jobList(), e));
                 return;
             }
             // its decisions are refused: were the script applied after all, its tokens stay taken
             // (a refused request paid for), never given to a second decision
             QuotaStoreException doubt = writes() ? QuotaStoreException.inDoubt(
                     "write in doubt: " + e.getMessage(), e.getCause() != null ? e.getCause() : e) : e;
-            CasJob.failAll(jobs, doubt);
+            CasJob.failAll(this, doubt);
             return;
         }
         List<CasScript.Difference> differences = CasScript.differences(answer);
@@ -146,8 +164,8 @@ final class ScriptFlight extends Flight {
                 pipeline.known().confirm(cell.key, holds, holds == null ? null : cell.state, now,
                         ttl > 0 || holds == null ? ttl : expiry.calculateTimeToLiveMillis(cell.state, now));
             }
-            for (int j = 0; j < jobs.size(); j++) { // indexed: a list of one's forEach makes an iterator
-                jobs.get(j).complete();
+            for (int j = 0; j < jobCount(); j++) {
+                job(j).complete();
             }
             return;
         }
@@ -160,7 +178,7 @@ final class ScriptFlight extends Flight {
                 changed.add(key); // else a script of ours before it on the key wrote nothing: no other writer
             }
             if (pipeline.flying().newest(key, sequence)) {
-                pipeline.remember(key, difference.holds(), now, jobs);
+                pipeline.remember(key, difference.holds(), now, this);
             }
         }
         // the script looked at every key: one assumed absent that it did not answer was absent, so
@@ -172,8 +190,10 @@ final class ScriptFlight extends Flight {
                 pipeline.known().confirm(cell.key, null, null, now, 0);
             }
         }
-        keys.forEach(pipeline.flying()::disown); // it wrote none of them: scripts behind it will find them changed
+        for (int i = 0; i < cells.size(); i++) {
+            pipeline.flying().disown(cells.get(i).key); // it wrote none of them: scripts behind it will find them changed
+        }
         pipeline.flying().conflict(changed, pipeline.wall());
-        pipeline.computeAgain(jobs);
+        pipeline.computeAgain(this);
     }
 }

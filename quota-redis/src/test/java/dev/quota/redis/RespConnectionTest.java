@@ -190,11 +190,15 @@ class RespConnectionTest {
             admin.command("CLIENT", "PAUSE", "20000", "WRITE");
             CompletableFuture<long[]> inFlight = consume(store, 1);
             awaitUntil(() -> awaiting(hung) == 1);
+            String address = hung.localAddress();
 
             wall.addAndGet(RedisStoreBuilder.DEFAULT_TIMEOUT.toNanos() + 1);
 
             assertThat(inDoubt(inFlight)).isTrue();
             awaitUntil(hung::closedForGood);
+            // closed by the connection's thread, after it is marked closed: unpaused before Redis
+            // saw the close, Redis would run the postponed script
+            awaitUntil(() -> !((String) admin.command("CLIENT", "LIST")).contains(" addr=" + address + " "));
             admin.command("CLIENT", "UNPAUSE");
         }
         assertThat(store.tryConsume(key, TEN, 1).remaining()).containsExactly(8);
