@@ -63,15 +63,21 @@ final class BucketLayout {
     private final String customerHead;
     private final Clock clock;
     /**
-     * The key parts of customers seen lately, in a table of {@value #PART_SLOTS} slots: a customer's
-     * slot is its hash's, and a newcomer takes it over. A busy customer keeps its slot, so its
-     * decisions hash nothing; with many customers most decisions hash their own (about 0.3 us,
-     * allocating the id's bytes and the part's string only), and the table, shared by all threads,
+     * The plan keys of customers seen lately, in a table of {@value #PART_SLOTS} slots: a customer's
+     * slot is its hash's, and a newcomer seen there twice in a row takes it over ({@link #planKey}).
+     * A busy customer keeps its slot, so its decisions hash nothing, and customers seen once in a
+     * while do not push it out; with many customers most decisions hash their own (about 0.3 us,
+     * allocating the key's string only), and the table, shared by all threads,
      * never holds more than its slots (about 100 bytes each), however many customers there are.
      * Slots are read and replaced without a lock: an entry is immutable (final fields), so a reader
      * sees one whole entry or null. Ids that share a slot only cost each other a hash.
      */
     private final CustomerPart[] customerParts = new CustomerPart[PART_SLOTS];
+    /**
+     * The hash of the last customer not kept in each slot of {@link #customerParts}: the next
+     * decision of the same hash there keeps its customer ({@link #planKey}).
+     */
+    private final int[] newcomers = new int[PART_SLOTS];
     /**
      * The specs of rolling limits used last, in a table of {@value #RECENT_SLOTS} slots by their
      * key's hash, found without building a key or a loader (a decision asks for one per bucket);
@@ -117,7 +123,7 @@ final class BucketLayout {
         // the plan's bucket, its calendar limit and leases; the rule's two and the amount's
         ArrayList<Draw> out = GATHERED.get();
         try {
-            CustomerPart c = customerPart(customer);
+            BucketKey c = planKey(customer);
             addPlan(out, config, customer, c, plan, rule, share);
             addAfterPlan(out, config, customer, c, plan, rule, amount, amountLimits, share);
             return listed(out);
@@ -142,7 +148,7 @@ final class BucketLayout {
      */
     List<Draw> plan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule, LocalShare share) {
         List<Draw> out = new ArrayList<>(2);
-        addPlan(out, config, customer, customerPart(customer), plan, rule, share);
+        addPlan(out, config, customer, planKey(customer), plan, rule, share);
         return out;
     }
 
@@ -153,24 +159,24 @@ final class BucketLayout {
     List<Draw> afterPlan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                          @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         List<Draw> out = new ArrayList<>(4);
-        addAfterPlan(out, config, customer, customerPart(customer), plan, rule, amount, amountLimits, share);
+        addAfterPlan(out, config, customer, planKey(customer), plan, rule, amount, amountLimits, share);
         return out;
     }
 
-    private void addPlan(List<Draw> out, QuotaConfig config, Customer customer, CustomerPart c, Plan plan,
+    private void addPlan(List<Draw> out, QuotaConfig config, Customer customer, BucketKey c, Plan plan,
                          @Nullable Rule rule, LocalShare share) {
         long cost = rule == null ? 1 : rule.cost();
-        add(out, c.plan, plan.name(), plan.limits(), customer.multiplier(), share,
+        add(out, c, plan.name(), plan.limits(), customer.multiplier(), share,
                 cost, LimitStatus.Role.PLAN, config.version(), null, plan.onStoreFailure(), config.modeOf(plan));
         Concurrency planLeases = plan.concurrency();
         if (planLeases != null) {
-            addLeases(out, customerKey(c.part(), "l"), plan.name(), planLeases, customer.multiplier(), share, config.version(),
+            addLeases(out, customerKey(part(c), "l"), plan.name(), planLeases, customer.multiplier(), share, config.version(),
                     plan.onStoreFailure(), config.modeOf(plan));
         }
         Concurrency ruleLeases = rule == null ? null : rule.concurrency();
         if (rule != null && ruleLeases != null) {
             FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
-            addLeases(out, customerKey(c.part(), "l:", rule.name()), rule.name(), ruleLeases, customer.multiplier(), share,
+            addLeases(out, customerKey(part(c), "l:", rule.name()), rule.name(), ruleLeases, customer.multiplier(), share,
                     config.version(), policy, config.modeOf(rule));
         }
     }
@@ -184,14 +190,14 @@ final class BucketLayout {
                 onFailure, mode, set.noShare));
     }
 
-    private void addAfterPlan(List<Draw> out, QuotaConfig config, Customer customer, CustomerPart customerPart,
+    private void addAfterPlan(List<Draw> out, QuotaConfig config, Customer customer, BucketKey planKey,
                               Plan plan, @Nullable Rule rule, @Nullable Amount amount,
                               @Nullable AmountLimits amountLimits, LocalShare share) {
         double scale = customer.multiplier();
         if (rule == null && (amount == null || amountLimits == null)) {
             return; // the plan alone: its key part is not needed as a string of its own
         }
-        String c = customerPart.part();
+        String c = part(planKey);
         if (rule != null) {
             FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
             Mode mode = config.modeOf(rule);
@@ -208,7 +214,7 @@ final class BucketLayout {
     /** The buckets of an amount on its own (a resource's own check after the request was admitted). */
     List<Draw> amount(QuotaConfig config, Customer customer, AmountLimits limits, Amount amount, LocalShare share) {
         List<Draw> out = new ArrayList<>(2);
-        addAmount(out, config, customerPart(customer).part(), limits, amount.qualifier(), amount.value(),
+        addAmount(out, config, part(planKey(customer)), limits, amount.qualifier(), amount.value(),
                 customer.multiplier(), share, null);
         return out;
     }
@@ -219,10 +225,10 @@ final class BucketLayout {
      */
     List<Draw> customerBuckets(QuotaConfig config, Customer customer, Plan plan) {
         Instant now = clock.instant();
-        CustomerPart part = customerPart(customer);
-        String c = part.part();
+        BucketKey planKey = planKey(customer);
+        String c = part(planKey);
         List<Draw> out = new ArrayList<>();
-        add(out, part.plan, plan.name(), plan.limits(), customer.multiplier(), LocalShare.WHOLE, 1,
+        add(out, planKey, plan.name(), plan.limits(), customer.multiplier(), LocalShare.WHOLE, 1,
                 LimitStatus.Role.PLAN, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
         List<Rule> rules = new ArrayList<>(config.rules().values());
         rules.sort(Comparator.comparing(Rule::name));
@@ -237,7 +243,7 @@ final class BucketLayout {
     /** The customer's amount buckets for one qualifier, for its standing. */
     List<Draw> amountBuckets(QuotaConfig config, Customer customer, AmountLimits limits, String qualifier) {
         List<Draw> out = new ArrayList<>(2);
-        addAmount(out, config, customerPart(customer).part(), limits, qualifier, 1, customer.multiplier(), LocalShare.WHOLE,
+        addAmount(out, config, part(planKey(customer)), limits, qualifier, 1, customer.multiplier(), LocalShare.WHOLE,
                 null);
         return out;
     }
@@ -279,30 +285,37 @@ final class BucketLayout {
         return key;
     }
 
-    private CustomerPart customerPart(Customer customer) {
+    /**
+     * The customer's plan key: the one kept in its slot when it is this customer's, else made. A
+     * customer takes over its slot on its second decision there in a row of the slot's newcomers
+     * (the slot remembers the last newcomer's hash): one customer after another, each seen once in
+     * a while, makes its key and nothing else, and a busy customer is kept from its second decision.
+     */
+    private BucketKey planKey(Customer customer) {
         int hash = customer.id().hashCode() * 31 + customer.kind().ordinal();
         int slot = (hash ^ hash >>> 16) & (PART_SLOTS - 1);
         CustomerPart known = customerParts[slot];
         if (known != null && known.kind == customer.kind() && known.id.equals(customer.id())) {
-            return known;
+            return known.plan;
         }
         // the plan's key made at once around the hash: no string of the part alone, no concatenation
-        String planKey = Hashes.keyWithPart(customerHead, customer.kind().name(), customer.id(), PLAN_TAIL);
-        CustomerPart part = new CustomerPart(customer.id(), customer.kind(), new BucketKey(planKey),
-                customerHead.length());
-        customerParts[slot] = part;
-        return part;
+        BucketKey plan = new BucketKey(Hashes.keyWithPart(customerHead, customer.kind().name(), customer.id(), PLAN_TAIL));
+        if (newcomers[slot] == hash) {
+            customerParts[slot] = new CustomerPart(customer.id(), customer.kind(), plan);
+        } else {
+            newcomers[slot] = hash; // a racy write loses a newcomer at worst: it is kept a decision later
+        }
+        return plan;
     }
 
-    /**
-     * A customer's plan key, by what its key part hashes: kind and id (the plan and the multiplier
-     * do not count). Its other keys are made from the part ({@link #part}) when a request has them.
-     */
-    private record CustomerPart(String id, Customer.Kind kind, BucketKey plan, int partAt) {
-        /** The 22 characters of the key part, as in the plan's key. */
-        String part() {
-            return plan.value().substring(partAt, partAt + Hashes.PART_LENGTH);
-        }
+    /** The 22 characters of the key part in a customer's plan key ({@link #planKey}). */
+    private String part(BucketKey plan) {
+        int at = customerHead.length();
+        return plan.value().substring(at, at + Hashes.PART_LENGTH);
+    }
+
+    /** A customer's plan key, by what its key part hashes: kind and id (the plan and the multiplier do not count). */
+    private record CustomerPart(String id, Customer.Kind kind, BucketKey plan) {
     }
 
     /**
@@ -324,8 +337,8 @@ final class BucketLayout {
             recentRolling[slot] = roll;
         }
         if (roll.spec != null) {
-            out.add(new Draw(baseKey, roll.spec, roll.limits, roll.policies, null, tokens, role,
-                    onFailure, mode, roll.noShare));
+            out.add(new Draw(baseKey, roll.spec, tokens,
+                    roll.shape(0, roll.limits, roll.policies, null, role, onFailure, mode, roll.noShare)));
         }
         Instant at = now == null && !roll.calendars.isEmpty() ? clock.instant() : now;
         for (int i = 0; i < roll.calendars.size(); i++) {
@@ -335,9 +348,9 @@ final class BucketLayout {
                 current = window(roll.calendars.get(i), time, version);
                 roll.current.set(i, current);
             }
-            out.add(new Draw(new BucketKey(baseKey.value() + current.keySuffix), current.spec, roll.calendarLimits.get(i),
-                    roll.calendarPolicies.get(i), current.window, tokens, role, onFailure, mode,
-                    roll.calendarNoShare.get(i)));
+            out.add(new Draw(new BucketKey(baseKey.value() + current.keySuffix), current.spec, tokens,
+                    roll.shape(1 + i, roll.calendarLimits.get(i), roll.calendarPolicies.get(i), current.window, role,
+                            onFailure, mode, roll.calendarNoShare.get(i))));
         }
     }
 
@@ -423,11 +436,31 @@ final class BucketLayout {
      * The scaled limits of one owner, split into the rolling bucket (one spec) and calendar limits;
      * {@code noShare}: a rolling limit leaves this instance no token (its spec then holds the limit
      * at one token, never used), and likewise per calendar limit; {@code current}: each calendar
-     * limit's window last used (any thread may replace it with the one that contains its time).
+     * limit's window last used (any thread may replace it with the one that contains its time);
+     * {@code shapes}: the draw shape last made of the rolling bucket (0) and of each calendar
+     * limit (1 + its index), so that a decision on them makes a draw of its take alone.
      */
     private record Rolling(SpecKey key, @Nullable BucketSpec spec, List<Limit> limits, List<String> policies, boolean noShare,
                            List<Limit> calendars, List<List<Limit>> calendarLimits, List<List<String>> calendarPolicies,
-                           List<Boolean> calendarNoShare, AtomicReferenceArray<@Nullable Window> current) {
+                           List<Boolean> calendarNoShare, AtomicReferenceArray<@Nullable Window> current,
+                           AtomicReferenceArray<Draw.@Nullable Shape> shapes) {
+
+        /**
+         * The shape of draw {@code i} ({@code declared}, {@code policies} and {@code noShare} are
+         * always that draw's) in {@code window}, {@code role}, {@code onFailure} and {@code mode}: the
+         * one kept when it is that, else a new one, kept instead (any thread may replace it; a shape
+         * is immutable, so a reader sees a whole one).
+         */
+        Draw.Shape shape(int i, List<Limit> declared, List<String> policies, @Nullable CalendarWindow window,
+                         LimitStatus.Role role, FailurePolicy onFailure, Mode mode, boolean noShare) {
+            Draw.Shape known = shapes.get(i);
+            if (known != null && known.is(window, role, onFailure, mode)) {
+                return known;
+            }
+            Draw.Shape made = new Draw.Shape(declared, policies, window, role, onFailure, mode, noShare);
+            shapes.set(i, made);
+            return made;
+        }
 
         static Rolling of(SpecKey key) {
             List<Limit> configured = key.limits();
@@ -459,7 +492,8 @@ final class BucketLayout {
             BucketSpec spec = limits.isEmpty() ? null : new BucketSpec(limits, version);
             return new Rolling(key, spec, List.copyOf(limits), List.copyOf(policies), noShare, List.copyOf(calendars),
                     calendars.stream().map(List::of).toList(), calendarPolicies.stream().map(List::of).toList(),
-                    List.copyOf(calendarNoShare), new AtomicReferenceArray<>(calendars.size()));
+                    List.copyOf(calendarNoShare), new AtomicReferenceArray<>(calendars.size()),
+                    new AtomicReferenceArray<>(1 + calendars.size()));
         }
     }
 }

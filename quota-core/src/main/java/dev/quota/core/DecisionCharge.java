@@ -37,7 +37,7 @@ final class DecisionCharge {
     /** The takes of one decision, in draw order. */
     static List<Take> of(List<Draw> draws) {
         if (draws.size() == 1) {
-            return List.of(of(draws.get(0))); // a one-limit decision's: no array behind a list
+            return draws.get(0); // a one-limit decision's: the draw is the list of its take
         }
         // an immutable list of its own array, which a receipt keeps as it is: no list grown and copied
         Object[] takes = ListsOf.fits(draws.size()) ? ListsOf.scratch() : new Object[draws.size()];

@@ -36,9 +36,21 @@ public final class LimitStatus {
         IN_FLIGHT
     }
 
-    private final String policy;
-    private final Limit limit;
-    private final Role role;
+    /**
+     * A limit as one caller's statuses name it: its policy name, the limit as enforced, its role.
+     * The same for every status of that limit, so a decision's statuses share the one their bucket
+     * keeps ({@link Draw.Shape}) instead of three fields each.
+     */
+    record Head(String policy, Limit limit, Role role) {
+        /** @throws NullPointerException if an argument is null */
+        Head {
+            Objects.requireNonNull(policy, "policy");
+            Objects.requireNonNull(limit, "limit");
+            Objects.requireNonNull(role, "role");
+        }
+    }
+
+    private final Head head;
     private final long remaining;
     /**
      * The time until full in nanoseconds, when the status was made of them ({@link #ofNanos}); its
@@ -50,11 +62,9 @@ public final class LimitStatus {
     private @Nullable Duration resetAfter;
     private final Duration retryAfter;
 
-    private LimitStatus(String policy, Limit limit, Role role, long remaining, @Nullable Duration resetAfter,
-                        long resetNanos, Duration retryAfter) {
-        this.policy = Objects.requireNonNull(policy, "policy");
-        this.limit = Objects.requireNonNull(limit, "limit");
-        this.role = Objects.requireNonNull(role, "role");
+    private LimitStatus(Head head, long remaining, @Nullable Duration resetAfter, long resetNanos,
+                        Duration retryAfter) {
+        this.head = head;
         this.remaining = remaining;
         this.resetAfter = resetAfter;
         this.resetNanos = resetNanos;
@@ -78,29 +88,31 @@ public final class LimitStatus {
      */
     public static LimitStatus of(String policy, Limit limit, Role role, long remaining, Duration resetAfter,
                                  Duration retryAfter) {
-        return new LimitStatus(policy, limit, role, remaining, Objects.requireNonNull(resetAfter, "resetAfter"), -1,
-                retryAfter);
+        return new LimitStatus(new Head(policy, limit, role), remaining,
+                Objects.requireNonNull(resetAfter, "resetAfter"), -1, retryAfter);
     }
 
-    /** {@link #of} with the time until full in nanoseconds: its {@code Duration} made when asked for. */
-    static LimitStatus ofNanos(String policy, Limit limit, Role role, long remaining, long resetNanos,
-                               Duration retryAfter) {
-        return new LimitStatus(policy, limit, role, remaining, null, resetNanos, retryAfter);
+    /**
+     * {@link #of} of the limit {@code head} names, with the time until full in nanoseconds: its
+     * {@code Duration} made when asked for.
+     */
+    static LimitStatus ofNanos(Head head, long remaining, long resetNanos, Duration retryAfter) {
+        return new LimitStatus(head, remaining, null, resetNanos, retryAfter);
     }
 
     /** The policy name as it appears in {@code RateLimit-Policy}, such as {@code free-burst}. */
     public String policy() {
-        return policy;
+        return head.policy();
     }
 
     /** The limit as enforced for this caller (overrides applied). */
     public Limit limit() {
-        return limit;
+        return head.limit();
     }
 
     /** What the limit counts. */
     public Role role() {
-        return role;
+        return head.role();
     }
 
     /** Tokens left after this decision. */
@@ -125,12 +137,12 @@ public final class LimitStatus {
 
     /** This status with another time until the decided request could pass (a block's time left). */
     public LimitStatus withRetryAfter(Duration retryAfter) {
-        return new LimitStatus(policy, limit, role, remaining, this.resetAfter, resetNanos, retryAfter);
+        return new LimitStatus(head, remaining, this.resetAfter, resetNanos, retryAfter);
     }
 
     /** This status with another time until the bucket is full again. */
     public LimitStatus withResetAfter(Duration resetAfter) {
-        return of(policy, limit, role, remaining, resetAfter, retryAfter);
+        return new LimitStatus(head, remaining, Objects.requireNonNull(resetAfter, "resetAfter"), -1, retryAfter);
     }
 
     /**
@@ -156,24 +168,25 @@ public final class LimitStatus {
      * request rate limits ({@link Role#PLAN}, {@link Role#RULE}, {@link Role#FAILED_KEYS}).
      */
     public boolean advertised() {
+        Role role = head.role();
         return role != Role.SHARED && role != Role.AMOUNT && role != Role.IN_FLIGHT;
     }
 
     @Override
     public boolean equals(@Nullable Object o) {
-        return o instanceof LimitStatus other && policy.equals(other.policy) && limit.equals(other.limit)
-                && role == other.role && remaining == other.remaining && resetAfter().equals(other.resetAfter())
+        return o instanceof LimitStatus other && head.equals(other.head) && remaining == other.remaining && resetAfter().equals(other.resetAfter())
                 && retryAfter.equals(other.retryAfter);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(policy, limit, role, remaining, resetAfter(), retryAfter);
+        return Objects.hash(head.policy(), head.limit(), head.role(), remaining, resetAfter(), retryAfter);
     }
 
     @Override
     public String toString() {
-        return "LimitStatus[policy=" + policy + ", limit=" + limit + ", role=" + role + ", remaining=" + remaining
+        return "LimitStatus[policy=" + head.policy() + ", limit=" + head.limit() + ", role=" + head.role()
+                + ", remaining=" + remaining
                 + ", resetAfter=" + resetAfter() + ", retryAfter=" + retryAfter + "]";
     }
 }

@@ -30,14 +30,16 @@ public final class Receipt {
     private static final int OPEN = 0;
     private static final int REFUNDED = 1;
     private static final int SETTLED = 2;
+    /** The bits of {@link #state} that say whether a refund or a settle closed the receipt. */
+    private static final int CLOSED = 3;
+    /** The bit of {@link #state} that says the leases were given back. */
+    private static final int RELEASED = 4;
     private static final VarHandle STATE;
-    private static final VarHandle RELEASED;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             STATE = lookup.findVarHandle(Receipt.class, "state", int.class);
-            RELEASED = lookup.findVarHandle(Receipt.class, "released", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -49,39 +51,44 @@ public final class Receipt {
     private final List<Take> refundable;
     /** The tokens the decision took from its plan, as {@link DecisionCharge#planTokens} counts them. */
     private final long planTokens;
-    /** The store the plan takes came from (a decision in two steps may have used two). */
+    /**
+     * The store the plan takes and the leases came from (a decision in two steps may have used two:
+     * both are its first step's); null when there are neither.
+     */
     private final @Nullable QuotaStore planStore;
     /** The plan buckets an admitted decision charged its full cost, each with that cost: what a settle changes. */
     private final List<Take> settleable;
-    /** {@link #OPEN} until a refund or a settle closes it; changed through {@link #STATE}: no atomic object per decision. */
+    /**
+     * {@link #OPEN} until a refund or a settle closes it ({@link #CLOSED} bits), and the
+     * {@link #RELEASED} bit once the leases are given back; changed through {@link #STATE}: no
+     * atomic object per decision, and one field for both (a receipt of 48 bytes, not 56).
+     */
     private volatile int state = OPEN;
-    /** The store the leases are held in; null when there are none. */
-    private final @Nullable QuotaStore leaseStore;
     /** The leases held: each take's tokens are its lease's deadline, as {@link QuotaStore#addTokens} takes it. */
     private final List<Take> leases;
-    /** Whether the leases were given back; set through {@link #RELEASED}. */
-    private volatile boolean released;
     /** Who the plan charge is for, told once the decision is made: a settle counts the change for them. */
     private volatile @Nullable Customer payer;
 
     /**
+     * @param refundable the takes a refund gives back, an immutable list, kept as it is
      * @param settleable the plan takes an admitted decision charged in full, each with its tokens
      * @param leases     the leases it holds, each take's tokens its lease's deadline
      */
     Receipt(QuotaStore store, List<Take> refundable, long planTokens, List<Take> settleable, List<Take> leases) {
-        this(store, refundable, planTokens, settleable.isEmpty() ? null : store, settleable,
-                leases.isEmpty() ? null : store, leases);
+        this(store, refundable, planTokens, settleable.isEmpty() && leases.isEmpty() ? null : store, settleable,
+                leases);
     }
 
     private Receipt(QuotaStore store, List<Take> refundable, long planTokens, @Nullable QuotaStore planStore,
-                    List<Take> settleable, @Nullable QuotaStore leaseStore, List<Take> leases) {
+                    List<Take> settleable, List<Take> leases) {
         this.store = Objects.requireNonNull(store, "store");
-        this.refundable = List.copyOf(refundable);
+        // kept as given: the decision's own immutable lists (a one-bucket decision's takes are its
+        // draw, which a copy would make a list of again), or another receipt's
+        this.refundable = refundable;
         this.planTokens = planTokens;
         this.planStore = planStore;
-        this.settleable = List.copyOf(settleable);
-        this.leaseStore = leaseStore;
-        this.leases = List.copyOf(leases);
+        this.settleable = settleable;
+        this.leases = leases;
     }
 
     /**
@@ -95,7 +102,7 @@ public final class Receipt {
         }
         QuotaStore from = later.refundable.isEmpty() ? earlier.store() : later.store();
         return new Receipt(from, later.refundable, earlier.planTokens + later.planTokens, earlier.planStore,
-                earlier.settleable, earlier.leaseStore, earlier.leases);
+                earlier.settleable, earlier.leases);
     }
 
     private Receipt() {
@@ -104,7 +111,6 @@ public final class Receipt {
         this.planTokens = 0;
         this.planStore = null;
         this.settleable = List.of();
-        this.leaseStore = null;
         this.leases = List.of();
     }
 
@@ -122,12 +128,12 @@ public final class Receipt {
 
     /** Whether the decision holds in-flight leases not given back yet. */
     public boolean holdsLeases() {
-        return !leases.isEmpty() && !released;
+        return !leases.isEmpty() && (state & RELEASED) == 0;
     }
 
     /** The store the leases are held in; only a receipt that holds some has one. */
     QuotaStore leaseStore() {
-        return Objects.requireNonNull(leaseStore, "a receipt without leases has no lease store");
+        return Objects.requireNonNull(leases.isEmpty() ? null : planStore, "a receipt without leases has no lease store");
     }
 
     List<Take> leases() {
@@ -136,17 +142,28 @@ public final class Receipt {
 
     /** True once: the caller that wins gives the leases back. */
     boolean release() {
-        return !leases.isEmpty() && RELEASED.compareAndSet(this, false, true);
+        if (leases.isEmpty()) {
+            return false;
+        }
+        while (true) {
+            int now = state;
+            if ((now & RELEASED) != 0) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, now, now | RELEASED)) {
+                return true;
+            }
+        }
     }
 
     /** Whether a refund would give anything back. */
     public boolean refundable() {
-        return !refundable.isEmpty() && state == OPEN;
+        return !refundable.isEmpty() && (state & CLOSED) == OPEN;
     }
 
     /** Whether a settle would change the plan's charge: the decision charged its plan and is neither refunded nor settled. */
     public boolean settleable() {
-        return !settleable.isEmpty() && state == OPEN;
+        return !settleable.isEmpty() && (state & CLOSED) == OPEN;
     }
 
     /** The store the takes came from; only a receipt of a decision that took something has one. */
@@ -156,7 +173,8 @@ public final class Receipt {
 
     /** The store the plan takes came from; only a receipt with {@link #settleableTakes} has one. */
     QuotaStore planStore() {
-        return Objects.requireNonNull(planStore, "a receipt that charged no plan has no plan store");
+        return Objects.requireNonNull(settleable.isEmpty() ? null : planStore,
+                "a receipt that charged no plan has no plan store");
     }
 
     List<Take> refundableTakes() {
@@ -175,7 +193,7 @@ public final class Receipt {
 
     /** True once: the caller that wins may give the tokens back; a settle after it does nothing. */
     boolean spend() {
-        return this != NONE && STATE.compareAndSet(this, OPEN, REFUNDED) && !refundable.isEmpty();
+        return this != NONE && close(REFUNDED) && !refundable.isEmpty();
     }
 
     /**
@@ -186,17 +204,31 @@ public final class Receipt {
         if (settleable.isEmpty()) {
             return Settlement.Outcome.NOTHING_TO_SETTLE;
         }
-        if (STATE.compareAndSet(this, OPEN, SETTLED)) {
+        if (close(SETTLED)) {
             return null;
         }
-        return state == SETTLED ? Settlement.Outcome.ALREADY_SETTLED : Settlement.Outcome.REFUNDED;
+        return (state & CLOSED) == SETTLED ? Settlement.Outcome.ALREADY_SETTLED : Settlement.Outcome.REFUNDED;
+    }
+
+    /** True once: closes an open receipt as {@code how} ({@link #REFUNDED} or {@link #SETTLED}), its leases' bit kept. */
+    private boolean close(int how) {
+        while (true) {
+            int now = state;
+            if ((now & CLOSED) != OPEN) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, now, now | how)) {
+                return true;
+            }
+        }
     }
 
     @Override
     public String toString() {
-        int closed = state;
+        int now = state;
+        int closed = now & CLOSED;
         return "Receipt[" + refundable.size() + " refundable buckets"
                 + (closed == REFUNDED ? ", refunded" : closed == SETTLED ? ", settled" : "")
-                + (leases.isEmpty() ? "" : ", " + leases.size() + " leases" + (released ? " given back" : "")) + "]";
+                + (leases.isEmpty() ? "" : ", " + leases.size() + " leases" + ((now & RELEASED) != 0 ? " given back" : "")) + "]";
     }
 }

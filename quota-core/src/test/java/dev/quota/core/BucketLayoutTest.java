@@ -41,6 +41,46 @@ class BucketLayoutTest {
         }
     }
 
+    /**
+     * A customer's plan key is kept from its second decision in its slot on, and customers seen
+     * once each (20,000 of them, about five a slot) do not push it out: their keys are made, not kept.
+     */
+    @Test
+    void planKey_isKeptFromTheSecondDecision_andCustomersSeenOnceDoNotPushItOut() {
+        Customer alice = Customer.of("alice", "free");
+        Draw first = layout.plan(config, alice, plan, null, LocalShare.WHOLE).get(0);
+        Draw second = layout.plan(config, alice, plan, null, LocalShare.WHOLE).get(0);
+        Draw third = layout.plan(config, alice, plan, null, LocalShare.WHOLE).get(0);
+        assertThat(second.key()).isEqualTo(first.key()).isNotSameAs(first.key());
+        assertThat(third.key()).isSameAs(second.key());
+        for (int i = 0; i < 20_000; i++) {
+            Customer once = Customer.of("once" + i, "free");
+            assertThat(planKey(once)).isEqualTo("quota:{c." + Hashes.keyPart("ACCOUNT", "once" + i) + "}:p");
+        }
+        assertThat(layout.plan(config, alice, plan, null, LocalShare.WHOLE).get(0).key()).isSameAs(second.key());
+    }
+
+    /**
+     * A draw's shape (limits, policies, role, mode) is kept per limits and made again only when
+     * the role or the mode differs: two customers' decisions on the same plan share it.
+     */
+    @Test
+    void drawShape_isSharedByDecisionsOnTheSameLimits_andMadeAgainForAnotherMode() {
+        Draw alice = layout.plan(config, Customer.of("alice", "free"), plan, null, LocalShare.WHOLE).get(0);
+        Draw bob = layout.plan(config, Customer.of("bob", "free"), plan, null, LocalShare.WHOLE).get(0);
+        assertThat(bob.shape()).isSameAs(alice.shape());
+        assertThat(bob.key()).isNotEqualTo(alice.key());
+        assertThat(alice.declared()).isEqualTo(plan.limits());
+        assertThat(alice.policies()).containsExactly("free-burst");
+
+        QuotaConfig shadow = QuotaConfig.builder().plan(plan).mode(Mode.SHADOW).build();
+        Draw shadowed = layout.plan(shadow, Customer.of("alice", "free"), plan, null, LocalShare.WHOLE).get(0);
+        assertThat(shadowed.mode()).isEqualTo(Mode.SHADOW);
+        assertThat(shadowed.take().shadow()).isTrue();
+        assertThat(alice.mode()).isEqualTo(Mode.ENFORCE);
+        assertThat(alice.take().shadow()).isFalse();
+    }
+
     @Test
     void calendarWindow_isTheDayContainingEachDecision_acrossMidnightAndADaylightSavingDay() {
         ZoneId berlin = ZoneId.of("Europe/Berlin");

@@ -12,12 +12,12 @@ import org.junit.jupiter.api.Test;
 class LimitStatusResetTest {
 
     private static final Limit TEN_A_SECOND = new Limit("burst", 20, Refill.greedy(10, Duration.ofSeconds(1)));
+    private static final LimitStatus.Head HEAD = new LimitStatus.Head("free-burst", TEN_A_SECOND, LimitStatus.Role.PLAN);
 
     @Test
     void statusOfNanos_readsEqualsAndRoundsAsTheStatusOfItsDuration() {
         long nanos = 1_200_000_001L;
-        LimitStatus lazy = LimitStatus.ofNanos("free-burst", TEN_A_SECOND, LimitStatus.Role.PLAN, 8, nanos,
-                Duration.ZERO);
+        LimitStatus lazy = LimitStatus.ofNanos(HEAD, 8, nanos, Duration.ZERO);
         LimitStatus given = LimitStatus.of("free-burst", TEN_A_SECOND, LimitStatus.Role.PLAN, 8,
                 Duration.ofNanos(nanos), Duration.ZERO);
 
@@ -29,9 +29,7 @@ class LimitStatusResetTest {
 
     @Test
     void resetSeconds_ofWholeSecondsAndOfZeroNanos_isNotRoundedUp() {
-        assertThat(LimitStatus.ofNanos("free-burst", TEN_A_SECOND, LimitStatus.Role.PLAN, 0, 2_000_000_000L,
-                Duration.ZERO).resetSeconds()).isEqualTo(2);
-        assertThat(LimitStatus.ofNanos("free-burst", TEN_A_SECOND, LimitStatus.Role.PLAN, 20, 0,
-                Duration.ZERO).resetSeconds()).isZero();
+        assertThat(LimitStatus.ofNanos(HEAD, 0, 2_000_000_000L, Duration.ZERO).resetSeconds()).isEqualTo(2);
+        assertThat(LimitStatus.ofNanos(HEAD, 20, 0, Duration.ZERO).resetSeconds()).isZero();
     }
 }

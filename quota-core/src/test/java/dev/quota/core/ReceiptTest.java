@@ -7,6 +7,9 @@ import static dev.quota.core.Configs.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.QuotaDecision.Outcome;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.Take;
 import dev.quota.core.store.InMemoryStore;
 import dev.quota.testkit.MutableClock;
 import java.time.Duration;
@@ -52,6 +55,39 @@ class ReceiptTest {
         assertThat(remaining(next, "free-burst")).isEqualTo(98);
         assertThat(remaining(next, "transfers-per-hour")).isEqualTo(9);
         assertThat(remaining(next, "transfer-amount-daily")).isEqualTo(1_000_00 - 1);
+    }
+
+    /**
+     * A receipt's close (a refund or a settle, once) and its leases' release (once) are one field:
+     * each happens once, in any order, and neither undoes the other.
+     */
+    @Test
+    void closeAndRelease_eachOnce_inEitherOrder() {
+        InMemoryStore store = InMemoryStore.builder().clock(clock).build();
+        Limit limit = greedy("burst", 10, 10, Duration.ofHours(1));
+        Take take = Take.of(new BucketKey("receipt-test"), new BucketSpec(List.of(limit), 1), 1);
+
+        Receipt refunded = new Receipt(store, List.of(take), 1, List.of(take), List.of(take));
+        assertThat(refunded.release()).isTrue();
+        assertThat(refunded.release()).isFalse();
+        assertThat(refunded.holdsLeases()).isFalse();
+        assertThat(refunded.refundable()).isTrue();
+        assertThat(refunded.spend()).isTrue();
+        assertThat(refunded.spend()).isFalse();
+        assertThat(refunded.settle()).isEqualTo(Settlement.Outcome.REFUNDED);
+        assertThat(refunded.leaseStore()).isSameAs(store);
+        assertThat(refunded.planStore()).isSameAs(store);
+        assertThat(refunded).hasToString("Receipt[1 refundable buckets, refunded, 1 leases given back]");
+
+        Receipt settled = new Receipt(store, List.of(), 1, List.of(take), List.of(take));
+        assertThat(settled.settle()).isNull();
+        assertThat(settled.settle()).isEqualTo(Settlement.Outcome.ALREADY_SETTLED);
+        assertThat(settled.spend()).isFalse();
+        assertThat(settled.holdsLeases()).isTrue();
+        assertThat(settled.release()).isTrue();
+        assertThat(settled.holdsLeases()).isFalse();
+        assertThat(settled.settleable()).isFalse();
+        assertThat(settled).hasToString("Receipt[0 refundable buckets, settled, 1 leases given back]");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.quota.redis;
 
 import dev.quota.core.spi.BucketMath;
+import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.ArrayList;
@@ -57,14 +58,24 @@ final class ConsumeJob extends CasJob {
     void compute(CasRound round) {
         if (takes.size() == 1) { // a one-limit decision: its step is its answer and its write
             Cell cell = round.cell(key(0));
-            // a state parsed for this round is the cell's alone: its tokens taken without a copy
-            BucketMath.Step step = cell.owned ? BucketMath.decideInPlace(takes.get(0), cell.state, round.now())
-                    : BucketMath.decide(takes.get(0), cell.state, round.now());
-            RemoteBucketState after = step.after();
+            ConsumeResult result;
+            RemoteBucketState after;
+            if (cell.owned) {
+                // a state parsed for this round is the cell's alone: its tokens taken without a
+                // copy, the write put in the round's array (no step object)
+                RemoteBucketState[] write = round.jobStates(1);
+                result = BucketMath.decideInPlace(takes.get(0), cell.state, round.now(), write, 0);
+                after = write[0];
+                write[0] = null; // nothing kept past the round
+            } else {
+                BucketMath.Step step = BucketMath.decide(takes.get(0), cell.state, round.now());
+                result = step.result();
+                after = step.after();
+            }
             if (after != null) {
                 cell.write(after, round.expiry());
             }
-            answer(List.of(step.result()));
+            answer(List.of(result));
             return;
         }
         int n = takes.size();

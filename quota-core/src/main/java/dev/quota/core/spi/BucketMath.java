@@ -323,18 +323,37 @@ public final class BucketMath {
      *              give up, held by nothing else
      */
     public static Step decideInPlace(Take take, @Nullable RemoteBucketState state, long nowNanos) {
+        RemoteBucketState[] write = new RemoteBucketState[1];
+        ConsumeResult result = decideInPlace(take, state, nowNanos, write, 0);
+        return new Step(result, write[0]);
+    }
+
+    /**
+     * {@link #decideInPlace(Take, RemoteBucketState, long)} without a step: the answer, and the
+     * state to write put in {@code writes[i]} (null: leave the bucket as it is), so that a store's
+     * one-limit decision, computed in an array the store keeps, makes no step object.
+     *
+     * @param state  the state of the take's bucket, null where it does not exist; the caller's to
+     *               give up, held by nothing else
+     * @param writes where the state to write goes, at {@code i}
+     */
+    public static ConsumeResult decideInPlace(Take take, @Nullable RemoteBucketState state, long nowNanos,
+                                              @Nullable RemoteBucketState[] writes, int i) {
         BucketSpec spec = take.spec();
         // a refusal, a lease set, a new bucket or an older version: as decide does, on a copy;
         // tokens available before the refill are there after it (a refill only adds)
-        if (state == null || spec.leases() || !current(state, spec) || take.tokens() > state.getAvailableTokens()) {
-            return decide(take, state, nowNanos);
+        if (state != null && !spec.leases() && current(state, spec) && take.tokens() <= state.getAvailableTokens()) {
+            ConsumeResult result = consumeCurrent(state, spec, take.tokens(), nowNanos);
+            if (result.tokensTaken()) {
+                // taken: what ChargeRule.takenAlone gives an admitted take, as decide answers it
+                writes[i] = state;
+                return result;
+            }
+            // refilled to now only: computed again on a copy
         }
-        ConsumeResult result = consumeCurrent(state, spec, take.tokens(), nowNanos);
-        if (!result.tokensTaken()) {
-            return decide(take, state, nowNanos); // refilled to now only: computed again on a copy
-        }
-        // taken: what ChargeRule.takenAlone gives an admitted take, as decide answers it
-        return new Step(result, state);
+        Step step = decide(take, state, nowNanos);
+        writes[i] = step.after();
+        return step.result();
     }
 
     /**
