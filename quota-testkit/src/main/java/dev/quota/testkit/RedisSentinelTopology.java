@@ -18,8 +18,12 @@ public final class RedisSentinelTopology implements AutoCloseable {
     public static final String DEFAULT_MASTER_NAME = "quota-master";
     /** How long {@link #start()} waits for replication and sentinel discovery: 20 seconds. */
     public static final Duration START_TIMEOUT = Duration.ofSeconds(20);
-    /** How long {@link #failover()} waits for the promotion: 30 seconds. */
-    public static final Duration FAILOVER_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * How long {@link #failover()} waits for the promotion: 75 seconds. A sentinel whose timer ran
+     * 2 seconds late (a machine stalled under load) enters TILT mode for 30 seconds and votes in no
+     * failover meanwhile: the wait covers one TILT and the failover after it.
+     */
+    public static final Duration FAILOVER_TIMEOUT = Duration.ofSeconds(75);
 
     private static final int SENTINELS = 3;
 
