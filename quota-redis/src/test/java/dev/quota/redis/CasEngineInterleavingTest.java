@@ -40,6 +40,10 @@ class CasEngineInterleavingTest {
     /** 10 tokens, 10 a minute: nothing refills while time stands still. */
     private static final BucketSpec TEN = new BucketSpec(
             List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofMinutes(1)))), 1);
+    /** Room for a full pipeline and more: {@link #DEEP_CAPACITY} tokens, none refilled while time stands still. */
+    private static final long DEEP_CAPACITY = 2L * KeysInFlight.MAX_DEPTH + 8;
+    private static final BucketSpec DEEP = new BucketSpec(
+            List.of(new Limit("burst", DEEP_CAPACITY, Refill.greedy(DEEP_CAPACITY, Duration.ofMinutes(1)))), 1);
 
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
     private final AtomicLong wall = new AtomicLong();
@@ -237,20 +241,20 @@ class CasEngineInterleavingTest {
         BucketKey key = freshKey();
         replies().hold();
         List<Caller> pipelined = fillPipeline(key);
-        Caller past = Caller.consume(store, key, 2);
+        Caller past = Caller.consume(store, key, DEEP, 2);
         awaitUntil(() -> store.engine().heldCount() == 1);
 
         assertThat(replies().sent()).isEqualTo(KeysInFlight.MAX_DEPTH);
         replies().release(0);
-        assertThat(pipelined.get(0).remaining()).isEqualTo(9);
+        assertThat(pipelined.get(0).remaining()).isEqualTo(DEEP_CAPACITY - 1);
         awaitUntil(() -> replies().sent() == KeysInFlight.MAX_DEPTH + 1);
         assertThat(past.finished()).isFalse();
         releaseAll(1, KeysInFlight.MAX_DEPTH + 1);
 
         for (int i = 0; i < pipelined.size(); i++) {
-            assertThat(pipelined.get(i).remaining()).isEqualTo(9 - i);
+            assertThat(pipelined.get(i).remaining()).isEqualTo(DEEP_CAPACITY - 1 - i);
         }
-        assertThat(past.remaining()).isEqualTo(8 - KeysInFlight.MAX_DEPTH);
+        assertThat(past.remaining()).isEqualTo(DEEP_CAPACITY - 2 - KeysInFlight.MAX_DEPTH);
         assertThat(replies().sent()).isEqualTo(KeysInFlight.MAX_DEPTH + 1);
     }
 
@@ -303,9 +307,9 @@ class CasEngineInterleavingTest {
         BucketKey key = freshKey();
         replies().hold();
         List<Caller> pipelined = fillPipeline(key);
-        Caller second = Caller.consume(store, key, 1);
+        Caller second = Caller.consume(store, key, DEEP, 1);
         awaitUntil(() -> store.engine().heldCount() == 1);
-        Caller third = Caller.consume(store, key, 1);
+        Caller third = Caller.consume(store, key, DEEP, 1);
         awaitUntil(() -> store.engine().heldCount() == 2);
         replies().onNextSend(() -> {
             throw new SendFailed();
@@ -330,11 +334,11 @@ class CasEngineInterleavingTest {
         }
         assertThat(errors).isEqualTo(1);
         assertThat(replies().sent()).isEqualTo(KeysInFlight.MAX_DEPTH);
-        Caller after = Caller.consume(store, key, 1);
+        Caller after = Caller.consume(store, key, DEEP, 1);
         awaitUntil(() -> replies().sent() == KeysInFlight.MAX_DEPTH + 1);
         replies().release(KeysInFlight.MAX_DEPTH);
         // the pipelined callers' tokens taken; the failed send's never
-        assertThat(after.remaining()).isEqualTo(9 - KeysInFlight.MAX_DEPTH);
+        assertThat(after.remaining()).isEqualTo(DEEP_CAPACITY - 1 - KeysInFlight.MAX_DEPTH);
     }
 
     @Test
@@ -342,7 +346,7 @@ class CasEngineInterleavingTest {
         BucketKey key = freshKey();
         replies().hold();
         List<Caller> pipelined = fillPipeline(key);
-        Caller waiting = Caller.consume(store, key, 2);
+        Caller waiting = Caller.consume(store, key, DEEP, 2);
         awaitUntil(() -> store.engine().heldCount() == 1);
 
         waiting.thread.interrupt();
@@ -350,12 +354,12 @@ class CasEngineInterleavingTest {
         assertThat(waiting.failure(QuotaStoreException.class)).hasMessageContaining("interrupted");
         assertThat(waiting.interruptedAtEnd.get()).isTrue();
         releaseAll(0, KeysInFlight.MAX_DEPTH);
-        assertThat(pipelined.get(KeysInFlight.MAX_DEPTH - 1).remaining()).isEqualTo(10 - KeysInFlight.MAX_DEPTH);
-        Caller after = Caller.consume(store, key, 1);
+        assertThat(pipelined.get(KeysInFlight.MAX_DEPTH - 1).remaining()).isEqualTo(DEEP_CAPACITY - KeysInFlight.MAX_DEPTH);
+        Caller after = Caller.consume(store, key, DEEP, 1);
         awaitUntil(() -> replies().sent() == KeysInFlight.MAX_DEPTH + 1);
         replies().release(KeysInFlight.MAX_DEPTH);
         // the interrupted caller's 2 were never taken
-        assertThat(after.remaining()).isEqualTo(9 - KeysInFlight.MAX_DEPTH);
+        assertThat(after.remaining()).isEqualTo(DEEP_CAPACITY - 1 - KeysInFlight.MAX_DEPTH);
     }
 
     @Test
@@ -363,9 +367,9 @@ class CasEngineInterleavingTest {
         BucketKey key = freshKey();
         replies().hold();
         List<Caller> pipelined = fillPipeline(key);
-        Caller second = Caller.consume(store, key, 1);
+        Caller second = Caller.consume(store, key, DEEP, 1);
         awaitUntil(() -> store.engine().heldCount() == 1);
-        Caller third = Caller.consume(store, key, 1);
+        Caller third = Caller.consume(store, key, DEEP, 1);
         awaitUntil(() -> store.engine().heldCount() == 2);
         AtomicReference<Thread> combiner = new AtomicReference<>();
         replies().onNextSend(() -> { // interrupted while it steps for everyone
@@ -386,22 +390,22 @@ class CasEngineInterleavingTest {
                 assertThat(caller.outcome()).isInstanceOf(QuotaStoreException.class).hasMessageContaining("interrupted");
                 assertThat(caller.interruptedAtEnd.get()).isTrue();
             } else {
-                assertThat(caller.remaining()).isEqualTo(9 - i);
+                assertThat(caller.remaining()).isEqualTo(DEEP_CAPACITY - 1 - i);
             }
         }
         assertThat(callers.stream().map(caller -> caller.thread)).contains(combiner.get());
-        Caller after = Caller.consume(store, key, 1);
+        Caller after = Caller.consume(store, key, DEEP, 1);
         awaitUntil(() -> replies().sent() == KeysInFlight.MAX_DEPTH + 2);
         replies().release(KeysInFlight.MAX_DEPTH + 1);
         // every one taken: the send went out for everyone
-        assertThat(after.remaining()).isEqualTo(10 - callers.size() - 1);
+        assertThat(after.remaining()).isEqualTo(DEEP_CAPACITY - callers.size() - 1);
     }
 
     /** {@link KeysInFlight.MAX_DEPTH} callers taking 1 each, each in a script of its own, all sent, none answered. */
     private List<Caller> fillPipeline(BucketKey key) {
         List<Caller> callers = new ArrayList<>();
         for (int i = 0; i < KeysInFlight.MAX_DEPTH; i++) {
-            callers.add(Caller.consume(store, key, 1));
+            callers.add(Caller.consume(store, key, DEEP, 1));
             int sent = i + 1;
             awaitUntil(() -> replies().sent() == sent);
         }
@@ -438,11 +442,15 @@ class CasEngineInterleavingTest {
         }
 
         static Caller consume(RedisStore store, BucketKey key, long tokens) {
+            return consume(store, key, TEN, tokens);
+        }
+
+        static Caller consume(RedisStore store, BucketKey key, BucketSpec spec, long tokens) {
             Caller[] self = new Caller[1];
             self[0] = new Caller(() -> {
                 Caller caller = self[0];
                 try {
-                    caller.result.complete(store.tryConsume(key, TEN, tokens));
+                    caller.result.complete(store.tryConsume(key, spec, tokens));
                 } catch (Throwable t) {
                     caller.result.completeExceptionally(t);
                 } finally {
