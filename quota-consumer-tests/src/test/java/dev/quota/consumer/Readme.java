@@ -13,7 +13,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The snippets README.md marks as the way to use the library: each is the fenced code block
+ * The snippets the docs mark as the way to use the library, in README.md (a service of your own)
+ * and docs/runtimes.md (each runtime's wiring, {@code quota-cdi}): each is the fenced code block
  * between {@code <!-- snippet:NAME -->} and {@code <!-- /snippet -->}, indented or not (inside a
  * list item).
  */
@@ -23,22 +24,32 @@ final class Readme {
             "<!-- snippet:([a-z-]+) -->[ \\t]*\\n[ \\t]*```[a-z]*\\n(.*?)\\n[ \\t]*```[ \\t]*\\n[ \\t]*<!-- /snippet -->",
             Pattern.DOTALL);
 
+    /** The files that mark snippets, relative to the checkout. */
+    static final List<String> FILES = List.of("README.md", "docs/runtimes.md");
+
     private Readme() {
     }
 
-    /** Every marked snippet by name, as lines, in the order of the README. */
-    static Map<String, List<String>> snippets() {
-        String text;
-        try {
-            text = Files.readString(Checkout.root().resolve("README.md"), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    /** The text of each file of {@link #FILES}, one after the other. */
+    static String text() {
+        StringBuilder text = new StringBuilder();
+        for (String file : FILES) {
+            try {
+                text.append(Files.readString(Checkout.root().resolve(file), StandardCharsets.UTF_8)).append('\n');
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
+        return text.toString();
+    }
+
+    /** Every marked snippet by name, as lines, in the order of the README, then docs/runtimes.md. */
+    static Map<String, List<String>> snippets() {
         Map<String, List<String>> snippets = new LinkedHashMap<>();
-        Matcher matcher = SNIPPET.matcher(text);
+        Matcher matcher = SNIPPET.matcher(text());
         while (matcher.find()) {
             if (snippets.put(matcher.group(1), matcher.group(2).lines().toList()) != null) {
-                throw new IllegalStateException("README.md marks snippet " + matcher.group(1) + " twice");
+                throw new IllegalStateException(FILES + " mark snippet " + matcher.group(1) + " twice");
             }
         }
         return snippets;

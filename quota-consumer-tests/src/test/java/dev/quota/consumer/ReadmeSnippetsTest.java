@@ -2,8 +2,6 @@ package dev.quota.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +18,8 @@ import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
 
 /**
- * The README's "Use it in your service" is the single source of truth: every consumer project
- * contains its snippets verbatim and takes the library in no other way.
+ * The README's "Use it in your service" and docs/runtimes.md are the single source of truth: every
+ * consumer project contains their snippets verbatim and takes the library in no other way.
  */
 class ReadmeSnippetsTest {
 
@@ -42,7 +40,7 @@ class ReadmeSnippetsTest {
             "amount", "src/main/java/example/TransferResource.java",
             "cdi-import", "src/main/java/example/ImportResource.java");
 
-    /** A WAR on a Jakarta EE server: the snippets of the README's "Jakarta EE server" section, and their files. */
+    /** A WAR on a Jakarta EE server: the snippets of docs/runtimes.md's "Jakarta EE server", and their files. */
     private static final Map<String, String> EE_WAR = Map.of(
             "ee-maven", "pom.xml",
             "ee-application", "src/main/java/example/Api.java",
@@ -161,11 +159,12 @@ class ReadmeSnippetsTest {
     /**
      * What broke: the README's Jakarta EE server snippet named {@code org.slf4j:slf4j-jdk14} without
      * a version, which the BOM did not manage, so a WAR built from it failed ("version ... is
-     * missing"). Every dependency a README code block names without a version is one the BOM manages.
+     * missing"). Every dependency a code block of the README or docs/runtimes.md names without a
+     * version is one the BOM manages.
      */
     @Test
     void readme_everyDependencyWithoutAVersion_isManagedByTheBom() throws Exception {
-        String readme = Files.readString(Checkout.root().resolve("README.md"), StandardCharsets.UTF_8);
+        String readme = Readme.text();
         Matcher dependency = Pattern.compile("<dependency>(.*?)</dependency>", Pattern.DOTALL).matcher(readme);
         List<String> unversioned = new ArrayList<>();
         while (dependency.find()) {
