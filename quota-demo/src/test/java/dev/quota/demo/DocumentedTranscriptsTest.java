@@ -100,10 +100,10 @@ class DocumentedTranscriptsTest {
             if (i < a.size() && j < b.size() && a.get(i).equals(b.get(j))) {
                 out.append("  ").append(a.get(i++)).append('\n');
                 j++;
-            } else if (j < b.size() && (i == a.size() || common[i][j + 1] >= common[i + 1][j])) {
-                out.append("+ ").append(b.get(j++)).append('\n');
-            } else {
+            } else if (i < a.size() && (j == b.size() || common[i + 1][j] >= common[i][j + 1])) {
                 out.append("- ").append(a.get(i++)).append('\n');
+            } else {
+                out.append("+ ").append(b.get(j++)).append('\n');
             }
         }
         return out.toString();
