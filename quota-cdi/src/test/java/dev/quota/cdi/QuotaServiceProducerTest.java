@@ -17,7 +17,7 @@ import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.Test;
 
 /**
- * The producer the README shows for an application that builds its own {@link QuotaService}
+ * The producer docs/runtimes.md shows for an application that builds its own {@link QuotaService}
  * without this module: {@code @Singleton} works; {@code @ApplicationScoped}, the one most CDI code
  * reaches for, fails the deployment on Weld (WELD-001437), because a normal scope hands out a
  * proxy and {@code QuotaService} is final.

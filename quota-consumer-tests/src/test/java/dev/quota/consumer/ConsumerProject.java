@@ -305,7 +305,7 @@ final class ConsumerProject {
         }
     }
 
-    /** The projects on the runtimes the README names, in the order their builds start. */
+    /** The projects on the runtimes docs/runtimes.md names, in the order their builds start. */
     static List<String> supported() {
         return List.of("jersey-3.1", "resteasy-6.2", "jersey-4.0", "resteasy-7.0", "tomcat-10.1");
     }

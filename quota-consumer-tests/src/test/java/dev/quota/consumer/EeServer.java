@@ -131,7 +131,7 @@ enum EeServer {
 
     /**
      * Starts the server of the built {@code project} with the quota settings in its environment
-     * (environment variables are one of the ways the README names), without waiting.
+     * (environment variables are one of the ways docs/runtimes.md names), without waiting.
      */
     ConsumerProject.Running launch(ConsumerProject project, Map<String, String> settings) {
         Path target = project.dir().resolve("target");

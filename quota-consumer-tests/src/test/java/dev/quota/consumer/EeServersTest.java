@@ -14,10 +14,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The README's Jakarta EE server WAR ({@code quota-cdi} and the store in {@code WEB-INF/lib}, a
+ * The Jakarta EE server WAR of docs/runtimes.md ({@code quota-cdi} and the store in {@code WEB-INF/lib}, a
  * {@code beans.xml}, an {@code Application} that lists no classes, the plans in
  * {@code src/main/resources/plans.yaml}, {@code quota.store} and {@code quota.redis.uri} as
- * environment variables, no quota code) on each server the README names, built from the artifacts
+ * environment variables, no quota code) on each server it names, built from the artifacts
  * this build installed and run as the server's own process against a real Redis. Each server is
  * started once and asked everything the plain runtimes' projects are asked: 200 with RateLimit
  * headers, 401 for an unknown key, anonymous callers limited per client address, transfers decided
@@ -71,7 +71,7 @@ class EeServersTest {
             builds.flushRedis();
             ReadmeChecks.importsSettledAndInFlight(port, EeServer.API, 2000, service::output);
 
-            // the servers' own reason phrases: Servlet 6 cannot hand them the library's (the README's runtime table)
+            // the servers' own reason phrases: Servlet 6 cannot hand them the library's (docs/runtimes.md's table)
             assertThat(statusLines).as("429 and 422 status lines").isEqualTo(server.statusLines());
 
             RawHttp.Answer admin = RawHttp.get("127.0.0.1", port, EeServer.API + "/admin/config",

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A user's service on Quarkus 3.34 (Quarkus REST with quota-jaxrs or quota-cdi, RESTEasy classic
- * with quota-cdi) and on Helidon MP 4.4 (quota-cdi), wired as the README says, built with Maven
+ * with quota-cdi) and on Helidon MP 4.4 (quota-cdi), wired as docs/runtimes.md says, built with Maven
  * against the artifacts this build installed (Quarkus as an uber-jar), run as a process of its own
  * against a real Redis, and asked what {@link ConsumerBuildsTest} asks the other runtimes: 200 with
  * RateLimit headers, 401 for an unknown key, anonymous callers per client address, transfers decided
