@@ -5,6 +5,7 @@ import dev.quota.core.QuotaDecision;
 import dev.quota.core.Settlement;
 import dev.quota.core.resilience.CircuitBreakerStore;
 import io.opentelemetry.api.common.AttributeKey;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -27,6 +28,9 @@ final class Names {
     static final String STORE_ERRORS = "quota.store.errors";
     static final String BREAKER_STATE = "quota.store.breaker.state";
     static final String RELOADS = "quota.config.reloads";
+    static final String CONFIG_VERSION = "quota.config.version";
+    static final String TOP_REFUSALS = "quota.top.refusals";
+    static final String TOP_SPENDING = "quota.top.spending";
     static final String FAILED_KEYS = "quota.failed_keys";
     /** The span this module starts when asked ({@link OpenTelemetryQuotaListener.Builder#decisionSpans}). */
     static final String DECISION_SPAN = "quota.decision";
@@ -54,7 +58,7 @@ final class Names {
      * in-JVM store takes microseconds, one Redis round trip a few hundred of them to a few
      * milliseconds, and the store's command timeout (2 s by default) bounds the slowest.
      */
-    static final java.util.List<Double> DURATION_BOUNDARIES = java.util.List.of(0.0001, 0.00025, 0.0005, 0.001,
+    static final List<Double> DURATION_BOUNDARIES = List.of(0.0001, 0.00025, 0.0005, 0.001,
             0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5);
 
     private Names() {

@@ -7,7 +7,6 @@ import dev.quota.core.QuotaListener;
 import dev.quota.core.QuotaService;
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.Settlement;
-import dev.quota.core.resilience.CircuitBreakerStore;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
@@ -34,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * ASP.NET Core's {@code aspnetcore.rate_limiting.*}, and each decision on the request's span.
  * The application's SDK (its server's, or its own) decides where they go. Register it with
  * {@code QuotaService.builder().listener(OpenTelemetryQuotaListener.create(openTelemetry))}, then
- * {@link #observe} the built service for the store's breaker state; quota-cdi does both when this
+ * {@link #observe} the built service (breaker state, config version, top customers); quota-cdi does both when this
  * module and the API are on the class path.
  *
  * <p>The instruments (scope {@value Names#SCOPE}); docs/opentelemetry.md has their attributes and
@@ -51,9 +50,10 @@ import org.slf4j.LoggerFactory;
  *       {@code quota.fallback.reason}, every series present from the start at 0;
  *       {@code quota.fallback.active}, 1 while the in-JVM fallback decides;</li>
  *   <li>{@code quota.settles} counter by {@code quota.settle.outcome}, every series present at 0;</li>
- *   <li>{@code quota.store.errors} counter by {@code quota.store.in_doubt};
- *       {@code quota.store.breaker.state}, 1 for the breaker's state and 0 for the others, once
- *       {@link #observe observed};</li>
+ *   <li>{@code quota.store.errors} counter by {@code quota.store.in_doubt};</li>
+ *   <li>once the service is {@link #observe observed}: {@code quota.store.breaker.state}, 1 for the
+ *       breaker's state and 0 for the others; {@code quota.config.version}; {@code quota.top.refusals}
+ *       and {@code quota.top.spending} by {@code quota.rank};</li>
  *   <li>{@code quota.config.reloads} by {@code quota.reload.result}; {@code quota.failed_keys} by
  *       {@code quota.result}.</li>
  * </ul>
@@ -160,23 +160,17 @@ public final class OpenTelemetryQuotaListener implements QuotaListener, AutoClos
     }
 
     /**
-     * Publishes {@code service}'s store breaker state as {@code quota.store.breaker.state}: 1 for
-     * its state ({@code closed}, {@code open}, {@code half_open}), 0 for the others, read at each
-     * collection without asking the store. Nothing for a store without a breaker (the in-JVM one).
-     * Call once per service; {@link #close()} stops it.
+     * Publishes what is read from the built {@code service} at each collection, without asking the
+     * store: {@code quota.store.breaker.state} (1 for the breaker's state, {@code closed},
+     * {@code open} or {@code half_open}, 0 for the others; nothing for a store without a breaker),
+     * {@code quota.config.version}, and {@code quota.top.refusals} and {@code quota.top.spending}
+     * by {@code quota.rank} (1 to 10: the counts of the customers this instance limits most, never
+     * who they are). Call once per service; {@link #close()} stops them.
+     *
+     * @throws NullPointerException if {@code service} is null
      */
     public void observe(QuotaService service) {
-        Objects.requireNonNull(service, "service");
-        observers.add(meter.upDownCounterBuilder(Names.BREAKER_STATE).setUnit("{state}")
-                .setDescription("1 for the state the store's circuit breaker is in, 0 for the others")
-                .buildWithCallback(measurement -> {
-                    CircuitBreakerStore.State now = service.admin().store().breaker();
-                    if (now != null) {
-                        for (CircuitBreakerStore.State state : CircuitBreakerStore.State.values()) {
-                            measurement.record(state == now ? 1 : 0, Attributes.of(Names.BREAKER, Names.breaker(state)));
-                        }
-                    }
-                }));
+        observers.addAll(ServiceGauges.register(meter, Objects.requireNonNull(service, "service")));
     }
 
     @Override
@@ -224,7 +218,7 @@ public final class OpenTelemetryQuotaListener implements QuotaListener, AutoClos
         reloads.add(1, Attributes.of(Names.RELOAD_RESULT, applied ? "applied" : "rejected"));
     }
 
-    /** Stops the observed instruments ({@code quota.fallback.active}, {@code quota.store.breaker.state}). */
+    /** Stops the instruments read at collection ({@code quota.fallback.active} and those of {@link #observe}). */
     @Override
     public void close() {
         for (AutoCloseable observer : observers) {

@@ -214,6 +214,34 @@ class OpenTelemetryQuotaListenerTest {
     }
 
     @Test
+    void observedService_publishesItsConfigVersion_andTheCountsOfItsTopCustomersByRank_neverWhoTheyAre() {
+        QuotaService service = service(config(Mode.ENFORCE, AllowList.NONE));
+        listener.observe(service);
+        for (int i = 0; i < 5; i++) {
+            service.decide(alice, null);
+        }
+        service.decide(Customer.of("bob", "free"), null);
+        service.reload(config(Mode.ENFORCE, AllowList.NONE));
+
+        assertThat(longGauges("quota.config.version")).isEqualTo(Map.of(Attributes.empty(), service.config().version()));
+        Map<Attributes, Long> refusals = longGauges("quota.top.refusals");
+        assertThat(refusals).hasSize(10).containsEntry(rank(1), 3L).containsEntry(rank(2), 0L);
+        Map<Attributes, Long> spending = longGauges("quota.top.spending");
+        assertThat(spending).hasSize(10).containsEntry(rank(1), 2L).containsEntry(rank(2), 1L)
+                .containsEntry(rank(10), 0L);
+    }
+
+    @Test
+    void closedListener_publishesNothingReadAtCollection() {
+        listener.observe(service(config(Mode.ENFORCE, AllowList.NONE)));
+
+        listener.close();
+
+        assertThat(reader.collectAllMetrics()).extracting(MetricData::getName)
+                .doesNotContain("quota.config.version", "quota.top.refusals", "quota.fallback.active");
+    }
+
+    @Test
     void breakerState_isNotPublished_forAStoreWithoutABreaker() {
         listener.observe(service(config(Mode.ENFORCE, AllowList.NONE)));
 
@@ -289,6 +317,16 @@ class OpenTelemetryQuotaListenerTest {
     private MetricData metricOrNull(String name) {
         Collection<MetricData> all = reader.collectAllMetrics();
         return all.stream().filter(m -> m.getName().equals(name)).findFirst().orElse(null);
+    }
+
+    private static Attributes rank(int rank) {
+        return Attributes.of(ServiceGauges.RANK, Integer.toString(rank));
+    }
+
+    /** Each point of a long gauge by its attributes. */
+    private Map<Attributes, Long> longGauges(String name) {
+        return metric(name).getLongGaugeData().getPoints().stream()
+                .collect(Collectors.toMap(LongPointData::getAttributes, LongPointData::getValue));
     }
 
     /** Each point of a long sum by its attributes. */
