@@ -64,7 +64,7 @@ final class Quotas implements AutoCloseable {
         List<QuotaListener> listeners = new ArrayList<>(beans.listeners());
         Telemetry telemetry = Telemetry.detect(beans, listeners);
         if (telemetry != null) {
-            listeners.add(telemetry.listener());
+            listeners.add(telemetry);
         }
         Stores.Built store = Stores.build(settings, beans);
         QuotaStack.Builder stack = store.stack().service(builder -> {

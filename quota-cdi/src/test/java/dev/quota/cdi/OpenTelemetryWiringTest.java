@@ -14,9 +14,11 @@ import io.opentelemetry.sdk.metrics.data.LongPointData;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.AfterEach;
@@ -42,6 +44,22 @@ class OpenTelemetryWiringTest {
         @Produces
         @ApplicationScoped
         OpenTelemetry openTelemetry() {
+            return sdk;
+        }
+    }
+
+    /** Whether {@link LateTelemetry} can make its bean yet. */
+    static final AtomicBoolean ready = new AtomicBoolean();
+
+    /** A server whose OpenTelemetry bean cannot be made until it has started, as on Quarkus. */
+    @ApplicationScoped
+    public static class LateTelemetry {
+        @Produces
+        @Dependent
+        OpenTelemetry openTelemetry() {
+            if (!ready.get()) {
+                throw new IllegalStateException("not initialized yet (test)");
+            }
             return sdk;
         }
     }
@@ -106,6 +124,28 @@ class OpenTelemetryWiringTest {
     }
 
     @Test
+    void openTelemetryBeanThatCannotBeMadeAtStart_isUsedFromTheFirstDecisionAfter_andTheDecisionsStand() {
+        Map<String, Long> before = decisions();
+        ready.set(false);
+        try (SystemProperties ignored = new SystemProperties()) {
+            WeldContainer container = CdiWiringTest.weld(LateTelemetry.class).initialize();
+            try {
+                QuotaService service = container.select(QuotaService.class).get();
+                Customer customer = service.customerForApiKey(CdiWiringTest.PLANS_KEY);
+                assertThat(service.decide(customer, null).allowed()).as("decided while the bean cannot be made").isTrue();
+                ready.set(true);
+                service.decide(customer, null);
+                service.decide(customer, null);
+            } finally {
+                container.shutdown();
+            }
+        }
+
+        assertThat(decisions().getOrDefault("admitted", 0L) - before.getOrDefault("admitted", 0L)).isEqualTo(1);
+        assertThat(decisions().getOrDefault("refused", 0L) - before.getOrDefault("refused", 0L)).isEqualTo(1);
+    }
+
+    @Test
     void applicationsOwnListener_isNotDoubled() {
         Map<String, Long> before = decisions();
 
@@ -121,8 +161,8 @@ class OpenTelemetryWiringTest {
             WeldContainer container = CdiWiringTest.weld(ServerTelemetry.class).initialize();
             try {
                 assertThat(container.select(QuotaProducers.class).get().quotas().summary())
-                        .endsWith(", metrics and span attributes to OpenTelemetry through the application's"
-                                + " OpenTelemetry bean");
+                        .endsWith(", metrics and span attributes to OpenTelemetry (the application's"
+                                + " OpenTelemetry bean, else GlobalOpenTelemetry)");
             } finally {
                 container.shutdown();
             }
