@@ -52,6 +52,10 @@ final class Telemetry implements QuotaListener {
     /** The built service, whose breaker state, config version and top customers are published too. */
     synchronized void observe(QuotaService built) {
         this.service = built;
+        QuotaListener made = delegate;
+        if (made != null) {
+            OpenTelemetryWiring.observe(made, built);
+        }
     }
 
     /** Stops the instruments read at collection: the application's meter outlives it on a server. */
