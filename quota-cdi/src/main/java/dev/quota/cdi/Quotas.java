@@ -10,6 +10,7 @@ import dev.quota.jaxrs.CallerResolver;
 import dev.quota.jaxrs.ClientAddress;
 import dev.quota.jaxrs.QuotaAdminResource;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -30,10 +31,12 @@ final class Quotas implements AutoCloseable {
     private final String customers;
     private final String summary;
     private final QuotaAdminResource adminResource;
+    private final @Nullable Telemetry telemetry;
 
     private Quotas(QuotaSettings settings, QuotaStack stack, CallerResolver callerResolver, String customers,
-                   String summary) {
+                   String summary, @Nullable Telemetry telemetry) {
         this.settings = settings;
+        this.telemetry = telemetry;
         this.stack = stack;
         this.service = stack.service();
         this.callerResolver = callerResolver;
@@ -58,7 +61,11 @@ final class Quotas implements AutoCloseable {
         QuotaConfig config = PlansFile.load(settings, loader);
         CallerResolver caller = callerResolver(settings.caller());
         CustomerDirectory directory = beans.customers();
-        List<QuotaListener> listeners = beans.listeners();
+        List<QuotaListener> listeners = new ArrayList<>(beans.listeners());
+        Telemetry telemetry = Telemetry.detect(beans, listeners);
+        if (telemetry != null) {
+            listeners.add(telemetry);
+        }
         Stores.Built store = Stores.build(settings, beans);
         QuotaStack.Builder stack = store.stack().service(builder -> {
             builder.config(config).keyPrefix(settings.keyPrefix());
@@ -71,20 +78,32 @@ final class Quotas implements AutoCloseable {
         if (settings.plansOnDisk() && !settings.reloadInterval().isZero()) {
             stack.watch(Path.of(settings.plans()), settings.reloadInterval());
         }
-        QuotaStack built = stack.build();
+        QuotaStack built;
+        try {
+            built = stack.build();
+        } catch (RuntimeException e) {
+            if (telemetry != null) {
+                telemetry.close();
+            }
+            throw e;
+        }
         QuotaService service = built.service();
+        if (telemetry != null) {
+            telemetry.observe(service);
+        }
         String customers = directory == null ? "the plans file" : "the application's " + directory
                 + " (answers kept " + settings.customersTtl() + ")";
         String summary = String.format("plans %s (version %d, %d plans%s), store %s, customers from %s, callers by %s,"
-                + " admin API %s", settings.plans(), service.config().version(), service.config().plans().size(),
+                + " admin API %s%s", settings.plans(), service.config().version(), service.config().plans().size(),
                 settings.plansOnDisk() && !settings.reloadInterval().isZero()
                         ? ", checked for edits every " + settings.reloadInterval().toMillis() + " ms" : "",
                 built.store().describe(), customers, String.join(" then ", settings.caller()),
-                settings.adminToken() == null ? "off" : "at /admin (" + settings.adminToken() + ")");
+                settings.adminToken() == null ? "off" : "at /admin (" + settings.adminToken() + ")",
+                telemetry == null ? "" : ", metrics and span attributes to " + telemetry.describe());
         // "on" is said by QuotaProviders once the Jakarta REST application has taken the filters
         log.info("quota: service built: {}; not enforced until the Jakarta REST application registers"
                 + " QuotaProviders", summary);
-        return new Quotas(settings, built, caller, customers, summary);
+        return new Quotas(settings, built, caller, customers, summary, telemetry);
     }
 
     QuotaService service() {
@@ -127,6 +146,9 @@ final class Quotas implements AutoCloseable {
     @Override
     public void close() {
         stack.close();
+        if (telemetry != null) {
+            telemetry.close();
+        }
         log.info("quota: service closed");
     }
 

@@ -93,7 +93,15 @@ final class ConsumerProject {
 
     /** Starts the built service against {@code redisUri} and waits until it answers HTTP. */
     Running start(String redisUri) {
-        Running running = launch(redisUri);
+        return start(redisUri, Map.of());
+    }
+
+    /**
+     * Starts the built service against {@code redisUri}, with {@code environment} added to its
+     * environment, and waits until it answers HTTP.
+     */
+    Running start(String redisUri, Map<String, String> environment) {
+        Running running = launch(redisUri, environment);
         try {
             running.awaitAnswering();
         } catch (RuntimeException e) {
@@ -105,6 +113,10 @@ final class ConsumerProject {
 
     /** Starts the built service against {@code redisUri}, without waiting for anything. */
     Running launch(String redisUri) {
+        return launch(redisUri, Map.of());
+    }
+
+    private Running launch(String redisUri, Map<String, String> environment) {
         int port = freePort();
         Path log = dir.resolveSibling(name + "-run.log");
         String java = javaHome.resolve("bin").resolve("java").toString();
@@ -113,6 +125,7 @@ final class ConsumerProject {
                 .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(Map.of("PORT", Integer.toString(port), "REDIS_URL", redisUri,
                 "QUOTA_ADMIN_TOKEN", ADMIN_TOKEN));
+        builder.environment().putAll(environment);
         Process process;
         try {
             process = builder.start();

@@ -66,6 +66,17 @@ final class Listeners implements QuotaListener {
     }
 
     @Override
+    public void onRelease(QuotaDecision decision) {
+        for (QuotaListener listener : listeners) {
+            try {
+                listener.onRelease(decision);
+            } catch (RuntimeException e) {
+                failed(listener, "onRelease", e);
+            }
+        }
+    }
+
+    @Override
     public void onReload(boolean applied, long version) {
         for (QuotaListener listener : listeners) {
             try {

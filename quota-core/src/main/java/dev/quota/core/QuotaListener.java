@@ -58,6 +58,18 @@ public interface QuotaListener {
     }
 
     /**
+     * The in-flight leases a decision held ({@link Concurrency}) were given back
+     * ({@link QuotaService#release}): told once per decision that held any, by the call that gave
+     * them back, even when the store failed to take them (they then come back at their lease
+     * timeout). With {@link #onDecision} of a decision whose receipt {@link Receipt#holdsLeases()
+     * holds leases}, it tells how many leases this instance's requests hold now.
+     *
+     * @param decision the decision whose leases were given back, as {@link #onDecision} was told it
+     */
+    default void onRelease(QuotaDecision decision) {
+    }
+
+    /**
      * A new config was offered to {@link QuotaService#reload}: applied, or rejected (invalid file,
      * version not higher) with the previous config staying active.
      *

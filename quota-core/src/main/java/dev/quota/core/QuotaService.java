@@ -357,9 +357,12 @@ public final class QuotaService implements AutoCloseable {
      * that holds them, once (a second call does nothing): called when the request's response has
      * been written, or failed. One store call per lease set. Best effort: a store failure is logged
      * and counted as a store failure, not thrown, and the lease comes back at its lease timeout.
+     * The listeners are told once ({@link QuotaListener#onRelease}).
      */
     public void release(QuotaDecision decision) {
-        runner.release(decision.receipt());
+        if (runner.release(decision.receipt())) {
+            listener.onRelease(decision);
+        }
     }
 
     /**

@@ -25,6 +25,7 @@ class InFlightLimitTest {
             .withConcurrency(Concurrency.of(5));
     private final SwitchableStore store = new SwitchableStore(clock);
     private final AtomicInteger storeFailures = new AtomicInteger();
+    private final List<QuotaDecision> released = new ArrayList<>();
 
     private QuotaService service(Plan plan, Rule... rules) {
         return QuotaService.builder().store(store).config(config(List.of(plan), List.of(rules), List.of()))
@@ -32,6 +33,11 @@ class InFlightLimitTest {
                     @Override
                     public void onStoreFailure(RuntimeException e) {
                         storeFailures.incrementAndGet();
+                    }
+
+                    @Override
+                    public void onRelease(QuotaDecision decision) {
+                        released.add(decision);
                     }
                 }).clock(clock).build();
     }
@@ -92,6 +98,19 @@ class InFlightLimitTest {
         assertThat(running.get(0).receipt().holdsLeases()).isFalse();
         assertThat(service.decide(alice, "transfers").allowed()).isTrue();
         assertThat(service.decide(alice, "transfers").allowed()).as("released twice, freed once").isFalse();
+    }
+
+    @Test
+    void release_tellsTheListenersOnce_andNotForADecisionWithoutLeases() {
+        QuotaService service = service(free(), transfers);
+        List<QuotaDecision> running = admitFive(service, alice);
+        QuotaDecision planOnly = service.decide(alice, null);
+
+        service.release(running.get(0));
+        service.release(running.get(0));
+        service.release(planOnly);
+
+        assertThat(released).containsExactly(running.get(0));
     }
 
     @Test
