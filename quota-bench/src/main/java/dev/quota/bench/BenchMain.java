@@ -23,6 +23,7 @@ import java.util.logging.Logger;
  * java -jar quota-bench/target/quota-bench.jar --quick                                  # about 2 minutes
  * java -jar quota-bench/target/quota-bench.jar grid [--quick]    # the JCache grid scenario, {@link dev.quota.bench.grid.GridBench}
  * java -jar quota-bench/target/quota-bench.jar leases [--quick]  # in-flight leases on Redis, {@link LeaseBench}
+ * java -jar quota-bench/target/quota-bench.jar decisions [--quick]  # the decision path at 1 to 64 threads (JMH), {@link dev.quota.bench.jmh.DecisionPathBench}
  * </pre>
  */
 public final class BenchMain {
@@ -37,6 +38,10 @@ public final class BenchMain {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("grid")) {
             dev.quota.bench.grid.GridBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("decisions")) {
+            dev.quota.bench.jmh.DecisionPathBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("leases")) {

@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,10 +24,21 @@ import org.jspecify.annotations.Nullable;
  * and any customer with more than {@code 1/counters} of the slot's total weight is in the summary.
  * Over the window a customer's count is the sum over the live slots, where a slot that does not
  * hold it adds its smallest count (0 when it has a free counter) to the count and to the overcount.
- * 100 counters, 5 minutes of 1-minute slots: at most 600 counters, whatever the number of customers.
+ * 100 counters, 5 minutes of 1-minute slots: at most 600 counters per stripe, whatever the number
+ * of customers.
  *
- * <p>Thread safety: every method holds this object's lock, briefly and without waiting for anything;
- * {@link #add} is called on the request threads.
+ * <p>Stripes. {@link #add} runs on every request thread, so one lock for the whole sketch would
+ * serialize every decision of the JVM. The sketch starts as one stripe (one ring of slots, one
+ * lock); a thread that finds its stripe's lock taken adds a stripe, doubling them up to the
+ * number of processors rounded up to a power of two, and moves to another. A thread keeps
+ * to its stripe ({@link #PROBES}), so on a quiet machine there is one stripe and the counts are
+ * those of one summary. A read merges the stripes: a customer's count is the sum of its counts
+ * in every stripe (each never below the truth of that stripe's share, so the sum is never below
+ * the truth), its overcount the sum of theirs; a customer with more than {@code 1/counters} of a
+ * slot's weight has more than that share of at least one stripe's slot, so it is a candidate.
+ *
+ * <p>Thread safety: a stripe's slots are guarded by its lock, held briefly and without waiting
+ * for anything; {@link #stripes} only grows, under this object's lock, and is read without it.
  */
 final class HeavyHitters {
 
@@ -35,11 +47,16 @@ final class HeavyHitters {
                     .thenComparing(Comparator.comparingLong(TopCustomers.Entry::atLeast).reversed())
                     .thenComparing(TopCustomers.Entry::customer)
                     .thenComparing(TopCustomers.Entry::kind);
+    /** Each thread's place among the stripes: fixed for a thread until its stripe is contended. */
+    private static final ThreadLocal<int[]> PROBES =
+            ThreadLocal.withInitial(() -> new int[] {mix(Thread.currentThread().getId())});
 
     private final Clock clock;
     private final long slotMillis;
-    /** Slot number n lives at {@code ring[n % ring.length]}; the window's slots are the last {@code ring.length}. */
-    private final Slot[] ring;
+    private final int ringLength;
+    private final int counters;
+    private final int maxStripes;
+    private volatile Stripe[] stripes;
 
     /**
      * @param window   how far back counts reach, a whole number of slots
@@ -47,6 +64,11 @@ final class HeavyHitters {
      * @param counters customers counted per slot, {@code >= 1}
      */
     HeavyHitters(Clock clock, Duration window, Duration slot, int counters) {
+        this(clock, window, slot, counters, Runtime.getRuntime().availableProcessors());
+    }
+
+    /** As above, with at most {@code processors} (rounded up to a power of two) stripes. */
+    HeavyHitters(Clock clock, Duration window, Duration slot, int counters, int processors) {
         if (counters < 1) {
             throw new IllegalArgumentException("counters must be >= 1 but was " + counters);
         }
@@ -57,77 +79,166 @@ final class HeavyHitters {
         this.clock = clock;
         this.slotMillis = slot.toMillis();
         // the current, partly filled slot and the whole slots of the window before it
-        this.ring = new Slot[(int) (window.toMillis() / slotMillis) + 1];
-        for (int i = 0; i < ring.length; i++) {
-            ring[i] = new Slot(counters);
-        }
+        this.ringLength = (int) (window.toMillis() / slotMillis) + 1;
+        this.counters = counters;
+        this.maxStripes = Integer.highestOneBit(Math.max(1, Math.min(processors, 1 << 10)) * 2 - 1);
+        this.stripes = new Stripe[] {new Stripe(ringLength, counters)};
     }
 
     /** Counts {@code weight} for {@code who} now. */
-    synchronized void add(Customer who, long weight) {
-        long number = Math.floorDiv(clock.millis(), slotMillis);
-        Slot slot = ring[(int) Math.floorMod(number, (long) ring.length)];
-        if (slot.number != number) {
-            slot.restart(number);
+    void add(Customer who, long weight) {
+        int[] probe = PROBES.get();
+        Stripe[] current = stripes;
+        Stripe stripe = current[probe[0] & (current.length - 1)];
+        if (!stripe.lock.tryLock()) {
+            // contended: this thread moves on, to a stripe that may be new
+            probe[0] = mix(probe[0]);
+            current = current.length < maxStripes ? grow(current) : current;
+            stripe = current[probe[0] & (current.length - 1)];
+            stripe.lock.lock();
         }
-        slot.add(who.id(), who.kind(), weight);
+        try {
+            stripe.add(Math.floorDiv(clock.millis(), slotMillis), who, weight);
+        } finally {
+            stripe.lock.unlock();
+        }
+    }
+
+    /** Counts {@code weight} for {@code who} now in stripe {@code index}, growing to it: the test's seam. */
+    void addTo(int index, Customer who, long weight) {
+        if (index < 0 || index >= maxStripes) {
+            throw new IllegalArgumentException("stripe must be 0 to " + (maxStripes - 1) + " but was " + index);
+        }
+        Stripe[] current = stripes;
+        while (current.length <= index) {
+            current = grow(current);
+        }
+        Stripe stripe = current[index];
+        stripe.lock.lock();
+        try {
+            stripe.add(Math.floorDiv(clock.millis(), slotMillis), who, weight);
+        } finally {
+            stripe.lock.unlock();
+        }
+    }
+
+    /** The stripes now (at least one, at most the processors rounded up to a power of two). */
+    int stripeCount() {
+        return stripes.length;
+    }
+
+    /** Doubles the stripes unless another thread already did; the stripes now. */
+    private synchronized Stripe[] grow(Stripe[] seen) {
+        Stripe[] current = stripes;
+        if (current != seen || current.length >= maxStripes) {
+            return current;
+        }
+        Stripe[] grown = Arrays.copyOf(current, current.length * 2);
+        for (int i = current.length; i < grown.length; i++) {
+            grown[i] = new Stripe(ringLength, counters);
+        }
+        stripes = grown;
+        return grown;
+    }
+
+    private static int mix(long seed) {
+        long z = seed * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 32)) * 0xD6E8FEB86659FD93L;
+        return (int) (z ^ (z >>> 32));
     }
 
     /** Where the window starts now: the start of its oldest slot. */
     Instant since() {
         long number = Math.floorDiv(clock.millis(), slotMillis);
-        return Instant.ofEpochMilli((number - ring.length + 1) * slotMillis);
+        return Instant.ofEpochMilli((number - ringLength + 1) * slotMillis);
     }
 
     /** The {@code n} customers with the highest counts in the window, highest first. */
-    synchronized List<TopCustomers.Entry> top(int n) {
-        List<Slot> live = live();
+    List<TopCustomers.Entry> top(int n) {
+        long now = Math.floorDiv(clock.millis(), slotMillis);
+        Stripe[] all = stripes;
         Set<Key> candidates = new LinkedHashSet<>();
-        for (Slot slot : live) {
-            for (int i = 0; i < slot.size; i++) {
-                candidates.add(new Key(Objects.requireNonNull(slot.ids[i]), Objects.requireNonNull(slot.kinds[i])));
+        for (Stripe stripe : all) {
+            stripe.lock.lock();
+            try {
+                for (Slot slot : stripe.live(now)) {
+                    for (int i = 0; i < slot.size; i++) {
+                        candidates.add(new Key(Objects.requireNonNull(slot.ids[i]), Objects.requireNonNull(slot.kinds[i])));
+                    }
+                }
+            } finally {
+                stripe.lock.unlock();
             }
         }
         List<TopCustomers.Entry> entries = new ArrayList<>(candidates.size());
         for (Key key : candidates) {
-            entries.add(estimate(live, key));
+            entries.add(estimate(all, now, key));
         }
         entries.sort(RANKING);
         return List.copyOf(entries.subList(0, Math.min(n, entries.size())));
     }
 
     /** The count of one customer in the window, with its overcount; a count of 0 when never seen. */
-    synchronized TopCustomers.Entry of(Customer who) {
-        return estimate(live(), new Key(who.id(), who.kind()));
+    TopCustomers.Entry of(Customer who) {
+        return estimate(stripes, Math.floorDiv(clock.millis(), slotMillis), new Key(who.id(), who.kind()));
     }
 
-    private List<Slot> live() {
-        long now = Math.floorDiv(clock.millis(), slotMillis);
-        List<Slot> live = new ArrayList<>(ring.length);
-        for (Slot slot : ring) {
-            if (slot.number > now - ring.length && slot.number <= now) {
-                live.add(slot);
-            }
-        }
-        return live;
-    }
-
-    private TopCustomers.Entry estimate(List<Slot> live, Key key) {
+    private static TopCustomers.Entry estimate(Stripe[] all, long now, Key key) {
         long count = 0;
         long overcount = 0;
-        for (Slot slot : live) {
-            int at = slot.find(key.id(), key.kind());
-            if (at >= 0) {
-                count += slot.counts[at];
-                overcount += slot.overcounts[at];
-            } else if (slot.full()) {
-                // the customer may have been counted here and evicted: at most the slot's smallest count
-                long floor = slot.smallest();
-                count += floor;
-                overcount += floor;
+        for (Stripe stripe : all) {
+            stripe.lock.lock();
+            try {
+                for (Slot slot : stripe.live(now)) {
+                    int at = slot.find(key.id(), key.kind());
+                    if (at >= 0) {
+                        count += slot.counts[at];
+                        overcount += slot.overcounts[at];
+                    } else if (slot.full()) {
+                        // the customer may have been counted here and evicted: at most the slot's smallest count
+                        long floor = slot.smallest();
+                        count += floor;
+                        overcount += floor;
+                    }
+                }
+            } finally {
+                stripe.lock.unlock();
             }
         }
         return new TopCustomers.Entry(key.id(), key.kind(), count, overcount);
+    }
+
+    /** One stripe: its ring of slots, guarded by its lock. */
+    private static final class Stripe {
+        final ReentrantLock lock = new ReentrantLock();
+        /** Slot number n lives at {@code ring[n % ring.length]}; the window's slots are the last {@code ring.length}. */
+        final Slot[] ring;
+
+        Stripe(int ringLength, int counters) {
+            ring = new Slot[ringLength];
+            for (int i = 0; i < ring.length; i++) {
+                ring[i] = new Slot(counters);
+            }
+        }
+
+        void add(long number, Customer who, long weight) {
+            Slot slot = ring[(int) Math.floorMod(number, (long) ring.length)];
+            if (slot.number != number) {
+                slot.restart(number);
+            }
+            slot.add(who.id(), who.kind(), weight);
+        }
+
+        /** The slots of the window that ends with slot {@code now}. */
+        List<Slot> live(long now) {
+            List<Slot> live = new ArrayList<>(ring.length);
+            for (Slot slot : ring) {
+                if (slot.number > now - ring.length && slot.number <= now) {
+                    live.add(slot);
+                }
+            }
+            return live;
+        }
     }
 
     private record Key(String id, Customer.Kind kind) {

@@ -150,6 +150,93 @@ class HeavyHittersTest {
     }
 
     @Test
+    void oneThread_keepsOneStripe_soTheCountsAreThoseOfOneSummary() {
+        for (int i = 0; i < 10_000; i++) {
+            sketch.add(c("c" + i % 7), 1);
+        }
+
+        assertThat(sketch.stripeCount()).isEqualTo(1);
+    }
+
+    @Test
+    void stripes_mergeOnRead_countsExactlyWhileCountersAreFree() {
+        HeavyHitters striped = new HeavyHitters(clock, Duration.ofMinutes(5), Duration.ofMinutes(1), 3, 4);
+        striped.addTo(0, c("a"), 2);
+        striped.addTo(1, c("a"), 3);
+        striped.addTo(3, c("a"), 4);
+        striped.addTo(2, c("b"), 8);
+
+        assertThat(striped.stripeCount()).isEqualTo(4);
+        assertThat(striped.top(10)).containsExactly(
+                new TopCustomers.Entry("a", Customer.Kind.ACCOUNT, 9, 0),
+                new TopCustomers.Entry("b", Customer.Kind.ACCOUNT, 8, 0));
+    }
+
+    @Test
+    void stripes_neverExceedTheProcessorsRoundedUpToAPowerOfTwo() {
+        HeavyHitters striped = new HeavyHitters(clock, Duration.ofMinutes(5), Duration.ofMinutes(1), 3, 3);
+        striped.addTo(3, c("a"), 1);
+
+        assertThatThrownBy(() -> striped.addTo(4, c("a"), 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("stripe must be 0 to 3 but was 4");
+        assertThat(striped.stripeCount()).isEqualTo(4);
+    }
+
+    @Test
+    void everyCount_boundsTheTrueCount_whenOneStreamIsSpreadOverStripes() {
+        HeavyHitters striped = new HeavyHitters(clock, Duration.ofMinutes(5), Duration.ofMinutes(1), 10, 4);
+        java.util.Random random = new java.util.Random(7);
+        java.util.Map<String, Long> truth = new java.util.HashMap<>();
+        for (int i = 0; i < 20_000; i++) {
+            String id = "c" + (int) Math.floor(Math.pow(200, random.nextDouble()));
+            long weight = 1 + random.nextInt(3);
+            striped.addTo(random.nextInt(4), c(id), weight);
+            truth.merge(id, weight, Long::sum);
+            if (i % 4_000 == 3_999) {
+                clock.advance(Duration.ofMinutes(1));
+            }
+        }
+
+        for (var e : truth.entrySet()) {
+            TopCustomers.Entry estimate = striped.of(c(e.getKey()));
+            assertThat(estimate.count()).as(e.getKey()).isGreaterThanOrEqualTo(e.getValue());
+            assertThat(estimate.atLeast()).as(e.getKey()).isLessThanOrEqualTo(e.getValue());
+        }
+        assertThat(striped.top(1).get(0).customer()).isEqualTo("c1");
+    }
+
+    @Test
+    void addFromManyThreads_withStripes_loosesNoCount() throws Exception {
+        HeavyHitters wide = new HeavyHitters(clock, Duration.ofMinutes(5), Duration.ofMinutes(1), 100, 8);
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                String id = "t" + t;
+                done.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < 20_000; i++) {
+                        wide.add(c(id), 1);
+                        wide.add(c("shared"), 1);
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        assertThat(wide.of(c("shared"))).isEqualTo(new TopCustomers.Entry("shared", Customer.Kind.ACCOUNT, 160_000, 0));
+        assertThat(wide.top(10)).hasSize(9).allSatisfy(e -> assertThat(e.overcount()).isZero());
+        assertThat(wide.stripeCount()).isBetween(1, 8);
+    }
+
+    @Test
     void constructor_rejectsAWindowThatIsNotWholeSlots() {
         assertThatThrownBy(() -> new HeavyHitters(clock, Duration.ofSeconds(90), Duration.ofMinutes(1), 3))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -84,6 +84,16 @@ public final class CircuitBreakerStore implements QuotaStore {
 
     // guarded by itself
     private final FailureWindow window;
+    /**
+     * Whether the window is full and none of its calls failed, while the window is at least as long as
+     * the consecutive-failure threshold: a success then changes nothing, in the window or in
+     * Failsafe's count, so it is not recorded and takes no lock (a lock every call takes would
+     * serialize every decision of the JVM). Set under the window's lock, cleared first by a failure.
+     * A success that read it just before a failure cleared it goes unrecorded, which can only open
+     * the breaker sooner, never later.
+     */
+    private volatile boolean clean;
+    private final boolean windowCoversThreshold;
     private volatile long openedAtNanos;
     private volatile String openReason = "";
     private volatile String lastFailure = "";
@@ -103,6 +113,7 @@ public final class CircuitBreakerStore implements QuotaStore {
         this.healthCheck = builder.healthCheck;
         this.listeners = List.copyOf(builder.listeners);
         this.window = new FailureWindow(builder.slidingWindowSize);
+        this.windowCoversThreshold = builder.slidingWindowSize >= builder.failureThreshold;
         this.breaker = CircuitBreaker.builder()
                 .withFailureThreshold(builder.failureThreshold)
                 .withSuccessThreshold(1) // one trial call at a time, and one success closes
@@ -262,15 +273,25 @@ public final class CircuitBreakerStore implements QuotaStore {
     }
 
     private void succeeded() {
+        if (clean) {
+            return; // the hot path: closed, and nothing to reset
+        }
         if (breaker.isClosed()) {
             synchronized (window) {
                 window.record(false);
+                clean = windowCoversThreshold && window.failureRatePercent() == 0 && breaker.isClosed();
             }
         }
         breaker.recordSuccess();
     }
 
+    /** Whether a success is now recorded without a lock: the test's view of {@link #clean}. */
+    boolean recordsSuccessWithoutLock() {
+        return clean;
+    }
+
     private void failed(QuotaStoreException e) {
+        clean = false;
         lastFailure = String.valueOf(e.getMessage());
         if (!breaker.isClosed()) {
             breaker.recordFailure(); // a failed trial reopens; while open nothing is counted
@@ -319,6 +340,7 @@ public final class CircuitBreakerStore implements QuotaStore {
         trialOut = false;
         synchronized (window) {
             window.clear();
+            clean = false;
         }
         log.info("quota store circuit closed ({})", event.getPreviousState() == CircuitBreaker.State.HALF_OPEN
                 ? "trial call succeeded" : "health check passed");

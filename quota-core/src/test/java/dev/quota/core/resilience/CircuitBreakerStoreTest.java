@@ -108,6 +108,54 @@ class CircuitBreakerStoreTest {
     }
 
     @Test
+    void aWindowOfSuccesses_recordsTheNextSuccessWithoutALock_untilAFailure() {
+        breaker = builder().slidingWindowSize(10).build();
+        for (int i = 0; i < 9; i++) {
+            breaker.tryConsume(KEY, SPEC, 1);
+        }
+        assertThat(breaker.recordsSuccessWithoutLock()).as("9 of 10 calls recorded").isFalse();
+
+        breaker.tryConsume(KEY, SPEC, 1);
+        assertThat(breaker.recordsSuccessWithoutLock()).as("a full window without a failure").isTrue();
+
+        store.down(true);
+        failTimes(1);
+        assertThat(breaker.recordsSuccessWithoutLock()).isFalse();
+        store.down(false);
+        for (int i = 0; i < 9; i++) {
+            breaker.tryConsume(KEY, SPEC, 1);
+        }
+        assertThat(breaker.recordsSuccessWithoutLock()).as("the failure is still in the window").isFalse();
+        breaker.tryConsume(KEY, SPEC, 1);
+        assertThat(breaker.recordsSuccessWithoutLock()).isTrue();
+    }
+
+    @Test
+    void aWindowShorterThanTheFailureThreshold_recordsEverySuccess() {
+        breaker = builder().slidingWindowSize(3).failureThreshold(5).failureRateThreshold(100).build();
+        for (int i = 0; i < 10; i++) {
+            breaker.tryConsume(KEY, SPEC, 1);
+        }
+        // three clean calls say nothing of Failsafe's last five
+        assertThat(breaker.recordsSuccessWithoutLock()).isFalse();
+    }
+
+    @Test
+    void afterACleanWindow_fiveFailuresStillOpen() {
+        breaker = builder().build();
+        for (int i = 0; i < 20; i++) {
+            breaker.tryConsume(KEY, SPEC, 1);
+        }
+        assertThat(breaker.recordsSuccessWithoutLock()).isTrue();
+
+        store.down(true);
+        failTimes(4);
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+        failTimes(1);
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+    }
+
+    @Test
     void failureRateAtThreshold_opensOnceTheWindowIsFull() {
         breaker = builder().slidingWindowSize(10).failureRateThreshold(50).build();
         // fail, succeed, fail, succeed...: never two failures in a row, half of all calls
