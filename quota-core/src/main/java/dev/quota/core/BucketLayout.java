@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.quota.core.internal.CalendarWindow;
 import dev.quota.core.internal.Hashes;
+import dev.quota.core.internal.Scratch;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import java.time.Clock;
@@ -47,9 +48,11 @@ final class BucketLayout {
     /**
      * Each thread's list a request's draws are gathered in before they are listed immutably
      * ({@link #listed}): a one-limit request's draws cost a list of one, not a list and its array.
-     * Laying out is not reentrant (nothing it calls lays out), and the list is cleared after each use.
+     * Laying out is not reentrant (nothing it calls lays out; the {@link Scratch} throws if that
+     * changes), and the list is cleared and given back after each use.
      */
-    private static final ThreadLocal<ArrayList<Draw>> GATHERED = ThreadLocal.withInitial(() -> new ArrayList<>(8));
+    private static final Scratch<ArrayList<Draw>> GATHERED = Scratch.perThread("the thread's list of draws",
+            () -> new ArrayList<>(8));
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.-]{1,32}");
     /** What a customer's plan key ends with, after the key part. */
@@ -121,7 +124,7 @@ final class BucketLayout {
     List<Draw> request(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                        @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         // the plan's bucket, its calendar limit and leases; the rule's two and the amount's
-        ArrayList<Draw> out = GATHERED.get();
+        ArrayList<Draw> out = GATHERED.take();
         try {
             BucketKey c = planKey(customer);
             addPlan(out, config, customer, c, plan, rule, share);
@@ -129,6 +132,7 @@ final class BucketLayout {
             return listed(out);
         } finally {
             out.clear(); // keeps no draw past the request (and none after a throw)
+            GATHERED.giveBack(out);
         }
     }
 
