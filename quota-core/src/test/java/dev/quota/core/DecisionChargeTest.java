@@ -129,6 +129,11 @@ class DecisionChargeTest {
         }
 
         @Override
+        public void releaseLease(BucketKey key, BucketSpec spec, long lease) {
+            buckets.releaseLease(key, spec, lease);
+        }
+
+        @Override
         public ConsumeResult peek(BucketKey key, BucketSpec spec) {
             return buckets.peek(key, spec);
         }

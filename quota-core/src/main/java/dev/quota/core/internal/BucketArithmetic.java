@@ -1,15 +1,19 @@
-package dev.quota.core.spi;
+package dev.quota.core.internal;
 
 import dev.quota.core.Limit;
-import dev.quota.core.internal.Bandwidths;
-import dev.quota.core.internal.ListsOf;
+import dev.quota.core.spi.BucketMath;
+import dev.quota.core.spi.BucketMath.Outcome;
+import dev.quota.core.spi.BucketMath.Step;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.ChargeRule;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.Take;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.BucketState;
 import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.TokensInheritanceStrategy;
 import io.github.bucket4j.VerboseResult;
-import io.github.bucket4j.distributed.proxy.ClientSideConfig;
 import io.github.bucket4j.distributed.remote.CommandResult;
 import io.github.bucket4j.distributed.remote.MutableBucketEntry;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
@@ -21,52 +25,40 @@ import io.github.bucket4j.distributed.remote.commands.CreateInitialStateWithVers
 import io.github.bucket4j.distributed.remote.commands.GetAvailableTokensCommand;
 import io.github.bucket4j.distributed.remote.commands.TryConsumeAndReturnRemainingTokensCommand;
 import io.github.bucket4j.distributed.remote.commands.VerboseCommand;
-import io.github.bucket4j.distributed.versioning.Version;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Bucket4j's own commands, run on bucket states held by a store, so every store computes exactly
+ * The one arithmetic of bucket states, behind {@link BucketMath} (what a store author calls) and
+ * the stores' allocation-saving calls: Bucket4j's own commands, so every store computes exactly
  * what a Bucket4j proxy manager would: a missing bucket is created full, a lower config version is
  * replaced keeping usage ({@link TokensInheritanceStrategy#ADDITIVE}), refill and waits are
- * Bucket4j's. The stores only decide where the states live and how they are swapped atomically.
+ * Bucket4j's.
  *
- * <p>A bucket that exists at the spec's config version (or a newer one), the common case, is
- * computed with the state arithmetic those commands run (refill, consume, the waits), called
- * directly on a copy: the same figures and states, without a command, probe, verbose result and
- * diagnostics copy per bucket. A new bucket and an older version go through the commands.
+ * <p>Two speeds, one arithmetic. The reference is Bucket4j's commands ({@code ...ByCommand}); a
+ * new bucket and an older config version always go through them. A bucket that exists at the
+ * spec's config version or a newer one (the common case) is computed with the state arithmetic
+ * those commands run (refill, consume, the waits), called directly: the same figures and states,
+ * without a command, probe, verbose result and diagnostics copy per bucket. That they are the
+ * same is checked over random specs, states and takes by {@code BucketArithmeticTest}, which
+ * compares every answer and every stored byte both ways; the allocation this saves is what the
+ * bench's allocation scenario ({@code quota-bench}, scenario 6) measures.
  *
- * <p>Never mutates a state it is given; every result state is a new object.
+ * <p>Which states change: {@link #consume}, {@link #peek}, {@link #addTokens},
+ * {@link #releaseLease} and {@link #decide} never change a state they are given (they work on
+ * copies, and answer new states). {@link #decideOwned} is the one exception, named for it: it
+ * takes states the caller gives up and changes them in place.
  */
-public final class BucketMath {
+public final class BucketArithmetic {
 
-    /** The serialization format of stored states: Bucket4j's default for its proxy managers. */
-    public static final Version WIRE_VERSION = ClientSideConfig.getDefault().getBackwardCompatibilityVersion();
-
-    private BucketMath() {
-    }
-
-    /**
-     * One bucket after a consume attempt.
-     *
-     * @param result the store's answer for this bucket alone
-     * @param after  the state with the tokens taken, or null when they were not
-     */
-    public record Step(ConsumeResult result, @Nullable RemoteBucketState after) {
-    }
-
-    /**
-     * What a consume of several buckets does: the answer per take, and the states to write (null
-     * where a bucket is left as it is).
-     */
-    public record Outcome(List<ConsumeResult> results, @Nullable RemoteBucketState[] writes) {
+    private BucketArithmetic() {
     }
 
     /**
      * Takes {@code tokens} from the bucket {@code before} (null: it does not exist yet) at {@code nowNanos};
-     * from a lease set, holds that many free slots, and the result names the lease.
+     * from a lease set, holds that many free slots, and the result names the lease. Never changes
+     * {@code before}.
      */
     public static Step consume(@Nullable RemoteBucketState before, BucketSpec spec, long tokens, long nowNanos) {
         if (spec.leases()) {
@@ -113,7 +105,7 @@ public final class BucketMath {
      * TryConsumeAndReturnRemainingTokensCommand without the command, probe and verbose-result
      * objects around it.
      */
-    private static ConsumeResult consumeCurrent(RemoteBucketState state, BucketSpec spec, long tokens,
+    static ConsumeResult consumeCurrent(RemoteBucketState state, BucketSpec spec, long tokens,
                                                 long nowNanos) {
         state.refillAllBandwidth(nowNanos);
         boolean consumed = tokens <= state.getAvailableTokens();
@@ -173,17 +165,17 @@ public final class BucketMath {
      * {@code tokens} takes {@code -tokens} from every limit whatever it holds, as Bucket4j's
      * consume-ignoring-rate-limits does: a limit that lacks them goes below zero, a debt the refill
      * pays before the next request is admitted (capacity 10, 3 left, {@code -5}: the limit holds
-     * -2, and a request of 1 waits for 3 tokens). Zero leaves the bucket as it is. For a lease set,
-     * the lease whose deadline is {@code tokens} is given back (nothing when it has ended).
+     * -2, and a request of 1 waits for 3 tokens). Zero leaves the bucket as it is.
      *
-     * @throws IllegalStateException if the debt could never be paid (a refill overflow)
+     * @throws IllegalArgumentException if {@code spec} is a lease set (a lease is given back by
+     *                                  {@link #releaseLease})
+     * @throws IllegalStateException    if the debt could never be paid (a refill overflow)
      */
     public static RemoteBucketState addTokens(@Nullable RemoteBucketState state, BucketSpec spec, long tokens,
                                               long nowNanos) {
         if (spec.leases()) {
-            LeaseSlots slots = LeaseSlots.of(state, spec, nowNanos);
-            slots.release(tokens);
-            return slots.state();
+            throw new IllegalArgumentException("a lease set holds leases, not tokens: give a lease back with"
+                    + " releaseLease");
         }
         if (state == null || !current(state, spec)) {
             return addTokensByCommand(state, spec, tokens, nowNanos);
@@ -218,62 +210,114 @@ public final class BucketMath {
     }
 
     /**
+     * The lease set with the lease {@code lease} ({@link ConsumeResult#lease()}) given back: its
+     * slot free again, unless the lease has ended already (then its slot may hold someone else's
+     * lease, left alone).
+     *
+     * @throws IllegalArgumentException if {@code spec} is not a lease set
+     */
+    public static RemoteBucketState releaseLease(@Nullable RemoteBucketState state, BucketSpec spec, long lease,
+                                                 long nowNanos) {
+        if (!spec.leases()) {
+            throw new IllegalArgumentException("only a lease set has leases to give back");
+        }
+        LeaseSlots slots = LeaseSlots.of(state, spec, nowNanos);
+        slots.release(lease);
+        return slots.state();
+    }
+
+    /**
      * Decides a consume of several buckets (see {@link dev.quota.core.spi.QuotaStore}): what each
-     * bucket gives is {@link ChargeRule}'s answer. A take left untaken reports its bucket as it stands.
+     * bucket gives is {@link ChargeRule}'s answer. A take left untaken reports its bucket as it
+     * stands. Never changes a state it is given.
      *
      * @param before the state of each take's bucket, null where it does not exist
      */
     public static Outcome decide(List<Take> takes, @Nullable RemoteBucketState[] before, long nowNanos) {
         int n = takes.size();
-        if (n == 1) {
-            return decideAlone(takes.get(0), before[0], nowNanos);
-        }
         // each bucket's own answer and state, gathered where the outcome keeps them: the results in
         // the thread's array, listed as they are; the states in the writes
         RemoteBucketState[] writes = new RemoteBucketState[n];
-        Object[] results = ListsOf.fits(n) ? ListsOf.scratch() : new Object[n];
-        boolean all = true;
-        for (int i = 0; i < n; i++) {
-            Take take = takes.get(i);
-            results[i] = consumeInto(before[i], take.spec(), take.tokens(), nowNanos, writes, i);
-            all &= writes[i] != null;
-        }
-        if (all) {
-            // every bucket had its tokens: the rule takes each take's own (admitted, shadows too),
-            // so each bucket's answer and write are its own, without the rule's steps, arrays and predicates
+        Object[] results = ListsOf.gather(n);
+        try {
+            boolean all = true;
+            for (int i = 0; i < n; i++) {
+                Take take = takes.get(i);
+                results[i] = consumeInto(before[i], take.spec(), take.tokens(), nowNanos, writes, i);
+                all &= writes[i] != null;
+            }
+            if (all) {
+                // every bucket had its tokens: the rule takes each take's own (admitted, shadows too),
+                // so each bucket's answer and write are its own, without the rule's steps, arrays and predicates
+                return new Outcome(ListsOf.first(results, n), writes);
+            }
+            Step[] steps = new Step[n];
+            for (int i = 0; i < n; i++) {
+                steps[i] = new Step((ConsumeResult) results[i], writes[i]);
+                results[i] = null;
+                writes[i] = null;
+            }
+            Step[] charged = new Step[n]; // the refusal tokens' step, computed only when the rule asks
+            long[] taken = ChargeRule.taken(takes, i -> steps[i].after() != null, i -> {
+                Take take = takes.get(i);
+                charged[i] = take.refusalTokens() == take.tokens() ? steps[i]
+                        : consume(before[i], take.spec(), take.refusalTokens(), nowNanos);
+                return charged[i].after() != null;
+            });
+            for (int i = 0; i < n; i++) {
+                results[i] = apply(takes.get(i), steps[i], charged[i], taken[i], before[i], nowNanos, writes, i);
+            }
             return new Outcome(ListsOf.first(results, n), writes);
+        } finally {
+            ListsOf.giveBack(results);
         }
-        Step[] steps = new Step[n];
-        for (int i = 0; i < n; i++) {
-            steps[i] = new Step((ConsumeResult) results[i], writes[i]);
-            results[i] = null;
-            writes[i] = null;
-        }
-        Step[] charged = new Step[n]; // the refusal tokens' step, computed only when the rule asks
-        long[] taken = ChargeRule.taken(takes, i -> steps[i].after() != null, i -> {
-            Take take = takes.get(i);
-            charged[i] = take.refusalTokens() == take.tokens() ? steps[i]
-                    : consume(before[i], take.spec(), take.refusalTokens(), nowNanos);
-            return charged[i].after() != null;
-        });
-        for (int i = 0; i < n; i++) {
-            results[i] = apply(takes.get(i), steps[i], charged[i], taken[i], before[i], nowNanos, writes, i);
-        }
-        return new Outcome(ListsOf.first(results, n), writes);
     }
 
     /**
-     * {@link #decide(List, RemoteBucketState[], long)} on the states themselves, which the caller
-     * gives up (each held by nothing else: a state the store parsed for this decision, or its own
-     * copy of one it shares): when every bucket holds its take's tokens, they are taken from the
-     * states in place, and the states are the writes; otherwise the answer is
-     * {@link #decide(List, RemoteBucketState[], long)}'s, on states at most refilled to
-     * {@code nowNanos} (a refill at the same time again changes nothing), which the caller must
-     * not write.
+     * {@link #decide} on states the caller gives up, each held by nothing else (a state a store
+     * parsed for this decision, or its own copy of one it shares), without a copy of each and
+     * without an outcome object: what a store whose states are bytes calls per decision.
      *
-     * @param states the state of each take's bucket, null where it does not exist; the caller's
+     * <p>When every bucket is at its spec's config version (or newer) and holds its take's tokens,
+     * the rule takes each take's own tokens (as in {@link #decide}'s admitted case): they are taken
+     * from the states in place, the same arithmetic {@link #decide} runs on its copies. Otherwise
+     * the answer is {@link #decide}'s itself, on the states at most refilled to {@code nowNanos}
+     * (a refill to the same time again changes nothing, so the answer is the same as on the states
+     * given). Either way, the states to write are put back in {@code states}.
+     *
+     * @param states in: the state of each take's bucket, null where it does not exist, the caller's
+     *               to give up; out: the state to write for each take, null where the bucket is left
+     *               as it is
+     * @return one answer per take, in order
      */
-    public static Outcome decideInPlace(List<Take> takes, @Nullable RemoteBucketState[] states, long nowNanos) {
+    public static List<ConsumeResult> decideOwned(List<Take> takes, @Nullable RemoteBucketState[] states,
+                                                  long nowNanos) {
+        int n = takes.size();
+        if (!allHoldTheirTokens(takes, states, nowNanos)) {
+            Outcome outcome = decide(takes, states, nowNanos);
+            System.arraycopy(outcome.writes(), 0, states, 0, n);
+            return outcome.results();
+        }
+        Object[] results = ListsOf.gather(n);
+        try {
+            for (int i = 0; i < n; i++) {
+                Take take = takes.get(i);
+                RemoteBucketState state = Objects.requireNonNull(states[i], "checked above");
+                results[i] = consumeCurrent(state, take.spec(), take.tokens(), nowNanos); // refilled already
+            }
+            return ListsOf.first(results, n);
+        } finally {
+            ListsOf.giveBack(results);
+        }
+    }
+
+    /**
+     * Whether every take's bucket exists at its spec's config version or a newer one, is not a
+     * lease set, and holds the take's tokens at {@code nowNanos}: the states refilled to then in
+     * place when it gets that far (which changes no answer at that time).
+     */
+    private static boolean allHoldTheirTokens(List<Take> takes, @Nullable RemoteBucketState[] states,
+                                              long nowNanos) {
         int n = takes.size();
         for (int i = 0; i < n; i++) {
             RemoteBucketState state = states[i];
@@ -281,104 +325,17 @@ public final class BucketMath {
             // tokens available before the refill are there after it (a refill only adds)
             if (state == null || take.spec().leases() || !current(state, take.spec())
                     || take.tokens() > state.getAvailableTokens()) {
-                return decide(takes, states, nowNanos);
+                return false;
             }
         }
         for (int i = 0; i < n; i++) {
             RemoteBucketState state = Objects.requireNonNull(states[i], "checked above");
             state.refillAllBandwidth(nowNanos);
             if (takes.get(i).tokens() > state.getAvailableTokens()) {
-                return decide(takes, states, nowNanos); // refilled to now only: computed again on copies
+                return false;
             }
         }
-        // every bucket has its tokens: the rule takes each take's own (decide's "all" case)
-        RemoteBucketState[] writes = new RemoteBucketState[n];
-        Object[] results = ListsOf.fits(n) ? ListsOf.scratch() : new Object[n];
-        for (int i = 0; i < n; i++) {
-            Take take = takes.get(i);
-            RemoteBucketState state = Objects.requireNonNull(states[i], "checked above");
-            results[i] = consumeCurrent(state, take.spec(), take.tokens(), nowNanos); // its refill: done above
-            writes[i] = state;
-        }
-        return new Outcome(ListsOf.first(results, n), writes);
-    }
-
-    /** {@link #decide} of one take, as an {@link Outcome}. */
-    private static Outcome decideAlone(Take take, @Nullable RemoteBucketState before, long nowNanos) {
-        Step step = decide(take, before, nowNanos);
-        return new Outcome(List.of(step.result()), new RemoteBucketState[] {step.after()});
-    }
-
-    /**
-     * {@link #decide(Take, RemoteBucketState, long)} on {@code state} itself, which the caller gives
-     * up: a state parsed for this decision alone (a store that keeps a bucket as its bytes parses
-     * it to decide), so the tokens are taken without a copy of it first (about 100 bytes a
-     * decision). The same answer and the same state written: when the bucket holds the take's
-     * tokens, {@code state} with them taken is the step's write; otherwise {@code state} is at
-     * most refilled to {@code nowNanos} (a refill at the same time again changes nothing, so the
-     * answer is {@link #decide(Take, RemoteBucketState, long)}'s on it), and the caller must not
-     * write it.
-     *
-     * @param state the state of the take's bucket, null where it does not exist; the caller's to
-     *              give up, held by nothing else
-     */
-    public static Step decideInPlace(Take take, @Nullable RemoteBucketState state, long nowNanos) {
-        RemoteBucketState[] write = new RemoteBucketState[1];
-        ConsumeResult result = decideInPlace(take, state, nowNanos, write, 0);
-        return new Step(result, write[0]);
-    }
-
-    /**
-     * {@link #decideInPlace(Take, RemoteBucketState, long)} without a step: the answer, and the
-     * state to write put in {@code writes[i]} (null: leave the bucket as it is), so that a store's
-     * one-limit decision, computed in an array the store keeps, makes no step object.
-     *
-     * @param state  the state of the take's bucket, null where it does not exist; the caller's to
-     *               give up, held by nothing else
-     * @param writes where the state to write goes, at {@code i}
-     */
-    public static ConsumeResult decideInPlace(Take take, @Nullable RemoteBucketState state, long nowNanos,
-                                              @Nullable RemoteBucketState[] writes, int i) {
-        BucketSpec spec = take.spec();
-        // a refusal, a lease set, a new bucket or an older version: as decide does, on a copy;
-        // tokens available before the refill are there after it (a refill only adds)
-        if (state != null && !spec.leases() && current(state, spec) && take.tokens() <= state.getAvailableTokens()) {
-            ConsumeResult result = consumeCurrent(state, spec, take.tokens(), nowNanos);
-            if (result.tokensTaken()) {
-                // taken: what ChargeRule.takenAlone gives an admitted take, as decide answers it
-                writes[i] = state;
-                return result;
-            }
-            // refilled to now only: computed again on a copy
-        }
-        Step step = decide(take, state, nowNanos);
-        writes[i] = step.after();
-        return step.result();
-    }
-
-    /**
-     * {@link #decide(List, RemoteBucketState[], long)} of a consume of the one take {@code take}
-     * (a one-limit decision's): the store's answer for it, and the state to write (null: leave the
-     * bucket as it is). The same steps and rule ({@link ChargeRule#takenAlone}), without the arrays
-     * and predicates of several takes.
-     *
-     * @param before the state of the take's bucket, null where it does not exist
-     */
-    public static Step decide(Take take, @Nullable RemoteBucketState before, long nowNanos) {
-        Step step = consume(before, take.spec(), take.tokens(), nowNanos);
-        boolean has = step.after() != null;
-        Step paid = null; // the refusal tokens' step, computed only when the rule reads it
-        if (!has && !take.shadow() && take.chargedOnRefusal()) {
-            paid = take.refusalTokens() == take.tokens() ? step
-                    : consume(before, take.spec(), take.refusalTokens(), nowNanos);
-        }
-        long taken = ChargeRule.takenAlone(take, has, paid != null && paid.after() != null);
-        if (taken == take.tokens()) {
-            return step; // the common case: the take's own step is the answer and the write
-        }
-        RemoteBucketState[] write = new RemoteBucketState[1];
-        ConsumeResult result = apply(take, step, paid, taken, before, nowNanos, write, 0);
-        return new Step(result, write[0]);
+        return true;
     }
 
     /**
@@ -409,74 +366,11 @@ public final class BucketMath {
      * The answer for a take charged its refusal tokens by a bucket that lacked the take's tokens:
      * those tokens taken, and the wait for the take's tokens from the state after them.
      */
-    public static ConsumeResult charged(Step paid, Take take, long nowNanos) {
+    private static ConsumeResult charged(Step paid, Take take, long nowNanos) {
         RemoteBucketState after = Objects.requireNonNull(paid.after(), "a charge that took nothing");
         long wait = consume(after, take.spec(), take.tokens(), nowNanos).result().nanosToWait();
         ConsumeResult result = paid.result();
         return new ConsumeResult(true, result.remaining(), Math.max(1, wait), result.nanosToFull());
-    }
-
-    /** @throws IllegalArgumentException if {@code takes} is empty or a key appears twice */
-    public static void requireDistinctKeys(List<Take> takes) {
-        if (takes.isEmpty()) {
-            throw new IllegalArgumentException("a consume needs at least one take");
-        }
-        if (takes.size() == 1) {
-            return;
-        }
-        if (takes.size() <= 8) {
-            // a decision's handful of buckets: compared pairwise, without a set per consume
-            for (int i = 1; i < takes.size(); i++) {
-                String key = takes.get(i).key().value();
-                for (int j = 0; j < i; j++) {
-                    if (key.equals(takes.get(j).key().value())) {
-                        throw new IllegalArgumentException("bucket " + takes.get(i).key() + " appears twice in one consume");
-                    }
-                }
-            }
-            return;
-        }
-        var seen = new HashSet<String>(takes.size() * 2);
-        for (Take take : takes) {
-            if (!seen.add(take.key().value())) {
-                throw new IllegalArgumentException("bucket " + take.key() + " appears twice in one consume");
-            }
-        }
-    }
-
-    /** The stored form of a state: Bucket4j's, byte for byte, written into an array of its exact size. */
-    public static byte[] serialize(RemoteBucketState state) {
-        return StateWire.write(state);
-    }
-
-    /**
-     * Writes the stored form of {@code state} (as {@link #serialize(RemoteBucketState)}) into
-     * {@code into} from {@code offset}, a buffer the caller reuses: no array of the state's size is
-     * made for it. Answers its length; when it does not fit, writes nothing and answers minus its
-     * length (grow the buffer and call again).
-     */
-    public static int serialize(RemoteBucketState state, byte[] into, int offset) {
-        return StateWire.write(state, into, offset);
-    }
-
-    /**
-     * A state from its stored form. A state whose configuration bytes were seen before shares that
-     * configuration object instead of parsing it again.
-     *
-     * @throws RuntimeException if the bytes are not a bucket state
-     */
-    public static RemoteBucketState deserialize(byte[] bytes) {
-        return StateWire.read(bytes);
-    }
-
-    /**
-     * A state from its stored form in the first {@code length} bytes of {@code bytes} (a scratch
-     * buffer the caller reuses: no array of the state's size is made for it), as {@link #deserialize(byte[])}.
-     *
-     * @throws RuntimeException if the bytes are not a bucket state
-     */
-    public static RemoteBucketState deserialize(byte[] bytes, int length) {
-        return StateWire.read(bytes, length);
     }
 
     private static ConsumeResult untaken(ConsumeResult standing) {
