@@ -62,7 +62,8 @@ public final class Receipt {
     /**
      * {@link #OPEN} until a refund or a settle closes it ({@link #CLOSED} bits), and the
      * {@link #RELEASED} bit once the leases are given back; changed through {@link #STATE}: no
-     * atomic object per decision, and one field for both (a receipt of 48 bytes, not 56).
+     * atomic object per decision, and one field for both, so a receipt is one object of a few
+     * fields (what one decision allocates is quota-bench's scenario 6, {@code --scenarios alloc}).
      */
     private volatile int state = OPEN;
     /** The leases held, each as its release ({@link QuotaStore#releaseLease}). */

@@ -42,7 +42,7 @@ public final class Adjustment {
         }
         if (spec.leases()) {
             throw new IllegalArgumentException("a lease set holds leases, not tokens: give a lease back with"
-                    + " leaseRelease, not " + tokens + " tokens");
+                    + " releaseLease (Adjustment.leaseRelease), not " + tokens + " tokens");
         }
         return new Adjustment(key, spec, tokens, 0);
     }
