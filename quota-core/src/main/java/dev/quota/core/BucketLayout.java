@@ -46,13 +46,13 @@ final class BucketLayout {
     private static final int PART_SLOTS = 4096;
     private static final int RECENT_SLOTS = 64;
     /**
-     * Each thread's list a request's draws are gathered in before they are listed immutably
+     * Each thread's laying, whose list a request's draws are gathered in before they are listed immutably
      * ({@link #listed}): a one-limit request's draws cost a list of one, not a list and its array.
      * Laying out is not reentrant (nothing it calls lays out; the {@link Scratch} throws if that
      * changes), and the list is cleared and given back after each use.
      */
-    private static final Scratch<ArrayList<Draw>> GATHERED = Scratch.perThread("the thread's list of draws",
-            () -> new ArrayList<>(8));
+    private static final Scratch<Laying> GATHERED = Scratch.perThread("the thread's list of draws",
+            () -> new Laying(new ArrayList<>(8)));
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.-]{1,32}");
     /** What a customer's plan key ends with, after the key part. */
@@ -125,16 +125,15 @@ final class BucketLayout {
     List<Draw> request(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                        @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         // the plan's bucket, its calendar limit and leases; the rule's two and the amount's
-        ArrayList<Draw> out = GATHERED.take();
+        Laying at = GATHERED.take().of(share, config.version(), customer.multiplier(), null);
         try {
             BucketKey c = planKey(customer);
-            Laying at = new Laying(out, share, config.version(), customer.multiplier(), null);
             addPlan(at, config, c, plan, rule);
             addAfterPlan(at, config, c, plan, rule, amount, amountLimits);
-            return listed(out);
+            return listed(at.out);
         } finally {
-            out.clear(); // keeps no draw past the request (and none after a throw)
-            GATHERED.giveBack(out);
+            at.out.clear(); // keeps no draw past the request (and none after a throw)
+            GATHERED.giveBack(at);
         }
     }
 
@@ -154,7 +153,7 @@ final class BucketLayout {
      */
     List<Draw> plan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule, LocalShare share) {
         List<Draw> out = new ArrayList<>(2);
-        addPlan(new Laying(out, share, config.version(), customer.multiplier(), null), config, planKey(customer), plan,
+        addPlan(new Laying(out).of(share, config.version(), customer.multiplier(), null), config, planKey(customer), plan,
                 rule);
         return out;
     }
@@ -166,7 +165,7 @@ final class BucketLayout {
     List<Draw> afterPlan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                          @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         List<Draw> out = new ArrayList<>(4);
-        addAfterPlan(new Laying(out, share, config.version(), customer.multiplier(), null), config, planKey(customer),
+        addAfterPlan(new Laying(out).of(share, config.version(), customer.multiplier(), null), config, planKey(customer),
                 plan, rule, amount, amountLimits);
         return out;
     }
@@ -220,7 +219,7 @@ final class BucketLayout {
     /** The buckets of an amount on its own (a resource's own check after the request was admitted). */
     List<Draw> amount(QuotaConfig config, Customer customer, AmountLimits limits, Amount amount, LocalShare share) {
         List<Draw> out = new ArrayList<>(2);
-        addAmount(new Laying(out, share, config.version(), customer.multiplier(), null), config,
+        addAmount(new Laying(out).of(share, config.version(), customer.multiplier(), null), config,
                 part(planKey(customer)), limits, amount.qualifier(), amount.value());
         return out;
     }
@@ -234,7 +233,7 @@ final class BucketLayout {
         BucketKey planKey = planKey(customer);
         String c = part(planKey);
         List<Draw> out = new ArrayList<>();
-        Laying at = new Laying(out, LocalShare.WHOLE, config.version(), customer.multiplier(), now);
+        Laying at = new Laying(out).of(LocalShare.WHOLE, config.version(), customer.multiplier(), now);
         add(at, planKey, plan.name(), plan.limits(), 1,
                 Terms.of(LimitStatus.Role.PLAN, plan.onStoreFailure(), Mode.ENFORCE));
         List<Rule> rules = new ArrayList<>(config.rules().values());
@@ -249,7 +248,7 @@ final class BucketLayout {
     /** The customer's amount buckets for one qualifier, for its standing. */
     List<Draw> amountBuckets(QuotaConfig config, Customer customer, AmountLimits limits, String qualifier) {
         List<Draw> out = new ArrayList<>(2);
-        addAmount(new Laying(out, LocalShare.WHOLE, config.version(), customer.multiplier(), null), config,
+        addAmount(new Laying(out).of(LocalShare.WHOLE, config.version(), customer.multiplier(), null), config,
                 part(planKey(customer)), limits, qualifier, 1);
         return out;
     }
@@ -258,7 +257,7 @@ final class BucketLayout {
     Draw failedKeys(QuotaConfig config, String addressGroup, LocalShare share) {
         List<Draw> out = new ArrayList<>(1);
         List<Limit> limits = guardLimits.get(config.identity(), identity -> List.of(identity.failedKeys()));
-        add(new Laying(out, share, config.version(), 1.0, null),
+        add(new Laying(out).of(share, config.version(), 1.0, null),
                 new BucketKey(prefix + ":{f." + Hashes.keyPart(addressGroup) + "}"), GUARD_POLICY_PREFIX, limits, 1,
                 Terms.of(LimitStatus.Role.FAILED_KEYS, FailurePolicy.LOCAL, config.mode()));
         return out.get(0);
@@ -274,13 +273,32 @@ final class BucketLayout {
      * What every bucket of one layout shares: the list the draws go to, this instance's share of
      * the limits, the config version, the scale of the customer's own limits (its multiplier), and
      * the time that places calendar windows (null: the clock's, read only when there is a
-     * calendar limit).
+     * calendar limit). A request's decision lays out in the thread's one ({@link #GATHERED}), set
+     * for it by {@link #of}, so a decision makes none; the other layouts make their own.
      */
-    private record Laying(List<Draw> out, LocalShare share, long version, double scale, @Nullable Instant now) {
+    private static final class Laying {
+        final List<Draw> out;
+        LocalShare share = LocalShare.WHOLE;
+        long version;
+        double scale = 1.0;
+        @Nullable Instant now;
+
+        Laying(List<Draw> out) {
+            this.out = out;
+        }
+
+        /** This laying, set for one layout. */
+        Laying of(LocalShare share, long version, double scale, @Nullable Instant now) {
+            this.share = share;
+            this.version = version;
+            this.scale = scale;
+            this.now = now;
+            return this;
+        }
 
         /** The same, for limits every customer shares: not scaled by this customer's multiplier. */
         Laying unscaled() {
-            return scale == 1.0 ? this : new Laying(out, share, version, 1.0, now);
+            return scale == 1.0 ? this : new Laying(out).of(share, version, 1.0, now);
         }
     }
 
