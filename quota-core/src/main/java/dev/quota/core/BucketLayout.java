@@ -308,6 +308,9 @@ final class BucketLayout {
      */
     private record Terms(LimitStatus.Role role, FailurePolicy onFailure, Mode mode) {
 
+        // the counts, kept: values() copies its array on every call
+        private static final int POLICIES = FailurePolicy.values().length;
+        private static final int MODES = Mode.values().length;
         private static final Terms[] ALL = all();
 
         static Terms of(LimitStatus.Role role, FailurePolicy onFailure, Mode mode) {
@@ -315,13 +318,11 @@ final class BucketLayout {
         }
 
         private static int index(LimitStatus.Role role, FailurePolicy onFailure, Mode mode) {
-            return (role.ordinal() * FailurePolicy.values().length + onFailure.ordinal()) * Mode.values().length
-                    + mode.ordinal();
+            return (role.ordinal() * POLICIES + onFailure.ordinal()) * MODES + mode.ordinal();
         }
 
         private static Terms[] all() {
-            Terms[] all = new Terms[LimitStatus.Role.values().length * FailurePolicy.values().length
-                    * Mode.values().length];
+            Terms[] all = new Terms[LimitStatus.Role.values().length * POLICIES * MODES];
             for (LimitStatus.Role role : LimitStatus.Role.values()) {
                 for (FailurePolicy onFailure : FailurePolicy.values()) {
                     for (Mode mode : Mode.values()) {
