@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.quota.core.internal.CalendarWindow;
 import dev.quota.core.internal.Hashes;
+import dev.quota.core.internal.Scratch;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import java.time.Clock;
@@ -45,11 +46,13 @@ final class BucketLayout {
     private static final int PART_SLOTS = 4096;
     private static final int RECENT_SLOTS = 64;
     /**
-     * Each thread's list a request's draws are gathered in before they are listed immutably
+     * Each thread's laying, whose list a request's draws are gathered in before they are listed immutably
      * ({@link #listed}): a one-limit request's draws cost a list of one, not a list and its array.
-     * Laying out is not reentrant (nothing it calls lays out), and the list is cleared after each use.
+     * Laying out is not reentrant (nothing it calls lays out; the {@link Scratch} throws if that
+     * changes), and the list is cleared and given back after each use.
      */
-    private static final ThreadLocal<ArrayList<Draw>> GATHERED = ThreadLocal.withInitial(() -> new ArrayList<>(8));
+    private static final Scratch<Laying> GATHERED = Scratch.perThread("the thread's list of draws",
+            () -> new Laying(new ArrayList<>(8)));
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.-]{1,32}");
     /** What a customer's plan key ends with, after the key part. */
@@ -66,9 +69,10 @@ final class BucketLayout {
      * The plan keys of customers seen lately, in a table of {@value #PART_SLOTS} slots: a customer's
      * slot is its hash's, and a newcomer seen there twice in a row takes it over ({@link #planKey}).
      * A busy customer keeps its slot, so its decisions hash nothing, and customers seen once in a
-     * while do not push it out; with many customers most decisions hash their own (about 0.3 us,
-     * allocating the key's string only), and the table, shared by all threads,
-     * never holds more than its slots (about 100 bytes each), however many customers there are.
+     * while do not push it out; with many customers most decisions hash their own (a SHA-256,
+     * allocating the key's string only: quota-bench's scenario 1, {@code --scenarios many}), and
+     * the table, shared by all threads, never holds more than its slots (an id, a kind and a key
+     * each), however many customers there are.
      * Slots are read and replaced without a lock: an entry is immutable (final fields), so a reader
      * sees one whole entry or null. Ids that share a slot only cost each other a hash.
      */
@@ -121,14 +125,15 @@ final class BucketLayout {
     List<Draw> request(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                        @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         // the plan's bucket, its calendar limit and leases; the rule's two and the amount's
-        ArrayList<Draw> out = GATHERED.get();
+        Laying at = GATHERED.take().of(share, config.version(), customer.multiplier(), null);
         try {
             BucketKey c = planKey(customer);
-            addPlan(out, config, customer, c, plan, rule, share);
-            addAfterPlan(out, config, customer, c, plan, rule, amount, amountLimits, share);
-            return listed(out);
+            addPlan(at, config, c, plan, rule);
+            addAfterPlan(at, config, c, plan, rule, amount, amountLimits);
+            return listed(at.out);
         } finally {
-            out.clear(); // keeps no draw past the request (and none after a throw)
+            at.out.clear(); // keeps no draw past the request (and none after a throw)
+            GATHERED.giveBack(at);
         }
     }
 
@@ -148,7 +153,8 @@ final class BucketLayout {
      */
     List<Draw> plan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule, LocalShare share) {
         List<Draw> out = new ArrayList<>(2);
-        addPlan(out, config, customer, planKey(customer), plan, rule, share);
+        addPlan(new Laying(out).of(share, config.version(), customer.multiplier(), null), config, planKey(customer), plan,
+                rule);
         return out;
     }
 
@@ -159,41 +165,38 @@ final class BucketLayout {
     List<Draw> afterPlan(QuotaConfig config, Customer customer, Plan plan, @Nullable Rule rule,
                          @Nullable Amount amount, @Nullable AmountLimits amountLimits, LocalShare share) {
         List<Draw> out = new ArrayList<>(4);
-        addAfterPlan(out, config, customer, planKey(customer), plan, rule, amount, amountLimits, share);
+        addAfterPlan(new Laying(out).of(share, config.version(), customer.multiplier(), null), config, planKey(customer),
+                plan, rule, amount, amountLimits);
         return out;
     }
 
-    private void addPlan(List<Draw> out, QuotaConfig config, Customer customer, BucketKey c, Plan plan,
-                         @Nullable Rule rule, LocalShare share) {
+    private void addPlan(Laying at, QuotaConfig config, BucketKey c, Plan plan, @Nullable Rule rule) {
         long cost = rule == null ? 1 : rule.cost();
-        add(out, c, plan.name(), plan.limits(), customer.multiplier(), share,
-                cost, LimitStatus.Role.PLAN, config.version(), null, plan.onStoreFailure(), config.modeOf(plan));
+        add(at, c, plan.name(), plan.limits(), cost,
+                Terms.of(LimitStatus.Role.PLAN, plan.onStoreFailure(), config.modeOf(plan)));
         Concurrency planLeases = plan.concurrency();
         if (planLeases != null) {
-            addLeases(out, customerKey(part(c), "l"), plan.name(), planLeases, customer.multiplier(), share, config.version(),
-                    plan.onStoreFailure(), config.modeOf(plan));
+            addLeases(at, customerKey(part(c), "l"), plan.name(), planLeases,
+                    Terms.of(LimitStatus.Role.IN_FLIGHT, plan.onStoreFailure(), config.modeOf(plan)));
         }
         Concurrency ruleLeases = rule == null ? null : rule.concurrency();
         if (rule != null && ruleLeases != null) {
             FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
-            addLeases(out, customerKey(part(c), "l:", rule.name()), rule.name(), ruleLeases, customer.multiplier(), share,
-                    config.version(), policy, config.modeOf(rule));
+            addLeases(at, customerKey(part(c), "l:", rule.name()), rule.name(), ruleLeases,
+                    Terms.of(LimitStatus.Role.IN_FLIGHT, policy, config.modeOf(rule)));
         }
     }
 
-    /** Appends the lease set of one in-flight limit, scaled by {@code scale} and cut to {@code share}. */
-    private void addLeases(List<Draw> out, String key, String owner, Concurrency concurrency, double scale,
-                           LocalShare share, long version, FailurePolicy onFailure, Mode mode) {
-        LeaseSet set = leaseSets.get(new LeaseKey(concurrency, scale, share, version, owner),
-                k -> LeaseSet.of(concurrency, scale, share, version, owner));
-        out.add(new Draw(new BucketKey(key), set.spec, set.limits, set.policies, null, 1, LimitStatus.Role.IN_FLIGHT,
-                onFailure, mode, set.noShare));
+    /** Appends the lease set of one in-flight limit, scaled by the customer's multiplier and cut to the share. */
+    private void addLeases(Laying at, String key, String owner, Concurrency concurrency, Terms terms) {
+        LeaseSet set = leaseSets.get(new LeaseKey(concurrency, at.scale, at.share, at.version, owner),
+                k -> LeaseSet.of(concurrency, at.scale, at.share, at.version, owner));
+        at.out.add(new Draw(new BucketKey(key), set.spec, 1, new Draw.Shape(set.limits, set.policies, null,
+                terms.role, terms.onFailure, terms.mode, set.noShare)));
     }
 
-    private void addAfterPlan(List<Draw> out, QuotaConfig config, Customer customer, BucketKey planKey,
-                              Plan plan, @Nullable Rule rule, @Nullable Amount amount,
-                              @Nullable AmountLimits amountLimits, LocalShare share) {
-        double scale = customer.multiplier();
+    private void addAfterPlan(Laying at, QuotaConfig config, BucketKey planKey, Plan plan, @Nullable Rule rule,
+                              @Nullable Amount amount, @Nullable AmountLimits amountLimits) {
         if (rule == null && (amount == null || amountLimits == null)) {
             return; // the plan alone: its key part is not needed as a string of its own
         }
@@ -201,21 +204,23 @@ final class BucketLayout {
         if (rule != null) {
             FailurePolicy policy = rule.onStoreFailure() != null ? rule.onStoreFailure() : plan.onStoreFailure();
             Mode mode = config.modeOf(rule);
-            add(out, new BucketKey(customerKey(c, "r:", rule.name())), rule.name(), rule.perCustomer(), scale, share, 1,
-                    LimitStatus.Role.RULE, config.version(), null, policy, mode);
-            add(out, sharedKey(rule), rule.name(), rule.shared(), 1.0, share, 1, LimitStatus.Role.SHARED,
-                    config.version(), null, policy, mode);
+            add(at, new BucketKey(customerKey(c, "r:", rule.name())), rule.name(), rule.perCustomer(), 1,
+                    Terms.of(LimitStatus.Role.RULE, policy, mode));
+            if (!rule.shared().isEmpty()) { // every customer's: not scaled by this one's multiplier
+                add(at.unscaled(), sharedKey(rule), rule.name(), rule.shared(), 1,
+                        Terms.of(LimitStatus.Role.SHARED, policy, mode));
+            }
         }
         if (amount != null && amountLimits != null) {
-            addAmount(out, config, c, amountLimits, amount.qualifier(), amount.value(), scale, share, null);
+            addAmount(at, config, c, amountLimits, amount.qualifier(), amount.value());
         }
     }
 
     /** The buckets of an amount on its own (a resource's own check after the request was admitted). */
     List<Draw> amount(QuotaConfig config, Customer customer, AmountLimits limits, Amount amount, LocalShare share) {
         List<Draw> out = new ArrayList<>(2);
-        addAmount(out, config, part(planKey(customer)), limits, amount.qualifier(), amount.value(),
-                customer.multiplier(), share, null);
+        addAmount(new Laying(out).of(share, config.version(), customer.multiplier(), null), config,
+                part(planKey(customer)), limits, amount.qualifier(), amount.value());
         return out;
     }
 
@@ -228,14 +233,14 @@ final class BucketLayout {
         BucketKey planKey = planKey(customer);
         String c = part(planKey);
         List<Draw> out = new ArrayList<>();
-        add(out, planKey, plan.name(), plan.limits(), customer.multiplier(), LocalShare.WHOLE, 1,
-                LimitStatus.Role.PLAN, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
+        Laying at = new Laying(out).of(LocalShare.WHOLE, config.version(), customer.multiplier(), now);
+        add(at, planKey, plan.name(), plan.limits(), 1,
+                Terms.of(LimitStatus.Role.PLAN, plan.onStoreFailure(), Mode.ENFORCE));
         List<Rule> rules = new ArrayList<>(config.rules().values());
         rules.sort(Comparator.comparing(Rule::name));
         for (Rule rule : rules) {
-            add(out, new BucketKey(customerKey(c, "r:", rule.name())), rule.name(), rule.perCustomer(),
-                    customer.multiplier(),
-                    LocalShare.WHOLE, 1, LimitStatus.Role.RULE, config.version(), now, plan.onStoreFailure(), Mode.ENFORCE);
+            add(at, new BucketKey(customerKey(c, "r:", rule.name())), rule.name(), rule.perCustomer(), 1,
+                    Terms.of(LimitStatus.Role.RULE, plan.onStoreFailure(), Mode.ENFORCE));
         }
         return out;
     }
@@ -243,8 +248,8 @@ final class BucketLayout {
     /** The customer's amount buckets for one qualifier, for its standing. */
     List<Draw> amountBuckets(QuotaConfig config, Customer customer, AmountLimits limits, String qualifier) {
         List<Draw> out = new ArrayList<>(2);
-        addAmount(out, config, part(planKey(customer)), limits, qualifier, 1, customer.multiplier(), LocalShare.WHOLE,
-                null);
+        addAmount(new Laying(out).of(LocalShare.WHOLE, config.version(), customer.multiplier(), null), config,
+                part(planKey(customer)), limits, qualifier, 1);
         return out;
     }
 
@@ -252,15 +257,81 @@ final class BucketLayout {
     Draw failedKeys(QuotaConfig config, String addressGroup, LocalShare share) {
         List<Draw> out = new ArrayList<>(1);
         List<Limit> limits = guardLimits.get(config.identity(), identity -> List.of(identity.failedKeys()));
-        add(out, new BucketKey(prefix + ":{f." + Hashes.keyPart(addressGroup) + "}"), GUARD_POLICY_PREFIX, limits, 1.0, share, 1,
-                LimitStatus.Role.FAILED_KEYS, config.version(), null, FailurePolicy.LOCAL, config.mode());
+        add(new Laying(out).of(share, config.version(), 1.0, null),
+                new BucketKey(prefix + ":{f." + Hashes.keyPart(addressGroup) + "}"), GUARD_POLICY_PREFIX, limits, 1,
+                Terms.of(LimitStatus.Role.FAILED_KEYS, FailurePolicy.LOCAL, config.mode()));
         return out.get(0);
     }
 
-    private void addAmount(List<Draw> out, QuotaConfig config, String c, AmountLimits limits, String qualifier,
-                           long tokens, double scale, LocalShare share, @Nullable Instant now) {
-        add(out, new BucketKey(prefix + ":{c." + c + "}:a:" + limits.name() + ":" + qualifier), limits.name(), limits.limits(), scale,
-                share, tokens, LimitStatus.Role.AMOUNT, config.version(), now, limits.onStoreFailure(), config.mode());
+    private void addAmount(Laying at, QuotaConfig config, String c, AmountLimits limits, String qualifier,
+                           long tokens) {
+        add(at, new BucketKey(prefix + ":{c." + c + "}:a:" + limits.name() + ":" + qualifier), limits.name(),
+                limits.limits(), tokens, Terms.of(LimitStatus.Role.AMOUNT, limits.onStoreFailure(), config.mode()));
+    }
+
+    /**
+     * What every bucket of one layout shares: the list the draws go to, this instance's share of
+     * the limits, the config version, the scale of the customer's own limits (its multiplier), and
+     * the time that places calendar windows (null: the clock's, read only when there is a
+     * calendar limit). A request's decision lays out in the thread's one ({@link #GATHERED}), set
+     * for it by {@link #of}, so a decision makes none; the other layouts make their own.
+     */
+    private static final class Laying {
+        final List<Draw> out;
+        LocalShare share = LocalShare.WHOLE;
+        long version;
+        double scale = 1.0;
+        @Nullable Instant now;
+
+        Laying(List<Draw> out) {
+            this.out = out;
+        }
+
+        /** This laying, set for one layout. */
+        Laying of(LocalShare share, long version, double scale, @Nullable Instant now) {
+            this.share = share;
+            this.version = version;
+            this.scale = scale;
+            this.now = now;
+            return this;
+        }
+
+        /** The same, for limits every customer shares: not scaled by this customer's multiplier. */
+        Laying unscaled() {
+            return scale == 1.0 ? this : new Laying(out).of(share, version, 1.0, now);
+        }
+    }
+
+    /**
+     * How a bucket's draw is charged and reported: its role, its failure policy and its mode. One
+     * instance per combination ({@link #of}), so a decision makes none.
+     */
+    private record Terms(LimitStatus.Role role, FailurePolicy onFailure, Mode mode) {
+
+        // the counts, kept: values() copies its array on every call
+        private static final int POLICIES = FailurePolicy.values().length;
+        private static final int MODES = Mode.values().length;
+        private static final Terms[] ALL = all();
+
+        static Terms of(LimitStatus.Role role, FailurePolicy onFailure, Mode mode) {
+            return ALL[index(role, onFailure, mode)];
+        }
+
+        private static int index(LimitStatus.Role role, FailurePolicy onFailure, Mode mode) {
+            return (role.ordinal() * POLICIES + onFailure.ordinal()) * MODES + mode.ordinal();
+        }
+
+        private static Terms[] all() {
+            Terms[] all = new Terms[LimitStatus.Role.values().length * POLICIES * MODES];
+            for (LimitStatus.Role role : LimitStatus.Role.values()) {
+                for (FailurePolicy onFailure : FailurePolicy.values()) {
+                    for (Mode mode : Mode.values()) {
+                        all[index(role, onFailure, mode)] = new Terms(role, onFailure, mode);
+                    }
+                }
+            }
+            return all;
+        }
     }
 
     private String customerKey(String customerPart, String suffix) {
@@ -319,17 +390,23 @@ final class BucketLayout {
     }
 
     /**
-     * Appends the buckets for {@code limits}: every greedy or interval limit together in one bucket
-     * at {@code baseKey}, then each calendar limit in a bucket of its own for the current window.
-     * Limits are multiplied by {@code scale}, then cut to {@code share}. {@code now} places the
-     * calendar windows; null: the clock's time, read only when there is a calendar limit.
+     * Appends the buckets for {@code limits}, each drawing {@code tokens}: every greedy or interval
+     * limit together in one bucket at {@code baseKey}, then each calendar limit in a bucket of its
+     * own for the current window. Limits are multiplied by the laying's scale, then cut to its share.
      */
-    private void add(List<Draw> out, BucketKey baseKey, String policyPrefix, List<Limit> limits, double scale,
-                     LocalShare share, long tokens, LimitStatus.Role role, long version, @Nullable Instant now, FailurePolicy onFailure,
-                     Mode mode) {
+    private void add(Laying laying, BucketKey baseKey, String policyPrefix, List<Limit> limits, long tokens,
+                     Terms terms) {
         if (limits.isEmpty()) {
             return;
         }
+        List<Draw> out = laying.out;
+        double scale = laying.scale;
+        LocalShare share = laying.share;
+        long version = laying.version;
+        Instant now = laying.now;
+        LimitStatus.Role role = terms.role;
+        FailurePolicy onFailure = terms.onFailure;
+        Mode mode = terms.mode;
         int slot = SpecKey.hash(limits, scale, share, version, policyPrefix) & (RECENT_SLOTS - 1);
         Rolling roll = recentRolling[slot];
         if (roll == null || !roll.key.is(limits, scale, share, version, policyPrefix)) {

@@ -40,11 +40,15 @@ final class DecisionCharge {
             return draws.get(0); // a one-limit decision's: the draw is the list of its take
         }
         // an immutable list of its own array, which a receipt keeps as it is: no list grown and copied
-        Object[] takes = ListsOf.fits(draws.size()) ? ListsOf.scratch() : new Object[draws.size()];
-        for (int i = 0; i < draws.size(); i++) { // indexed: no iterator per decision
-            takes[i] = of(draws.get(i));
+        Object[] takes = ListsOf.gather(draws.size());
+        try {
+            for (int i = 0; i < draws.size(); i++) { // indexed: no iterator per decision
+                takes[i] = of(draws.get(i));
+            }
+            return ListsOf.first(takes, draws.size());
+        } finally {
+            ListsOf.giveBack(takes);
         }
-        return ListsOf.first(takes, draws.size());
     }
 
     /**

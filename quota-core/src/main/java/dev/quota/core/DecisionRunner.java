@@ -87,42 +87,41 @@ final class DecisionRunner {
      * ({@link LocalShare#WHOLE} on the shared store, this instance's share on the in-JVM fallback).
      */
     QuotaDecision run(Function<LocalShare, List<Draw>> planner) {
-        try {
-            return run(planner.apply(LocalShare.WHOLE));
-        } catch (LocalFallback fallback) {
-            return local(planner.apply(share()), fallback);
-        }
+        QuotaDecision decision = run(planner.apply(LocalShare.WHOLE));
+        return fallsBackLocally(decision) ? local(planner.apply(share()), decision) : decision;
     }
 
     /**
      * Decides with {@code slots}, the buckets of the whole limits, on the shared store: what
      * {@link #run(Function)} does while the store answers, without a planner made per decision.
-     *
-     * @throws LocalFallback when the store is down and the failure policy is {@link FailurePolicy#LOCAL}:
-     *                       the caller lays the buckets out again for {@link #share()} and decides
-     *                       them with {@link #local(List, LocalFallback)}
+     * When the store is down and the failure policy is {@link FailurePolicy#LOCAL}, the answer is
+     * the refusal {@code closed} would give (503), named as the local fallback's
+     * ({@link #fallsBackLocally}): the caller lays the buckets out again for {@link #share()} and
+     * decides them with {@link #local(List, QuotaDecision)}. A caller that does not is never
+     * wrong, only stricter: the request is refused with 503.
      */
-    QuotaDecision run(List<Draw> slots) throws LocalFallback {
-        return counted(decide(slots));
-    }
-
-    /** The decision of {@code slots}, laid out for {@link #share()}, in this JVM, after {@code fallback}. */
-    QuotaDecision local(List<Draw> slots, LocalFallback fallback) {
-        return counted(local(slots, fallback.fallenBack));
+    QuotaDecision run(List<Draw> slots) {
+        QuotaDecision decision = decide(slots);
+        return fallsBackLocally(decision) ? decision : counted(decision); // counted once made, by local()
     }
 
     /**
-     * The store is down and the failure policy is {@link FailurePolicy#LOCAL}: the decision is made
-     * in this JVM, on this instance's share of the limits. Carries no stack trace: it is an answer.
+     * Whether {@code decision}, an answer of {@link #run(List)}, says that the local fallback is to
+     * make the decision: the store is down and the failure policy is {@link FailurePolicy#LOCAL}.
      */
-    static final class LocalFallback extends Exception {
-        private static final long serialVersionUID = 1L;
-        private final transient QuotaDecision.Fallback fallenBack;
+    static boolean fallsBackLocally(QuotaDecision decision) {
+        QuotaDecision.Fallback fallback = decision.fallback();
+        return fallback != null && fallback.kind() == QuotaDecision.Fallback.Kind.LOCAL
+                && decision.outcome() == QuotaDecision.Outcome.UNAVAILABLE && decision.limits().isEmpty();
+    }
 
-        LocalFallback(QuotaDecision.Fallback fallenBack) {
-            super(fallenBack.reason(), null, false, false);
-            this.fallenBack = fallenBack;
-        }
+    /**
+     * The decision of {@code slots}, laid out for {@link #share()}, in this JVM, after {@code pending}
+     * ({@link #fallsBackLocally}) said the store is down.
+     */
+    QuotaDecision local(List<Draw> slots, QuotaDecision pending) {
+        QuotaDecision.Fallback fallenBack = Objects.requireNonNull(pending.fallback(), "a fallback pending");
+        return counted(local(slots, fallenBack));
     }
 
     /** Counts {@code decision} among the fallback decisions when the store did not make it. */
@@ -141,7 +140,7 @@ final class DecisionRunner {
         return counts;
     }
 
-    private QuotaDecision decide(List<Draw> slots) throws LocalFallback {
+    private QuotaDecision decide(List<Draw> slots) {
         QuotaDecision decision;
         try {
             decision = execute(store, slots);
@@ -171,7 +170,9 @@ final class DecisionRunner {
                         log.warn("quota fallback engaged: limits are enforced in this JVM until the store answers");
                         listener.onFallback(true);
                     }
-                    throw new LocalFallback(fallenBack);
+                    // not a decision yet: the caller makes it in this JVM (see run(List))
+                    return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter,
+                            Receipt.NONE, fallenBack);
             }
         }
         if (fallbackActive.compareAndSet(true, false)) {
@@ -240,7 +241,7 @@ final class DecisionRunner {
         }
         List<Adjustment> adjustments = new ArrayList<>(charged.size());
         for (Take take : charged) {
-            adjustments.add(new Adjustment(take.key(), take.spec(), -change));
+            adjustments.add(Adjustment.ofTokens(take.key(), take.spec(), -change));
         }
         try {
             call(() -> {
@@ -268,10 +269,10 @@ final class DecisionRunner {
         if (!receipt.release()) {
             return false;
         }
-        for (Take lease : receipt.leases()) {
+        for (Adjustment lease : receipt.leases()) {
             try {
                 call(() -> {
-                    receipt.leaseStore().addTokens(lease.key(), lease.spec(), lease.tokens());
+                    receipt.leaseStore().releaseLease(lease.key(), lease.spec(), lease.lease());
                     return null;
                 });
             } catch (QuotaStoreException e) {
@@ -356,25 +357,30 @@ final class DecisionRunner {
             limits += slots.get(i).declared().size();
         }
         // gathered in the thread's array and listed as they are (no list grown, copied, copied again)
-        Object[] gathered = ListsOf.fits(limits) ? ListsOf.scratch() : new Object[limits];
+        Object[] gathered = ListsOf.gather(limits);
         int count = 0;
         LimitStatus violated = null;
-        for (int i = 0; i < slots.size(); i++) {
-            Draw slot = slots.get(i);
-            ConsumeResult result = results.get(i);
-            LimitStatus first = null;
-            LimitStatus exhausted = null;
-            for (int k = 0; k < slot.declared().size(); k++) {
-                LimitStatus status = slot.status(result, now, k);
-                gathered[count++] = status;
-                first = first == null ? status : first;
-                exhausted = exhausted == null && status.exhausted() ? status : exhausted;
+        List<LimitStatus> all;
+        try {
+            for (int i = 0; i < slots.size(); i++) {
+                Draw slot = slots.get(i);
+                ConsumeResult result = results.get(i);
+                LimitStatus first = null;
+                LimitStatus exhausted = null;
+                for (int k = 0; k < slot.declared().size(); k++) {
+                    LimitStatus status = slot.status(result, now, k);
+                    gathered[count++] = status;
+                    first = first == null ? status : first;
+                    exhausted = exhausted == null && status.exhausted() ? status : exhausted;
+                }
+                if (i == violatedSlot && first != null) {
+                    violated = exhausted != null ? exhausted : first;
+                }
             }
-            if (i == violatedSlot && first != null) {
-                violated = exhausted != null ? exhausted : first;
-            }
+            all = ListsOf.first(gathered, count);
+        } finally {
+            ListsOf.giveBack(gathered);
         }
-        List<LimitStatus> all = ListsOf.first(gathered, count);
         // the store took every take's full tokens: a plan bucket that gave them holds the estimate
         boolean admitted = outcome == QuotaDecision.Outcome.ALLOWED
                 || outcome == QuotaDecision.Outcome.SHADOW_REJECTED;
@@ -382,7 +388,7 @@ final class DecisionRunner {
         // settle gives back or changes (a plan take's refusal tokens are not read there)
         List<Take> refundable = picked(REFUNDABLE, slots, takes, results, admitted);
         List<Take> settleable = picked(SETTLEABLE, slots, takes, results, admitted);
-        List<Take> leases = List.of();
+        List<Adjustment> leases = List.of();
         for (int i = 0; i < slots.size(); i++) {
             if (results.get(i).tokensTaken() && results.get(i).lease() != 0) {
                 leases = leases(slots, results);
@@ -415,14 +421,18 @@ final class DecisionRunner {
         if (n == takes.size()) {
             return takes.size() == 1 ? takes : List.copyOf(takes);
         }
-        Object[] out = ListsOf.fits(n) ? ListsOf.scratch() : new Object[n];
-        int k = 0;
-        for (int i = 0; i < slots.size(); i++) {
-            if (picks(which, slots.get(i), results.get(i), admitted)) {
-                out[k++] = takes.get(i);
+        Object[] out = ListsOf.gather(n);
+        try {
+            int k = 0;
+            for (int i = 0; i < slots.size(); i++) {
+                if (picks(which, slots.get(i), results.get(i), admitted)) {
+                    out[k++] = takes.get(i);
+                }
             }
+            return ListsOf.first(out, k);
+        } finally {
+            ListsOf.giveBack(out);
         }
-        return ListsOf.first(out, k);
     }
 
     private static boolean picks(int which, Draw slot, ConsumeResult result, boolean admitted) {
@@ -433,18 +443,22 @@ final class DecisionRunner {
                 : slot.role() == LimitStatus.Role.PLAN && !slot.spec().leases() && admitted;
     }
 
-    /** The in-flight leases the decision holds, each as a take that gives its slot back. */
-    private static List<Take> leases(List<Draw> slots, List<ConsumeResult> results) {
-        Object[] leases = ListsOf.fits(slots.size()) ? ListsOf.scratch() : new Object[slots.size()];
-        int n = 0;
-        for (int i = 0; i < slots.size(); i++) {
-            ConsumeResult result = results.get(i);
-            if (result.tokensTaken() && result.lease() != 0) {
-                Draw slot = slots.get(i);
-                leases[n++] = Take.of(slot.key(), slot.spec(), result.lease());
+    /** The in-flight leases the decision holds, each as the release that gives its slot back. */
+    private static List<Adjustment> leases(List<Draw> slots, List<ConsumeResult> results) {
+        Object[] leases = ListsOf.gather(slots.size());
+        try {
+            int n = 0;
+            for (int i = 0; i < slots.size(); i++) {
+                ConsumeResult result = results.get(i);
+                if (result.tokensTaken() && result.lease() != 0) {
+                    Draw slot = slots.get(i);
+                    leases[n++] = Adjustment.leaseRelease(slot.key(), slot.spec(), result.lease());
+                }
             }
+            return ListsOf.first(leases, n);
+        } finally {
+            ListsOf.giveBack(leases);
         }
-        return ListsOf.first(leases, n);
     }
 
     /** CLOSED beats LOCAL beats OPEN: the most careful policy among the buckets involved. */

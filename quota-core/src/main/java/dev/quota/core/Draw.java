@@ -85,16 +85,9 @@ final class Draw extends AbstractList<Take> implements RandomAccess {
     }
 
     /**
-     * The draw of {@code tokens} from the bucket {@code key} of {@code spec}, its take charged as
-     * {@link DecisionCharge#take} says for its role and mode.
+     * The draw of {@code tokens} from the bucket {@code key} of {@code spec}, of a shape (kept, or
+     * made for it), its take charged as {@link DecisionCharge#take} says for its role and mode.
      */
-    Draw(BucketKey key, BucketSpec spec, List<Limit> declared, List<String> policies,
-         @Nullable CalendarWindow window, long tokens, Role role, FailurePolicy onFailure, Mode mode,
-         boolean noShare) {
-        this(key, spec, tokens, new Shape(declared, policies, window, role, onFailure, mode, noShare));
-    }
-
-    /** The draw of {@code tokens} from the bucket {@code key} of {@code spec}, of a shape kept. */
     Draw(BucketKey key, BucketSpec spec, long tokens, Shape shape) {
         this(DecisionCharge.take(key, spec, tokens, shape.role(), shape.mode()), shape);
     }

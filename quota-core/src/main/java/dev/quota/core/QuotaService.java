@@ -208,10 +208,10 @@ public final class QuotaService implements AutoCloseable {
             Plan plan = planOf(cfg, customer);
             Rule r = ruleOf(cfg, rule);
             AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
-            try { // the whole limits on the shared store, without a planner made per decision
-                decision = runner.run(layout.request(cfg, customer, plan, r, amount, limits, LocalShare.WHOLE));
-            } catch (DecisionRunner.LocalFallback fallback) {
-                decision = runner.local(layout.request(cfg, customer, plan, r, amount, limits, runner.share()), fallback);
+            // the whole limits on the shared store, without a planner made per decision
+            decision = runner.run(layout.request(cfg, customer, plan, r, amount, limits, LocalShare.WHOLE));
+            if (DecisionRunner.fallsBackLocally(decision)) { // the store is down: this instance's share, here
+                decision = runner.local(layout.request(cfg, customer, plan, r, amount, limits, runner.share()), decision);
             }
         }
         remember(cfg, keyHash, address, decision);

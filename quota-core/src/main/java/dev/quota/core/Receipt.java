@@ -1,6 +1,7 @@
 package dev.quota.core;
 
 import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.Take;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -61,26 +62,27 @@ public final class Receipt {
     /**
      * {@link #OPEN} until a refund or a settle closes it ({@link #CLOSED} bits), and the
      * {@link #RELEASED} bit once the leases are given back; changed through {@link #STATE}: no
-     * atomic object per decision, and one field for both (a receipt of 48 bytes, not 56).
+     * atomic object per decision, and one field for both, so a receipt is one object of a few
+     * fields (what one decision allocates is quota-bench's scenario 6, {@code --scenarios alloc}).
      */
     private volatile int state = OPEN;
-    /** The leases held: each take's tokens are its lease's deadline, as {@link QuotaStore#addTokens} takes it. */
-    private final List<Take> leases;
+    /** The leases held, each as its release ({@link QuotaStore#releaseLease}). */
+    private final List<Adjustment> leases;
     /** Who the plan charge is for, told once the decision is made: a settle counts the change for them. */
     private volatile @Nullable Customer payer;
 
     /**
      * @param refundable the takes a refund gives back, an immutable list, kept as it is
      * @param settleable the plan takes an admitted decision charged in full, each with its tokens
-     * @param leases     the leases it holds, each take's tokens its lease's deadline
+     * @param leases     the leases it holds, each as its release
      */
-    Receipt(QuotaStore store, List<Take> refundable, long planTokens, List<Take> settleable, List<Take> leases) {
+    Receipt(QuotaStore store, List<Take> refundable, long planTokens, List<Take> settleable, List<Adjustment> leases) {
         this(store, refundable, planTokens, settleable.isEmpty() && leases.isEmpty() ? null : store, settleable,
                 leases);
     }
 
     private Receipt(QuotaStore store, List<Take> refundable, long planTokens, @Nullable QuotaStore planStore,
-                    List<Take> settleable, List<Take> leases) {
+                    List<Take> settleable, List<Adjustment> leases) {
         this.store = Objects.requireNonNull(store, "store");
         // kept as given: the decision's own immutable lists (a one-bucket decision's takes are its
         // draw, which a copy would make a list of again), or another receipt's
@@ -136,7 +138,7 @@ public final class Receipt {
         return Objects.requireNonNull(leases.isEmpty() ? null : planStore, "a receipt without leases has no lease store");
     }
 
-    List<Take> leases() {
+    List<Adjustment> leases() {
         return leases;
     }
 

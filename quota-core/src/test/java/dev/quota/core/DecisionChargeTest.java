@@ -96,9 +96,9 @@ class DecisionChargeTest {
     }
 
     private static Draw draw(String name, Limit limit, long tokens, LimitStatus.Role role, String mode) {
-        return new Draw(new BucketKey("charge-test:" + name), new BucketSpec(List.of(limit), 1), List.of(limit),
-                List.of(name + "-" + limit.name()), null, tokens, role, FailurePolicy.CLOSED,
-                mode.equals("S") ? Mode.SHADOW : Mode.ENFORCE, false);
+        return new Draw(new BucketKey("charge-test:" + name), new BucketSpec(List.of(limit), 1), tokens,
+                new Draw.Shape(List.of(limit), List.of(name + "-" + limit.name()), null, role, FailurePolicy.CLOSED,
+                        mode.equals("S") ? Mode.SHADOW : Mode.ENFORCE, false));
     }
 
     private static long[] figures(String csv) {
@@ -126,6 +126,11 @@ class DecisionChargeTest {
         @Override
         public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
             buckets.addTokens(key, spec, tokens);
+        }
+
+        @Override
+        public void releaseLease(BucketKey key, BucketSpec spec, long lease) {
+            buckets.releaseLease(key, spec, lease);
         }
 
         @Override

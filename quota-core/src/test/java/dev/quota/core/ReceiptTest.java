@@ -7,6 +7,7 @@ import static dev.quota.core.Configs.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.QuotaDecision.Outcome;
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.Take;
@@ -66,8 +67,10 @@ class ReceiptTest {
         InMemoryStore store = InMemoryStore.builder().clock(clock).build();
         Limit limit = greedy("burst", 10, 10, Duration.ofHours(1));
         Take take = Take.of(new BucketKey("receipt-test"), new BucketSpec(List.of(limit), 1), 1);
+        Adjustment lease = Adjustment.leaseRelease(new BucketKey("receipt-test:l"),
+                BucketSpec.leases("in-flight", 2, Duration.ofMinutes(1), 1), 42);
 
-        Receipt refunded = new Receipt(store, List.of(take), 1, List.of(take), List.of(take));
+        Receipt refunded = new Receipt(store, List.of(take), 1, List.of(take), List.of(lease));
         assertThat(refunded.release()).isTrue();
         assertThat(refunded.release()).isFalse();
         assertThat(refunded.holdsLeases()).isFalse();
@@ -79,7 +82,7 @@ class ReceiptTest {
         assertThat(refunded.planStore()).isSameAs(store);
         assertThat(refunded).hasToString("Receipt[1 refundable buckets, refunded, 1 leases given back]");
 
-        Receipt settled = new Receipt(store, List.of(), 1, List.of(take), List.of(take));
+        Receipt settled = new Receipt(store, List.of(), 1, List.of(take), List.of(lease));
         assertThat(settled.settle()).isNull();
         assertThat(settled.settle()).isEqualTo(Settlement.Outcome.ALREADY_SETTLED);
         assertThat(settled.spend()).isFalse();

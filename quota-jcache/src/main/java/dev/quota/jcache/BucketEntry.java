@@ -130,13 +130,12 @@ final class BucketEntry {
         return new BucketEntry(changed);
     }
 
-    /** This entry with each adjustment (of its own buckets) applied, as {@link BucketMath#addTokens} computes it. */
+    /** This entry with each adjustment (of its own buckets) applied, as {@link BucketMath#adjust} computes it. */
     BucketEntry adjusted(List<Adjustment> group, long nowNanos) {
         BucketEntry after = this;
         for (Adjustment adjustment : group) {
             String field = field(adjustment.key().value());
-            after = after.with(field, BucketMath.addTokens(after.get(field), adjustment.spec(), adjustment.tokens(),
-                    nowNanos));
+            after = after.with(field, BucketMath.adjust(after.get(field), adjustment, nowNanos));
         }
         return after;
     }

@@ -13,7 +13,7 @@ interface Buckets {
     /** Consumes the takes of one entry ({@link BucketEntry#groups}) atomically, as {@link dev.quota.core.spi.QuotaStore#tryConsume} says. */
     List<ConsumeResult> consume(List<Take> group);
 
-    /** Adjusts buckets of one entry atomically, each as {@link dev.quota.core.spi.QuotaStore#addTokens} says. */
+    /** Adjusts buckets of one entry atomically, each as {@link dev.quota.core.spi.QuotaStore#adjust} says. */
     void adjust(List<Adjustment> group);
 
     /** The bucket as it stands, without taking anything: one read, computed in this JVM. */

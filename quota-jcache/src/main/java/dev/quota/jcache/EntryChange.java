@@ -64,7 +64,7 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
         return new EntryChange(CONSUME, encode(group), "", nowNanos);
     }
 
-    /** Buckets of one entry changed after the fact: tokens given back, or taken regardless ({@link Adjustment}). */
+    /** Buckets of one entry changed after the fact: tokens given back or taken regardless, leases given back ({@link Adjustment}). */
     static EntryChange adjust(List<Adjustment> group, long nowNanos) {
         return new EntryChange(ADD, encodeAdjustments(group), "", nowNanos);
     }
@@ -183,14 +183,18 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
         return bytes.toByteArray();
     }
 
-    /** Adjustments as bytes: per adjustment, its key, signed tokens and spec. */
+    /**
+     * Adjustments as bytes: per adjustment, its key, its signed tokens or the lease it gives back,
+     * and its spec. Which of the two the number is, the spec says: a lease set's adjustment is
+     * always a lease given back ({@link Adjustment#ofTokens} refuses a lease set).
+     */
     private static byte[] encodeAdjustments(List<Adjustment> adjustments) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(80 * adjustments.size());
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeShort(adjustments.size());
             for (Adjustment adjustment : adjustments) {
                 out.writeUTF(adjustment.key().value());
-                out.writeLong(adjustment.tokens());
+                out.writeLong(adjustment.releasesLease() ? adjustment.lease() : adjustment.tokens());
                 byte[] spec = encode(adjustment.spec());
                 out.writeShort(spec.length);
                 out.write(spec);
@@ -207,10 +211,12 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
             List<Adjustment> adjustments = new ArrayList<>(count);
             for (int a = 0; a < count; a++) {
                 BucketKey key = new BucketKey(in.readUTF());
-                long tokens = in.readLong();
-                byte[] spec = new byte[in.readUnsignedShort()];
-                in.readFully(spec);
-                adjustments.add(new Adjustment(key, spec(spec), tokens));
+                long tokensOrLease = in.readLong();
+                byte[] encoded = new byte[in.readUnsignedShort()];
+                in.readFully(encoded);
+                BucketSpec spec = spec(encoded);
+                adjustments.add(spec.leases() ? Adjustment.leaseRelease(key, spec, tokensOrLease)
+                        : Adjustment.ofTokens(key, spec, tokensOrLease));
             }
             return adjustments;
         } catch (IOException e) {

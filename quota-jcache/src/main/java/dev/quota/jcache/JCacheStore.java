@@ -186,7 +186,12 @@ public final class JCacheStore extends PerBucketStore {
 
     @Override
     public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
-        adjust(List.of(new Adjustment(key, spec, tokens)));
+        adjust(List.of(Adjustment.ofTokens(key, spec, tokens)));
+    }
+
+    @Override
+    public void releaseLease(BucketKey key, BucketSpec spec, long lease) {
+        adjust(List.of(Adjustment.leaseRelease(key, spec, lease)));
     }
 
     /** One atomic change per entry: a customer's buckets together, a shared limit's on its own. */

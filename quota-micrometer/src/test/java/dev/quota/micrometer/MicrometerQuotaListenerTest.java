@@ -111,6 +111,11 @@ class MicrometerQuotaListenerTest {
             }
 
             @Override
+            public void releaseLease(BucketKey key, BucketSpec spec, long lease) {
+                throw failure();
+            }
+
+            @Override
             public ConsumeResult peek(BucketKey key, BucketSpec spec) {
                 throw failure();
             }

@@ -31,8 +31,7 @@ final class AddJob extends CasJob {
     void compute(CasRound round) {
         for (Adjustment adjustment : adjustments) {
             Cell cell = round.cell(adjustment.key().value());
-            cell.write(BucketMath.addTokens(cell.state, adjustment.spec(), adjustment.tokens(), round.now()),
-                    round.expiry());
+            cell.write(BucketMath.adjust(cell.state, adjustment, round.now()), round.expiry());
         }
         answer(Boolean.TRUE);
     }

@@ -86,7 +86,7 @@ final class CasEngine {
 
     /** Gives tokens back to one bucket, or takes them regardless when negative. */
     void addTokens(BucketKey key, BucketSpec spec, long tokens) {
-        run(new AddJob(List.of(new Adjustment(key, spec, tokens))));
+        run(new AddJob(List.of(Adjustment.ofTokens(key, spec, tokens))));
     }
 
     /**

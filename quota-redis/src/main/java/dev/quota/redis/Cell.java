@@ -31,7 +31,7 @@ final class Cell {
     /**
      * Whether {@link #state} is this cell's alone (parsed for this round from remembered bytes):
      * a job may then take its tokens from it in place instead of from a copy
-     * ({@link dev.quota.core.spi.BucketMath#decideInPlace}). A state written to the cell is the
+     * ({@link dev.quota.core.internal.BucketArithmetic#decideOwned}). A state written to the cell is the
      * cell's alone too, until its script is sent (what the script leaves is then shared with the
      * rounds pipelined behind it, each of which makes a cell of its own that does not own it).
      */

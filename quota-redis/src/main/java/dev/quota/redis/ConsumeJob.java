@@ -1,6 +1,6 @@
 package dev.quota.redis;
 
-import dev.quota.core.spi.BucketMath;
+import dev.quota.core.internal.BucketArithmetic;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
@@ -56,58 +56,26 @@ final class ConsumeJob extends CasJob {
 
     @Override
     void compute(CasRound round) {
-        if (takes.size() == 1) { // a one-limit decision: its step is its answer and its write
-            Cell cell = round.cell(key(0));
-            ConsumeResult result;
-            RemoteBucketState after;
-            if (cell.owned) {
-                // a state parsed for this round is the cell's alone: its tokens taken without a
-                // copy, the write put in the round's array (no step object)
-                RemoteBucketState[] write = round.jobStates(1);
-                result = BucketMath.decideInPlace(takes.get(0), cell.state, round.now(), write, 0);
-                after = write[0];
-                write[0] = null; // nothing kept past the round
-            } else {
-                BucketMath.Step step = BucketMath.decide(takes.get(0), cell.state, round.now());
-                result = step.result();
-                after = step.after();
-            }
-            if (after != null) {
-                cell.write(after, round.expiry());
-            }
-            answer(List.of(result));
-            return;
-        }
         int n = takes.size();
         // the round's arrays, for this compute only: jobs are computed one at a time
         Cell[] mine = round.jobCells(n);
-        RemoteBucketState[] before = round.jobStates(n);
-        boolean owned = false;
+        RemoteBucketState[] states = round.jobStates(n);
         for (int i = 0; i < n; i++) {
             mine[i] = round.cell(key(i));
-            before[i] = mine[i].state;
-            owned |= mine[i].owned;
-        }
-        BucketMath.Outcome outcome;
-        if (owned) {
-            // states parsed for this round are the cells' alone: the tokens are taken from them in
+            // a state parsed for this round is the cell's alone: its tokens are taken from it in
             // place; a shared one (the limit every customer shares, a hot key) is given as a copy
-            for (int i = 0; i < n; i++) {
-                RemoteBucketState state = before[i];
-                before[i] = state == null || mine[i].owned ? state : state.copy();
-            }
-            outcome = BucketMath.decideInPlace(takes, before, round.now());
-        } else {
-            outcome = BucketMath.decide(takes, before, round.now());
+            RemoteBucketState state = mine[i].state;
+            states[i] = state == null || mine[i].owned ? state : state.copy();
         }
+        List<ConsumeResult> results = BucketArithmetic.decideOwned(takes, states, round.now());
         for (int i = 0; i < n; i++) {
-            RemoteBucketState after = outcome.writes()[i];
+            RemoteBucketState after = states[i];
             if (after != null) {
                 mine[i].write(after, round.expiry());
             }
         }
         Arrays.fill(mine, 0, n, null); // nothing kept past the round
-        Arrays.fill(before, 0, n, null);
-        answer(outcome.results());
+        Arrays.fill(states, 0, n, null);
+        answer(results);
     }
 }

@@ -1,5 +1,6 @@
 package dev.quota.redis;
 
+import dev.quota.core.internal.StateWire;
 import dev.quota.core.spi.BucketMath;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.security.SecureRandom;
@@ -241,7 +242,7 @@ final class KeyStates {
         int length = templates.decode(rec, scratch);
         digest.of(scratch, 0, length);
         entry.digest(digest.high, digest.middle, digest.low);
-        return BucketMath.deserialize(scratch, length);
+        return StateWire.read(scratch, length);
     }
 
     /**
@@ -376,10 +377,10 @@ final class KeyStates {
     private long[] encodeState(RemoteBucketState parsed, KeyState entry, int check) {
         StateDigest digest = StateDigest.local();
         byte[] scratch = digest.scratch(256);
-        int length = BucketMath.serialize(parsed, scratch, 0);
+        int length = StateWire.write(parsed, scratch, 0);
         if (length < 0) {
             scratch = digest.scratch(-length);
-            length = BucketMath.serialize(parsed, scratch, 0);
+            length = StateWire.write(parsed, scratch, 0);
         }
         return templates.encode(scratch, length, entry.confirmedNanos(), entry.expiresNanos(), check);
     }

@@ -97,8 +97,8 @@ public final class RedisStore implements QuotaStore {
             }
 
             @Override
-            public void giveBack(Take take) {
-                engine.addTokens(take.key(), take.spec(), take.tokens());
+            public void giveBack(Adjustment adjustment) {
+                engine.adjust(List.of(List.of(adjustment)));
             }
         });
     }
@@ -106,6 +106,11 @@ public final class RedisStore implements QuotaStore {
     @Override
     public void addTokens(BucketKey key, BucketSpec spec, long tokens) {
         engine.addTokens(key, spec, tokens);
+    }
+
+    @Override
+    public void releaseLease(BucketKey key, BucketSpec spec, long lease) {
+        engine.adjust(List.of(List.of(Adjustment.leaseRelease(key, spec, lease))));
     }
 
     /** One script per hash slot, all sent before any reply is awaited: one round trip. */

@@ -1,6 +1,6 @@
 package dev.quota.redis;
 
-import dev.quota.core.spi.BucketMath;
+import dev.quota.core.internal.StateWire;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import io.netty.buffer.ByteBuf;
 import java.security.MessageDigest;
@@ -88,10 +88,10 @@ final class StateDigest {
      */
     int append(RemoteBucketState state) {
         int at = writtenEnd;
-        int length = BucketMath.serialize(state, written, at);
+        int length = StateWire.write(state, written, at);
         if (length < 0) {
             written = Arrays.copyOf(written, Math.max(2 * written.length, at - length));
-            length = BucketMath.serialize(state, written, at);
+            length = StateWire.write(state, written, at);
         }
         return appended(at, length);
     }

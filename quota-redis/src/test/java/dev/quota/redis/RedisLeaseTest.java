@@ -53,7 +53,7 @@ class RedisLeaseTest {
             long bLease = b.tryConsume(key, FIVE, 1).lease();
             assertThat(a.tryConsume(key, FIVE, 1).tokensTaken()).as("five running").isFalse();
 
-            b.addTokens(key, FIVE, bLease);
+            b.releaseLease(key, FIVE, bLease);
 
             // the clock has not moved: a rate refusal would stand on a's confirmed state here
             ConsumeResult after = a.tryConsume(key, FIVE, 1);
@@ -72,7 +72,7 @@ class RedisLeaseTest {
             long lease = store.tryConsume(key, FIVE, 1).lease();
             assertThat(scripts()).isEqualTo(1);
 
-            store.addTokens(key, FIVE, lease);
+            store.releaseLease(key, FIVE, lease);
             assertThat(scripts()).isEqualTo(2);
             assertThat(store.peek(key, FIVE).remaining()).containsExactly(4);
         }

@@ -181,5 +181,10 @@ class SentinelFailoverTest {
             admitted.decrementAndGet();
             delegate.addTokens(key, spec, tokens);
         }
+
+        @Override
+        public void releaseLease(BucketKey key, BucketSpec spec, long lease) {
+            delegate.releaseLease(key, spec, lease);
+        }
     }
 }

@@ -13,7 +13,7 @@ public final class Hashes {
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     /** Characters of a key part: 128 bits, six to a character. */
     public static final int PART_LENGTH = 22;
-    private static final ThreadLocal<Sha256> SHA256 = ThreadLocal.withInitial(Sha256::new);
+    private static final Scratch<Sha256> SHA256 = Scratch.perThread("the thread's SHA-256", Sha256::new);
 
     private Hashes() {
     }
@@ -23,24 +23,32 @@ public final class Hashes {
      * request (an API key); allocates the string only, for an ASCII text of up to 128 characters.
      */
     public static String sha256Hex(String text) {
-        Sha256 sha = SHA256.get();
-        sha.digest.reset();
-        sha.update(text);
-        sha.digestInto();
-        byte[] hex = sha.hex;
-        for (int i = 0; i < 32; i++) {
-            int b = sha.hash[i] & 0xff;
-            hex[2 * i] = HEX[b >>> 4];
-            hex[2 * i + 1] = HEX[b & 0x0f];
+        Sha256 sha = SHA256.take();
+        try {
+            sha.digest.reset();
+            sha.update(text);
+            sha.digestInto();
+            byte[] hex = sha.hex;
+            for (int i = 0; i < 32; i++) {
+                int b = sha.hash[i] & 0xff;
+                hex[2 * i] = HEX[b >>> 4];
+                hex[2 * i + 1] = HEX[b & 0x0f];
+            }
+            return new String(hex, 0, 64, StandardCharsets.ISO_8859_1);
+        } finally {
+            SHA256.giveBack(sha);
         }
-        return new String(hex, 0, 64, StandardCharsets.ISO_8859_1);
     }
 
     /** 128 bits of SHA-256, base64url: 22 characters of {@code [A-Za-z0-9_-]}, safe in any key. */
     public static String keyPart(String identity) {
-        Sha256 sha = SHA256.get();
-        sha.digest.update(identity.getBytes(StandardCharsets.UTF_8));
-        return sha.keyPart();
+        Sha256 sha = SHA256.take();
+        try {
+            sha.digest.update(identity.getBytes(StandardCharsets.UTF_8));
+            return sha.keyPart();
+        } finally {
+            SHA256.giveBack(sha);
+        }
     }
 
     /**
@@ -48,9 +56,13 @@ public final class Hashes {
      * building that string: what a customer's bucket keys are made of, computed per decision.
      */
     public static String keyPart(String namespace, String id) {
-        Sha256 sha = SHA256.get();
-        sha.identity(namespace, id);
-        return sha.keyPart();
+        Sha256 sha = SHA256.take();
+        try {
+            sha.identity(namespace, id);
+            return sha.keyPart();
+        } finally {
+            SHA256.giveBack(sha);
+        }
     }
 
     /**
@@ -61,15 +73,19 @@ public final class Hashes {
      * @throws IllegalArgumentException if {@code head} or {@code tail} is not ASCII
      */
     public static String keyWithPart(String head, String namespace, String id, String tail) {
-        Sha256 sha = SHA256.get();
-        sha.identity(namespace, id);
-        sha.finish();
-        int length = head.length() + PART_LENGTH + tail.length();
-        byte[] out = length <= sha.key.length ? sha.key : new byte[length];
-        int at = ascii(head, out, 0);
-        System.arraycopy(sha.chars, 0, out, at, PART_LENGTH);
-        ascii(tail, out, at + PART_LENGTH);
-        return new String(out, 0, length, StandardCharsets.ISO_8859_1);
+        Sha256 sha = SHA256.take();
+        try {
+            sha.identity(namespace, id);
+            sha.finish();
+            int length = head.length() + PART_LENGTH + tail.length();
+            byte[] out = length <= sha.key.length ? sha.key : new byte[length];
+            int at = ascii(head, out, 0);
+            System.arraycopy(sha.chars, 0, out, at, PART_LENGTH);
+            ascii(tail, out, at + PART_LENGTH);
+            return new String(out, 0, length, StandardCharsets.ISO_8859_1);
+        } finally {
+            SHA256.giveBack(sha);
+        }
     }
 
     /** Copies ASCII {@code text} into {@code out} at {@code at}; answers the index after it. */

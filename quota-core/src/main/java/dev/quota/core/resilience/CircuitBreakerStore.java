@@ -164,6 +164,14 @@ public final class CircuitBreakerStore implements QuotaStore {
     }
 
     @Override
+    public void releaseLease(BucketKey key, BucketSpec spec, long lease) {
+        call(() -> {
+            delegate.releaseLease(key, spec, lease);
+            return null;
+        });
+    }
+
+    @Override
     public void adjust(List<Adjustment> adjustments) {
         call(() -> {
             delegate.adjust(adjustments);

@@ -14,8 +14,8 @@ import java.util.List;
  *
  * <p>A lease set of capacity 5 and lease timeout 60 s has five slots, each free or held until a
  * deadline. A take of one token holds a free slot until now + 60 s (the store's clock) and reports
- * that deadline ({@link ConsumeResult#lease()}); {@link QuotaStore#addTokens} with the deadline as
- * its tokens frees that slot again. A slot whose deadline passed is free: a holder that died never
+ * that deadline ({@link ConsumeResult#lease()}); {@link QuotaStore#releaseLease} with that lease
+ * frees that slot again. A slot whose deadline passed is free: a holder that died never
  * keeps it for good. A lease set is stored as a bucket state whose limits are the slots (capacity
  * 1, one token back per lease timeout), so every store holds, expires and repairs it as any other
  * bucket; only {@link BucketMath} reads the slots.

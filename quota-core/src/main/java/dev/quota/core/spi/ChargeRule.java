@@ -51,21 +51,6 @@ public final class ChargeRule {
     }
 
     /**
-     * {@link #taken} of a consume of one take: the tokens it takes from its bucket, without a
-     * predicate or an array (a one-limit decision's consume).
-     *
-     * @param hasTokens        whether the take's bucket holds the take's tokens
-     * @param hasRefusalTokens whether it holds its refusal tokens; read only when the take has some
-     *                         and lacks its tokens
-     */
-    public static long takenAlone(Take take, boolean hasTokens, boolean hasRefusalTokens) {
-        if (take.shadow() || hasTokens) { // admitted; a shadow take gives its tokens only when it has them
-            return hasTokens ? take.tokens() : 0;
-        }
-        return take.chargedOnRefusal() && hasRefusalTokens ? take.refusalTokens() : 0;
-    }
-
-    /**
      * The tokens the consume takes from each bucket, in take order.
      *
      * @param hasTokens        whether take {@code i}'s bucket holds the take's tokens

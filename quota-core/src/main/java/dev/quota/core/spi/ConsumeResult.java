@@ -20,7 +20,7 @@ package dev.quota.core.spi;
  * @param nanosToFull nanoseconds until every limit of the bucket is full again
  * @param lease       for a take from a lease set ({@link BucketSpec#leases()}) that held a slot: the
  *                    lease's deadline in the store's clock nanoseconds, which gives it back
- *                    ({@link QuotaStore#addTokens}); else 0
+ *                    ({@link QuotaStore#releaseLease}); else 0
  */
 public record ConsumeResult(boolean tokensTaken, long[] remaining, long nanosToWait, long nanosToFull, long lease) {
 

@@ -79,8 +79,8 @@ public abstract class PerBucketStore implements QuotaStore {
             }
 
             @Override
-            public void giveBack(Take take) {
-                addTokens(take.key(), take.spec(), take.tokens());
+            public void giveBack(Adjustment adjustment) {
+                adjust(List.of(adjustment));
             }
         });
     }
@@ -92,8 +92,8 @@ public abstract class PerBucketStore implements QuotaStore {
             if (result.tokensTaken()) {
                 Take taken = group.get(i);
                 try {
-                    addTokens(taken.key(), taken.spec(), SplitConsume.giveBackTokens(taken, result,
-                            result.sufficient() ? taken.tokens() : taken.refusalTokens()));
+                    adjust(List.of(SplitConsume.returning(taken, result,
+                            result.sufficient() ? taken.tokens() : taken.refusalTokens())));
                 } catch (RuntimeException ignored) {
                     failure.addSuppressed(ignored);
                 }

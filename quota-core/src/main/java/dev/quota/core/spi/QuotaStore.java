@@ -44,21 +44,32 @@ public interface QuotaStore extends AutoCloseable {
     /**
      * Gives {@code tokens} back to every limit of the bucket, never above capacity: a refund of
      * tokens a decision took. A negative {@code tokens} takes {@code -tokens} from every limit
-     * whatever it holds, leaving a debt where it lacks them ({@link BucketMath#addTokens}). For a
-     * lease set ({@link BucketSpec#leases()}), gives back the lease
-     * whose deadline is {@code tokens} ({@link ConsumeResult#lease()}): its slot is free again,
-     * unless the lease has ended already (then its slot may hold someone else's lease, left alone).
-     * One atomic step, as every other operation, so it costs one round trip.
+     * whatever it holds, leaving a debt where it lacks them ({@link BucketMath#addTokens}). One
+     * atomic step, as every other operation, so it costs one round trip.
      *
+     * @throws IllegalArgumentException if {@code spec} is a lease set ({@link #releaseLease} gives
+     *                                  a lease back)
      * @throws dev.quota.core.QuotaStoreException if the store cannot answer
      */
     void addTokens(BucketKey key, BucketSpec spec, long tokens);
 
     /**
-     * Applies each adjustment as {@link #addTokens} does, in one store call where the store can (on
-     * Redis one round trip for buckets of one hash slot, on a grid one change per entry). Each
-     * bucket's change is atomic; buckets of different slots or entries change one after the other.
-     * The default calls {@link #addTokens} per adjustment.
+     * Gives back the lease {@code lease} of a lease set ({@link BucketSpec#leases()}), as a take
+     * from it answered it ({@link ConsumeResult#lease()}): its slot is free again, unless the lease
+     * has ended already (then its slot may hold someone else's lease, left alone)
+     * ({@link BucketMath#releaseLease}). One atomic step, so it costs one round trip.
+     *
+     * @throws IllegalArgumentException if {@code spec} is not a lease set
+     * @throws dev.quota.core.QuotaStoreException if the store cannot answer
+     */
+    void releaseLease(BucketKey key, BucketSpec spec, long lease);
+
+    /**
+     * Applies each adjustment as {@link #addTokens} or {@link #releaseLease} does, in one store
+     * call where the store can (on Redis one round trip for buckets of one hash slot, on a grid
+     * one change per entry). Each bucket's change is atomic; buckets of different slots or entries
+     * change one after the other. The default calls {@link #addTokens} or {@link #releaseLease}
+     * per adjustment.
      *
      * @param adjustments at least one; no key twice
      * @throws IllegalArgumentException if {@code adjustments} is empty
@@ -69,7 +80,11 @@ public interface QuotaStore extends AutoCloseable {
             throw new IllegalArgumentException("an adjustment needs at least one bucket");
         }
         for (Adjustment adjustment : adjustments) {
-            addTokens(adjustment.key(), adjustment.spec(), adjustment.tokens());
+            if (adjustment.releasesLease()) {
+                releaseLease(adjustment.key(), adjustment.spec(), adjustment.lease());
+            } else {
+                addTokens(adjustment.key(), adjustment.spec(), adjustment.tokens());
+            }
         }
     }
 

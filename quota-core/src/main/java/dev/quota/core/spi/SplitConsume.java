@@ -27,8 +27,8 @@ public final class SplitConsume {
         /** One list of results per group, in order; may run the groups in parallel. */
         List<List<ConsumeResult>> consume(List<List<Take>> groups);
 
-        /** Gives tokens back to one bucket. */
-        void giveBack(Take take);
+        /** Gives back what a group took from one bucket: its tokens, or the lease it holds. */
+        void giveBack(Adjustment adjustment);
     }
 
     /**
@@ -65,7 +65,7 @@ public final class SplitConsume {
             long back = took[i] - keep[i];
             if (back > 0) {
                 Take take = takes.get(i);
-                giveBack(store, new Take(take.key(), take.spec(), giveBackTokens(take, results[i], back), 0));
+                giveBack(store, returning(take, results[i], back));
                 results[i] = givenBack(results[i], take, back, keep[i] > 0);
             }
         }
@@ -82,19 +82,20 @@ public final class SplitConsume {
     }
 
     /**
-     * What {@link QuotaStore#addTokens} is given to return {@code tokens} a take took: those tokens;
-     * for a lease set, the deadline of the lease the take holds.
+     * What returns {@code tokens} a take took ({@code taken} its answer): those tokens; for a lease
+     * set, the lease the take holds.
      */
-    static long giveBackTokens(Take take, ConsumeResult taken, long tokens) {
-        return take.spec().leases() ? taken.lease() : tokens;
+    static Adjustment returning(Take take, ConsumeResult taken, long tokens) {
+        return take.spec().leases() ? Adjustment.leaseRelease(take.key(), take.spec(), taken.lease())
+                : Adjustment.ofTokens(take.key(), take.spec(), tokens);
     }
 
-    private static void giveBack(Groups store, Take take) {
+    private static void giveBack(Groups store, Adjustment adjustment) {
         try {
-            store.giveBack(take);
+            store.giveBack(adjustment);
         } catch (RuntimeException e) {
-            // the decision stands; the bucket stays short by these tokens until it refills
-            log.warn("could not give back {} tokens to {}: {}", take.tokens(), take.key(), e.toString());
+            // the decision stands; the bucket stays short by these tokens (or this lease) until it refills
+            log.warn("could not give back {}: {}", adjustment, e.toString());
         }
     }
 

@@ -108,6 +108,18 @@ public final class InMemoryStore implements QuotaStore {
     }
 
     @Override
+    public void releaseLease(BucketKey key, BucketSpec spec, long lease) {
+        HeldBucket bucket = lockedBucket(key);
+        try {
+            long now = time.currentTimeNanos();
+            RemoteBucketState after = BucketMath.releaseLease(bucket.state, spec, lease, now);
+            store(key, bucket, after, after.calculateFullRefillingTime(now), now);
+        } finally {
+            bucket.lock.unlock();
+        }
+    }
+
+    @Override
     public ConsumeResult peek(BucketKey key, BucketSpec spec) {
         HeldBucket bucket = buckets.getIfPresent(key.value());
         return BucketMath.peek(bucket == null ? null : bucket.state, spec, time.currentTimeNanos());

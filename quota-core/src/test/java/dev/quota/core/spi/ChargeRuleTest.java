@@ -14,36 +14,19 @@ class ChargeRuleTest {
             Refill.greedy(20, Duration.ofHours(1)))), 1);
 
     @Test
-    void takenAlone_isWhatTakenGivesAConsumeOfThatOneTake_inEveryCase() {
-        BucketKey key = new BucketKey("charge-rule-test");
-        int cases = 0;
-        for (boolean shadow : new boolean[] {false, true}) {
-            for (long refusal : new long[] {0, 1, 10}) {
-                if (shadow && refusal > 0) {
-                    continue; // not a take: a shadow take is never charged on refusal
-                }
-                Take take = new Take(key, SPEC, 10, refusal, shadow);
-                for (boolean has : new boolean[] {false, true}) {
-                    for (boolean hasRefusal : new boolean[] {false, true}) {
-                        long[] taken = ChargeRule.taken(List.of(take), i -> has, i -> hasRefusal);
-                        assertThat(ChargeRule.takenAlone(take, has, hasRefusal))
-                                .as("shadow %s, refusal tokens %d, has %s, has refusal tokens %s",
-                                        shadow, refusal, has, hasRefusal)
-                                .isEqualTo(taken[0]);
-                        cases++;
-                    }
-                }
-            }
-        }
-        assertThat(cases).isEqualTo(16);
+    void taken_takesTheRefusalTokensOfARefusedPlanTake_andNothingWhenItLacksThem() {
+        Take plan = new Take(new BucketKey("plan"), SPEC, 10, 1);
+
+        assertThat(ChargeRule.taken(List.of(plan), i -> true, i -> true)).containsExactly(10);
+        assertThat(ChargeRule.taken(List.of(plan), i -> false, i -> true)).containsExactly(1);
+        assertThat(ChargeRule.taken(List.of(plan), i -> false, i -> false)).containsExactly(0);
     }
 
     @Test
-    void takenAlone_takesTheRefusalTokensOfARefusedPlanTake_andNothingWhenItLacksThem() {
-        Take plan = new Take(new BucketKey("plan"), SPEC, 10, 1);
+    void taken_ofAShadowTake_isItsTokensWhenItHasThem_elseNothing() {
+        Take shadow = new Take(new BucketKey("shadow"), SPEC, 10, 0, true);
 
-        assertThat(ChargeRule.takenAlone(plan, true, true)).isEqualTo(10);
-        assertThat(ChargeRule.takenAlone(plan, false, true)).isEqualTo(1);
-        assertThat(ChargeRule.takenAlone(plan, false, false)).isZero();
+        assertThat(ChargeRule.taken(List.of(shadow), i -> true, i -> true)).containsExactly(10);
+        assertThat(ChargeRule.taken(List.of(shadow), i -> false, i -> true)).containsExactly(0);
     }
 }

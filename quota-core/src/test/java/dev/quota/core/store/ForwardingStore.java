@@ -36,6 +36,12 @@ public abstract class ForwardingStore implements QuotaStore {
     }
 
     @Override
+    public void releaseLease(BucketKey key, BucketSpec spec, long lease) {
+        before("release");
+        delegate.releaseLease(key, spec, lease);
+    }
+
+    @Override
     public void adjust(List<Adjustment> adjustments) {
         before("adjust");
         delegate.adjust(adjustments);

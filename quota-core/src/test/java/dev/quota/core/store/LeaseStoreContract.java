@@ -1,9 +1,11 @@
 package dev.quota.core.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quota.core.Limit;
 import dev.quota.core.Refill;
+import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
@@ -80,11 +82,34 @@ public interface LeaseStoreContract {
             leaseClock().advance(Duration.ofMillis(1));
         }
 
-        leaseStore().addTokens(key, FIVE, leases.get(2));
+        leaseStore().releaseLease(key, FIVE, leases.get(2));
 
         assertThat(free(key)).isEqualTo(1);
         assertThat(take(key).tokensTaken()).isTrue();
         assertThat(take(key).tokensTaken()).as("one slot was freed, not two").isFalse();
+    }
+
+    @Test
+    default void releasingALeaseThroughAdjust_freesItsSlot() {
+        BucketKey key = key();
+        long first = take(key).lease();
+        take(key);
+
+        leaseStore().adjust(List.of(Adjustment.leaseRelease(key, FIVE, first)));
+
+        assertThat(free(key)).isEqualTo(4);
+    }
+
+    @Test
+    default void addTokensToALeaseSet_isRefused_forALeaseIsGivenBackByReleaseLease() {
+        BucketKey key = key();
+        long lease = take(key).lease();
+
+        assertThatThrownBy(() -> leaseStore().addTokens(key, FIVE, lease))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("releaseLease");
+        assertThatThrownBy(() -> Adjustment.ofTokens(key, FIVE, lease))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseRelease");
+        assertThat(free(key)).isEqualTo(4); // nothing given back
     }
 
     @Test
@@ -94,8 +119,8 @@ public interface LeaseStoreContract {
         leaseClock().advance(Duration.ofMillis(1));
         take(key);
 
-        leaseStore().addTokens(key, FIVE, first);
-        leaseStore().addTokens(key, FIVE, first);
+        leaseStore().releaseLease(key, FIVE, first);
+        leaseStore().releaseLease(key, FIVE, first);
 
         assertThat(free(key)).isEqualTo(4);
     }
@@ -124,10 +149,10 @@ public interface LeaseStoreContract {
         long current = leaseStore().tryConsume(key, one, 1).lease();
         assertThat(current).isNotEqualTo(expired);
 
-        leaseStore().addTokens(key, one, expired);
+        leaseStore().releaseLease(key, one, expired);
 
         assertThat(leaseStore().tryConsume(key, one, 1).tokensTaken()).as("never two running").isFalse();
-        leaseStore().addTokens(key, one, current);
+        leaseStore().releaseLease(key, one, current);
         assertThat(leaseStore().tryConsume(key, one, 1).tokensTaken()).isTrue();
     }
 

@@ -475,7 +475,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract {
         BucketSpec spec = greedy(100, 1, Duration.ofHours(1), 1);
         store.tryConsume(List.of(Take.of(customer.get(0), spec, 30), Take.of(customer.get(1), spec, 5)));
 
-        store.adjust(List.of(new Adjustment(customer.get(0), spec, 20), new Adjustment(customer.get(1), spec, 20)));
+        store.adjust(List.of(Adjustment.ofTokens(customer.get(0), spec, 20), Adjustment.ofTokens(customer.get(1), spec, 20)));
 
         assertThat(store.peek(customer.get(0), spec).remaining()).containsExactly(90);
         assertThat(store.peek(customer.get(1), spec).remaining()).containsExactly(100);
@@ -488,7 +488,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract {
         BucketSpec spec = greedy(100, 1, Duration.ofHours(1), 1);
         store.tryConsume(buckets.get(0), spec, 10);
 
-        store.adjust(List.of(new Adjustment(buckets.get(0), spec, -27), new Adjustment(buckets.get(1), spec, -27)));
+        store.adjust(List.of(Adjustment.ofTokens(buckets.get(0), spec, -27), Adjustment.ofTokens(buckets.get(1), spec, -27)));
 
         assertThat(store.peek(buckets.get(0), spec).remaining()).containsExactly(63);
         assertThat(store.peek(buckets.get(1), spec).remaining()).containsExactly(73);
@@ -500,7 +500,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract {
         BucketSpec spec = greedy(10, 10, Duration.ofMinutes(1), 1); // a token every 6 s
         store.tryConsume(key, spec, 7);
 
-        store.adjust(List.of(new Adjustment(key, spec, -8)));
+        store.adjust(List.of(Adjustment.ofTokens(key, spec, -8)));
 
         assertThat(store.peek(key, spec).remaining()).containsExactly(-5);
         ConsumeResult refused = store.tryConsume(key, spec, 1);

@@ -1,6 +1,6 @@
-package dev.quota.core.spi;
+package dev.quota.core.internal;
 
-import dev.quota.core.internal.Bandwidths;
+import dev.quota.core.spi.BucketSpec;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.BucketState;
@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * deadline. A lease that expired and whose slot was taken again has another deadline, so a late
  * give-back frees nothing: never more leases held than slots.
  */
-final class LeaseSlots {
+public final class LeaseSlots {
 
     /** Words per slot in the state: last refill, tokens, rounding error. */
     private static final int WORDS = 3;
@@ -52,7 +52,7 @@ final class LeaseSlots {
      * in its own. A lease past its deadline is free. Going to a spec with fewer slots keeps the
      * leases that end last; one with a new timeout keeps every deadline as it was.
      */
-    static LeaseSlots of(@Nullable RemoteBucketState state, BucketSpec spec, long nowNanos) {
+    public static LeaseSlots of(@Nullable RemoteBucketState state, BucketSpec spec, long nowNanos) {
         BucketConfiguration specConfiguration = Bandwidths.configuration(spec);
         long[] stored = state == null ? new long[0] : storedDeadlines(state, nowNanos);
         Long storedVersion = state == null ? null : state.getConfigurationVersion();
@@ -75,7 +75,7 @@ final class LeaseSlots {
     }
 
     /** The number of free slots. */
-    long free() {
+    public long free() {
         long free = 0;
         for (long deadline : deadlines) {
             if (deadline == 0) {
@@ -86,7 +86,7 @@ final class LeaseSlots {
     }
 
     /** Nanoseconds from {@code nowNanos} until the first held lease ends, 0 when a slot is free. */
-    long nanosToFirstFree(long nowNanos) {
+    public long nanosToFirstFree(long nowNanos) {
         long first = Long.MAX_VALUE;
         for (long deadline : deadlines) {
             if (deadline == 0) {
@@ -98,7 +98,7 @@ final class LeaseSlots {
     }
 
     /** Nanoseconds from {@code nowNanos} until every lease has ended. */
-    long nanosToAllFree(long nowNanos) {
+    public long nanosToAllFree(long nowNanos) {
         long last = 0;
         for (long deadline : deadlines) {
             last = Math.max(last, deadline);
@@ -112,7 +112,7 @@ final class LeaseSlots {
      * @return the deadline of the leases taken
      * @throws IllegalStateException if fewer slots are free
      */
-    long take(long count, long nowNanos) {
+    public long take(long count, long nowNanos) {
         long deadline = nowNanos + timeoutNanos;
         long left = count;
         for (int i = 0; i < deadlines.length && left > 0; i++) {
@@ -128,7 +128,7 @@ final class LeaseSlots {
     }
 
     /** Frees the slot held until {@code deadline}, if one is; a lease that ended already holds none. */
-    void release(long deadline) {
+    public void release(long deadline) {
         for (int i = 0; i < deadlines.length; i++) {
             if (deadlines[i] == deadline && deadline != 0) {
                 deadlines[i] = 0;
@@ -138,7 +138,7 @@ final class LeaseSlots {
     }
 
     /** The slots as a bucket state. */
-    RemoteBucketState state() {
+    public RemoteBucketState state() {
         long[] words = new long[deadlines.length * WORDS];
         for (int i = 0; i < deadlines.length; i++) {
             boolean held = deadlines[i] != 0;
@@ -151,7 +151,7 @@ final class LeaseSlots {
         snapshot.put("stateData", words);
         try {
             snapshot.put("configuration", BucketConfiguration.SERIALIZATION_HANDLE.toJsonCompatibleSnapshot(
-                    configuration, BucketMath.WIRE_VERSION, Scope.PERSISTED_STATE));
+                    configuration, StateWire.WIRE_VERSION, Scope.PERSISTED_STATE));
             BucketState state = BucketState64BitsInteger.SERIALIZATION_HANDLE.fromJsonCompatibleSnapshot(snapshot);
             state.setConfiguration(configuration);
             return new RemoteBucketState(state, new RemoteStat(0), version);
@@ -178,7 +178,7 @@ final class LeaseSlots {
         long[] data;
         try {
             data = BucketState64BitsInteger.SERIALIZATION_HANDLE.readLongArray(
-                    BucketState64BitsInteger.SERIALIZATION_HANDLE.toJsonCompatibleSnapshot(words, BucketMath.WIRE_VERSION,
+                    BucketState64BitsInteger.SERIALIZATION_HANDLE.toJsonCompatibleSnapshot(words, StateWire.WIRE_VERSION,
                             Scope.PERSISTED_STATE), "stateData");
         } catch (IOException e) {
             throw new UncheckedIOException(e);

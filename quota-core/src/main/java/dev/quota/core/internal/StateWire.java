@@ -1,4 +1,4 @@
-package dev.quota.core.spi;
+package dev.quota.core.internal;
 
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.BucketState;
@@ -8,6 +8,8 @@ import io.github.bucket4j.distributed.serialization.DeserializationAdapter;
 import io.github.bucket4j.distributed.serialization.InternalSerializationHelper;
 import io.github.bucket4j.distributed.serialization.Scope;
 import io.github.bucket4j.distributed.serialization.SerializationAdapter;
+import io.github.bucket4j.distributed.proxy.ClientSideConfig;
+import io.github.bucket4j.distributed.versioning.Version;
 import io.github.bucket4j.distributed.versioning.Versions;
 import java.io.IOException;
 import java.io.UTFDataFormatException;
@@ -15,7 +17,7 @@ import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Bucket states in their stored form, exactly Bucket4j's ({@link BucketMath#WIRE_VERSION},
+ * Bucket states in their stored form, exactly Bucket4j's ({@link #WIRE_VERSION},
  * persisted-state scope), written and read without streams: a state is written into an array of
  * its exact size, and read without parsing its configuration again when that configuration's
  * bytes were seen before.
@@ -34,7 +36,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe: the tables of known configurations are read and replaced without a lock; an
  * entry is immutable, so a reader sees a whole entry or another one, and a miss only costs a parse.
  */
-final class StateWire {
+public final class StateWire {
+
+    /** The serialization format of stored states: Bucket4j's default for its proxy managers. */
+    public static final Version WIRE_VERSION = ClientSideConfig.getDefault().getBackwardCompatibilityVersion();
 
     private static final int SLOTS = 64;
     private static final int V7 = Versions.v_7_0_0.getNumber();
@@ -42,7 +47,7 @@ final class StateWire {
     /** Bytes of a bandwidth before its "has id" flag: format, four longs, a flag, a long, a flag. */
     private static final int BANDWIDTH_FIXED = 4 + 8 * 4 + 1 + 8 + 1;
     /** Whether the wire version writes a state's config version (8.1 or later): otherwise Bucket4j writes every state. */
-    private static final boolean VERSIONED = BucketMath.WIRE_VERSION.getNumber() >= V8_1;
+    private static final boolean VERSIONED = WIRE_VERSION.getNumber() >= V8_1;
 
     /** Configurations seen, by a hash of their bytes. */
     private static final Known[] BY_BYTES = new Known[SLOTS];
@@ -57,13 +62,13 @@ final class StateWire {
     private static volatile @Nullable Long lastVersion;
 
     /** Each thread's sink for {@link #write}: it counts a state's bytes, then writes them. */
-    private static final ThreadLocal<Sink> SINKS = ThreadLocal.withInitial(Sink::new);
+    private static final Scratch<Sink> SINKS = Scratch.perThread("the thread's state sink", Sink::new);
     /**
-     * Each thread's source for {@link #readKnown}: a state read allocates only its own objects. A
+     * Each thread's source for {@link #read}: a state read allocates only its own objects. A
      * read is not reentrant (Bucket4j's handles only call the adapter), and the source lets go of
      * the bytes after each read.
      */
-    private static final ThreadLocal<Source> SOURCES = ThreadLocal.withInitial(Source::new);
+    private static final Scratch<Source> SOURCES = Scratch.perThread("the thread's state source", Source::new);
     private static final byte[] NO_BYTES = new byte[0];
 
     private StateWire() {
@@ -74,24 +79,25 @@ final class StateWire {
     }
 
     /** The stored form of {@code state}, byte for byte Bucket4j's. */
-    static byte[] write(RemoteBucketState state) {
+    public static byte[] write(RemoteBucketState state) {
         if (!VERSIONED) {
-            return InternalSerializationHelper.serializeState(state, BucketMath.WIRE_VERSION);
+            return InternalSerializationHelper.serializeState(state, WIRE_VERSION);
         }
         try {
             byte[] configuration = known(state.getConfiguration()).bytes;
-            Sink sink = SINKS.get(); // the thread's: a state written allocates only its bytes
-            sink.to(null);
-            writeRest(sink, state);
-            byte[] bytes = new byte[4 + configuration.length + sink.position];
-            sink.to(bytes);
+            Sink sink = SINKS.take(); // the thread's: a state written allocates only its bytes
             try {
+                sink.to(null);
+                writeRest(sink, state);
+                byte[] bytes = new byte[4 + configuration.length + sink.position];
+                sink.to(bytes);
                 Adapter.INSTANCE.writeInt(sink, state.getConfigurationVersion() == null ? V7 : V8_1);
                 sink.write(configuration);
                 writeRest(sink, state);
                 return sink.bytes();
             } finally {
                 sink.to(null); // keeps no state's bytes
+                SINKS.giveBack(sink);
             }
         } catch (IOException e) {
             throw new IllegalStateException(e);
@@ -103,14 +109,18 @@ final class StateWire {
      *
      * @throws IllegalStateException as Bucket4j's reader does, if the bytes are not a state
      */
-    static RemoteBucketState read(byte[] bytes) {
+    public static RemoteBucketState read(byte[] bytes) {
+        Source in = SOURCES.take().from(bytes);
         try {
-            RemoteBucketState state = readKnown(bytes);
+            RemoteBucketState state = readKnown(in, bytes);
             if (state != null) {
                 return state;
             }
         } catch (IOException | RuntimeException e) {
             // not in a shape read here: Bucket4j's reader decides, and throws what it throws
+        } finally {
+            in.from(NO_BYTES); // keeps no state's bytes
+            SOURCES.giveBack(in);
         }
         RemoteBucketState state = InternalSerializationHelper.deserializeState(bytes);
         try {
@@ -125,9 +135,9 @@ final class StateWire {
      * Writes the stored form of {@code state} into {@code into} from {@code offset} and answers its
      * length; when it does not fit, writes nothing and answers minus its length.
      */
-    static int write(RemoteBucketState state, byte[] into, int offset) {
+    public static int write(RemoteBucketState state, byte[] into, int offset) {
         if (!VERSIONED) {
-            byte[] bytes = InternalSerializationHelper.serializeState(state, BucketMath.WIRE_VERSION);
+            byte[] bytes = InternalSerializationHelper.serializeState(state, WIRE_VERSION);
             if (offset + bytes.length > into.length) {
                 return -bytes.length;
             }
@@ -136,16 +146,16 @@ final class StateWire {
         }
         try {
             byte[] configuration = known(state.getConfiguration()).bytes;
-            Sink sink = SINKS.get();
-            sink.to(null);
-            writeRest(sink, state);
-            int length = 4 + configuration.length + sink.position;
-            if (offset + length > into.length) {
-                return -length;
-            }
-            sink.to(into);
-            sink.position = offset;
+            Sink sink = SINKS.take();
             try {
+                sink.to(null);
+                writeRest(sink, state);
+                int length = 4 + configuration.length + sink.position;
+                if (offset + length > into.length) {
+                    return -length;
+                }
+                sink.to(into);
+                sink.position = offset;
                 Adapter.INSTANCE.writeInt(sink, state.getConfigurationVersion() == null ? V7 : V8_1);
                 sink.write(configuration);
                 writeRest(sink, state);
@@ -155,6 +165,7 @@ final class StateWire {
                 return length;
             } finally {
                 sink.to(null); // keeps no state's bytes
+                SINKS.giveBack(sink);
             }
         } catch (IOException e) {
             throw new IllegalStateException(e);
@@ -166,11 +177,11 @@ final class StateWire {
      * place when its configuration is one seen before and it ends exactly at {@code length}; else
      * from a copy of exactly those bytes.
      */
-    static RemoteBucketState read(byte[] bytes, int length) {
+    public static RemoteBucketState read(byte[] bytes, int length) {
         if (length == bytes.length) {
             return read(bytes);
         }
-        Source in = SOURCES.get().from(bytes);
+        Source in = SOURCES.take().from(bytes);
         try {
             RemoteBucketState state = readKnown(in, bytes);
             if (state != null && in.position == length) {
@@ -180,14 +191,15 @@ final class StateWire {
             // not in a shape read here: read from its own bytes below
         } finally {
             in.from(NO_BYTES); // keeps no state's bytes
+            SOURCES.giveBack(in);
         }
         return read(Arrays.copyOf(bytes, length));
     }
 
     /** Everything after the configuration: the bucket state, its stat and its version. */
     private static void writeRest(Sink out, RemoteBucketState state) throws IOException {
-        BucketState.serialize(Adapter.INSTANCE, out, state.getState(), BucketMath.WIRE_VERSION, Scope.PERSISTED_STATE);
-        RemoteStat.SERIALIZATION_HANDLE.serialize(Adapter.INSTANCE, out, state.getRemoteStat(), BucketMath.WIRE_VERSION,
+        BucketState.serialize(Adapter.INSTANCE, out, state.getState(), WIRE_VERSION, Scope.PERSISTED_STATE);
+        RemoteStat.SERIALIZATION_HANDLE.serialize(Adapter.INSTANCE, out, state.getRemoteStat(), WIRE_VERSION,
                 Scope.PERSISTED_STATE);
         Long version = state.getConfigurationVersion();
         if (version != null) {
@@ -196,17 +208,7 @@ final class StateWire {
         }
     }
 
-    /** The state, when its configuration part is one seen before; else null. */
-    private static @Nullable RemoteBucketState readKnown(byte[] bytes) throws IOException {
-        Source in = SOURCES.get().from(bytes);
-        try {
-            return readKnown(in, bytes);
-        } finally {
-            in.from(NO_BYTES); // keeps no state's bytes
-        }
-    }
-
-    /** {@link #readKnown(byte[])} from {@code in}, at the start of {@code bytes}. */
+    /** The state read from {@code in}, at the start of {@code bytes}, when its configuration part is one seen before; else null. */
     private static @Nullable RemoteBucketState readKnown(Source in, byte[] bytes) throws IOException {
         int format = Adapter.INSTANCE.readInt(in);
         if (format != V7 && format != V8_1) {
@@ -278,11 +280,11 @@ final class StateWire {
         }
         Sink count = new Sink();
         BucketConfiguration.SERIALIZATION_HANDLE.serialize(Adapter.INSTANCE, count, configuration,
-                BucketMath.WIRE_VERSION, Scope.PERSISTED_STATE);
+                WIRE_VERSION, Scope.PERSISTED_STATE);
         Sink out = new Sink();
         out.to(new byte[count.position]);
         BucketConfiguration.SERIALIZATION_HANDLE.serialize(Adapter.INSTANCE, out, configuration,
-                BucketMath.WIRE_VERSION, Scope.PERSISTED_STATE);
+                WIRE_VERSION, Scope.PERSISTED_STATE);
         byte[] bytes = out.bytes();
         int hash = hash(bytes, 0, bytes.length);
         Known made = new Known(configuration, bytes, hash);

@@ -1,10 +1,15 @@
-package dev.quota.core.spi;
+package dev.quota.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.quota.core.Limit;
 import dev.quota.core.Refill;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.spi.BucketMath;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.Take;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.BucketState;
 import io.github.bucket4j.MathType;
@@ -23,14 +28,14 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link BucketMath} computes a bucket at its current config version with Bucket4j's state
+ * {@link BucketArithmetic} computes a bucket at its current config version with Bucket4j's state
  * arithmetic directly, and a new or older bucket with Bucket4j's commands: both must give the same
  * answers and the same stored bytes. Random specs (greedy and interval, one to three limits, one
  * token to billions, a nanosecond to a year), random states reached by random steps (consumes,
  * refusals, give-backs, debts past a whole bucket, config versions up and down, times from 0 to
  * past 2^62), each step computed both ways from the same state.
  */
-class BucketMathCommandsTest {
+class BucketArithmeticTest {
 
     private static final Duration[] PERIODS = {Duration.ofNanos(1), Duration.ofNanos(7), Duration.ofMillis(1),
             Duration.ofSeconds(1), Duration.ofMinutes(1), Duration.ofHours(1), Duration.ofDays(1),
@@ -67,12 +72,12 @@ class BucketMathCommandsTest {
         for (int run = 0; run < 5_000; run++) {
             BucketSpec spec = spec(random, 1 + random.nextInt(5));
             long now = startTime(random);
-            RemoteBucketState state = BucketMath.consumeByCommand(null, spec, 1, now).after();
+            RemoteBucketState state = BucketArithmetic.consumeByCommand(null, spec, 1, now).after();
             for (int step = 0; step < 5 && state != null; step++) {
                 now += timeStep(random, now);
                 assertStoredFormExact(state);
                 try {
-                    state = BucketMath.addTokensByCommand(state, spec, -random.nextInt(1_000), now);
+                    state = BucketArithmetic.addTokensByCommand(state, spec, -random.nextInt(1_000), now);
                 } catch (IllegalStateException e) {
                     break; // a debt that could never be paid (a year per token): nothing was written
                 }
@@ -98,7 +103,7 @@ class BucketMathCommandsTest {
     @Test
     void bytesThatAreNotAState_failAsBucket4jsReaderFails() {
         byte[] whole = BucketMath.serialize(Objects.requireNonNull(
-                BucketMath.consumeByCommand(null, spec(new Random(1), 1), 1, 0).after()));
+                BucketArithmetic.consumeByCommand(null, spec(new Random(1), 1), 1, 0).after()));
         BucketMath.deserialize(whole); // its configuration known
         List<byte[]> broken = new ArrayList<>();
         broken.add(new byte[0]);
@@ -115,10 +120,10 @@ class BucketMathCommandsTest {
     }
 
     /**
-     * A consume of one take ({@link BucketMath#decide(Take, RemoteBucketState, long)}, the one-limit
-     * decision's) answers and writes for it what the consume of several does for that take beside
-     * a shadow take that has its tokens (which changes nothing for it): random buckets, takes past
-     * the capacity, refusal tokens none, one or all, enforced and shadow.
+     * A consume of one take (the one-limit decision's) answers and writes for it what the consume
+     * of several does for that take beside a shadow take that has its tokens (which changes nothing
+     * for it): random buckets, takes past the capacity, refusal tokens none, one or all, enforced
+     * and shadow.
      */
     @Test
     void decideOneTake_answersAndWritesWhatTheConsumeOfSeveralDoesForIt() {
@@ -141,7 +146,7 @@ class BucketMathCommandsTest {
                     default -> tokens;
                 };
                 Take take = new Take(new BucketKey("one"), spec, tokens, refusal, shadow);
-                BucketMath.Step alone = BucketMath.decide(take, state, now);
+                BucketMath.Step alone = one(take, state, now);
                 BucketMath.Outcome several = BucketMath.decide(List.of(take,
                         new Take(new BucketKey("beside"), plenty, 1, 0, true)), new RemoteBucketState[] {state, null}, now);
                 assertThat(alone.result().tokensTaken()).isEqualTo(several.results().get(0).tokensTaken());
@@ -159,14 +164,14 @@ class BucketMathCommandsTest {
     }
 
     /**
-     * A one-take consume on a state the caller gives up ({@link BucketMath#decideInPlace}, a store's
-     * state parsed for the decision) answers and writes exactly what {@link BucketMath#decide(Take,
-     * RemoteBucketState, long)} does on the state it came from; a state it did not write decides
+     * A one-take consume on a state the caller gives up ({@link BucketArithmetic#decideOwned}, a
+     * store's state parsed for the decision) answers and writes exactly what
+     * {@link BucketMath#decide} does on the state it came from; a state it did not write decides
      * again as the original does (at most refilled to the same time), and an admitted one is the
      * write itself (no copy).
      */
     @Test
-    void decideInPlace_answersAndWritesWhatDecideDoes_onTheStateItself() {
+    void decideOwned_ofOneTake_answersAndWritesWhatDecideDoes_onTheStateItself() {
         Random random = new Random(29);
         int inPlace = 0;
         int refused = 0;
@@ -186,26 +191,18 @@ class BucketMathCommandsTest {
                 boolean shadow = random.nextInt(5) == 0;
                 long refusal = shadow ? 0 : random.nextInt(2);
                 Take take = new Take(new BucketKey("one"), spec, tokens, refusal, shadow);
-                BucketMath.Step expected = BucketMath.decide(take, state, now);
+                BucketMath.Step expected = one(take, state, now);
                 RemoteBucketState given = state == null ? null : BucketMath.deserialize(BucketMath.serialize(state));
-                // the store's form on odd runs (the write put in its array, at its index), the step's on even
-                BucketMath.Step actual;
-                if (run % 2 == 1) {
-                    RemoteBucketState[] writes = new RemoteBucketState[3];
-                    ConsumeResult result = BucketMath.decideInPlace(take, given, now, writes, 1);
-                    assertThat(writes[0]).isNull();
-                    assertThat(writes[2]).isNull();
-                    actual = new BucketMath.Step(result, writes[1]);
-                } else {
-                    actual = BucketMath.decideInPlace(take, given, now);
-                }
+                RemoteBucketState[] states = {given};
+                ConsumeResult result = BucketArithmetic.decideOwned(List.of(take), states, now).get(0);
+                BucketMath.Step actual = new BucketMath.Step(result, states[0]);
                 assertSameResult(actual.result(), expected.result());
                 assertThat(actual.after() == null ? null : BucketMath.serialize(actual.after()))
                         .isEqualTo(expected.after() == null ? null : BucketMath.serialize(expected.after()));
                 if (given != null && actual.after() == given) {
                     inPlace++;
                 } else if (given != null) {
-                    BucketMath.Step again = BucketMath.decide(take, given, now);
+                    BucketMath.Step again = one(take, given, now);
                     assertSameResult(again.result(), expected.result());
                     refused += expected.after() == null ? 1 : 0;
                 }
@@ -217,14 +214,54 @@ class BucketMathCommandsTest {
     }
 
     /**
-     * A consume of several takes on states the caller gives up ({@link BucketMath#decideInPlace(List,
-     * RemoteBucketState[], long)}, a transfer's buckets parsed for the decision) answers and writes
-     * exactly what {@link BucketMath#decide(List, RemoteBucketState[], long)} does on the states they
+     * {@link BucketMath#decide} never changes a state it is given, whatever it answers: random
+     * states and takes, each state's stored form the same before and after.
+     */
+    @Test
+    void decide_neverChangesAStateItIsGiven() {
+        Random random = new Random(37);
+        int admitted = 0;
+        for (int run = 0; run < 3_000; run++) {
+            int n = 1 + random.nextInt(3);
+            RemoteBucketState[] states = new RemoteBucketState[n];
+            byte[][] stored = new byte[n][];
+            List<Take> takes = new ArrayList<>();
+            long now = startTime(random);
+            for (int i = 0; i < n; i++) {
+                BucketSpec spec = spec(random, 1 + random.nextInt(2));
+                long spent = (long) (random.nextDouble() * spec.limits().get(0).capacity());
+                states[i] = BucketArithmetic.consumeByCommand(null, spec, Math.max(1, spent), now).after();
+                stored[i] = states[i] == null ? null : BucketMath.serialize(states[i]);
+                long tokens = 1 + (long) (random.nextDouble() * spec.limits().get(0).capacity());
+                boolean shadow = random.nextInt(6) == 0;
+                takes.add(new Take(new BucketKey("k" + i), spec, tokens, i == 0 && !shadow ? 1 : 0, shadow));
+            }
+            now += timeStep(random, now);
+            BucketMath.Outcome outcome = BucketMath.decide(takes, states, now);
+            admitted += outcome.results().get(0).tokensTaken() ? 1 : 0;
+            for (int i = 0; i < n; i++) {
+                assertThat(states[i] == null ? null : BucketMath.serialize(states[i])).isEqualTo(stored[i]);
+                assertThat(outcome.writes()[i]).isNotSameAs(states[i] == null ? new Object() : states[i]);
+            }
+        }
+        assertThat(admitted).isBetween(100, 2_900); // admitted and refused consumes both checked
+    }
+
+    /** The plain decision of one take. */
+    private static BucketMath.Step one(Take take, @Nullable RemoteBucketState state, long now) {
+        BucketMath.Outcome outcome = BucketMath.decide(List.of(take), new RemoteBucketState[] {state}, now);
+        return new BucketMath.Step(outcome.results().get(0), outcome.writes()[0]);
+    }
+
+    /**
+     * A consume of several takes on states the caller gives up ({@link BucketArithmetic#decideOwned},
+     * a transfer's buckets parsed for the decision) answers and writes exactly what
+     * {@link BucketMath#decide} does on the states they
      * came from: admitted in place, refused (one bucket short, a plan charged its refusal token, a
      * shadow bucket short), a bucket new or at an older version.
      */
     @Test
-    void decideSeveralInPlace_answersAndWritesWhatDecideDoes() {
+    void decideOwned_ofSeveralTakes_answersAndWritesWhatDecideDoes() {
         Random random = new Random(31);
         int inPlace = 0;
         int other = 0;
@@ -237,7 +274,7 @@ class BucketMathCommandsTest {
                 specs[i] = spec(random, 1 + random.nextInt(2));
                 if (random.nextInt(8) != 0) { // else a new bucket
                     long spent = (long) (random.nextDouble() * specs[i].limits().get(0).capacity());
-                    states[i] = BucketMath.consumeByCommand(null,
+                    states[i] = BucketArithmetic.consumeByCommand(null,
                             new BucketSpec(specs[i].limits(), 1 + random.nextInt(2)), Math.max(1, spent), now).after();
                 }
             }
@@ -255,7 +292,8 @@ class BucketMathCommandsTest {
                 given[i] = states[i] == null ? null : BucketMath.deserialize(BucketMath.serialize(states[i]));
             }
             RemoteBucketState[] handed = given.clone();
-            BucketMath.Outcome actual = BucketMath.decideInPlace(takes, given, now);
+            List<ConsumeResult> answers = BucketArithmetic.decideOwned(takes, given, now);
+            BucketMath.Outcome actual = new BucketMath.Outcome(answers, given);
             boolean same = true;
             for (int i = 0; i < n; i++) {
                 assertSameResult(actual.results().get(i), expected.results().get(i));
@@ -298,7 +336,7 @@ class BucketMathCommandsTest {
                     default -> 1 + Math.floorMod(random.nextLong(), Math.min(capacity, 1L << 40));
                 };
                 BucketMath.Step fast = same(() -> BucketMath.consume(copy(before), spec, tokens, now),
-                        () -> BucketMath.consumeByCommand(copy(before), spec, tokens, now),
+                        () -> BucketArithmetic.consumeByCommand(copy(before), spec, tokens, now),
                         (a, b) -> {
                             assertSameResult(a.result(), b.result());
                             assertSameState(a.after(), b.after());
@@ -307,7 +345,7 @@ class BucketMathCommandsTest {
             }
             case 2 -> {
                 same(() -> BucketMath.peek(copy(before), spec, now),
-                        () -> BucketMath.peekByCommand(copy(before), spec, now), BucketMathCommandsTest::assertSameResult);
+                        () -> BucketArithmetic.peekByCommand(copy(before), spec, now), BucketArithmeticTest::assertSameResult);
                 return before;
             }
             default -> {
@@ -318,8 +356,8 @@ class BucketMathCommandsTest {
                     default -> -(Long.MAX_VALUE / (2 + random.nextInt(3)));
                 };
                 RemoteBucketState after = same(() -> BucketMath.addTokens(copy(before), spec, tokens, now),
-                        () -> BucketMath.addTokensByCommand(copy(before), spec, tokens, now),
-                        BucketMathCommandsTest::assertSameState);
+                        () -> BucketArithmetic.addTokensByCommand(copy(before), spec, tokens, now),
+                        BucketArithmeticTest::assertSameState);
                 return after != null ? after : before;
             }
         }
@@ -383,18 +421,18 @@ class BucketMathCommandsTest {
         assertThat(read.getConfigurationVersion()).isEqualTo(state.getConfigurationVersion());
         // written into a buffer at an offset: the same bytes; past its end: nothing written, minus the length
         byte[] into = new byte[expected.length + 10];
-        assertThat(BucketMath.serialize(state, into, 7)).isEqualTo(expected.length);
+        assertThat(StateWire.write(state, into, 7)).isEqualTo(expected.length);
         assertThat(Arrays.copyOfRange(into, 7, 7 + expected.length)).isEqualTo(expected);
         byte[] tooShort = new byte[expected.length + 6];
-        assertThat(BucketMath.serialize(state, tooShort, 7)).isEqualTo(-expected.length);
+        assertThat(StateWire.write(state, tooShort, 7)).isEqualTo(-expected.length);
         assertThat(tooShort).containsOnly((byte) 0);
         // read from the start of a longer scratch buffer, stale bytes past the state: the same state
         byte[] scratch = Arrays.copyOf(expected, expected.length + 41);
         Arrays.fill(scratch, expected.length, scratch.length, (byte) 0x5A);
-        RemoteBucketState fromScratch = BucketMath.deserialize(scratch, expected.length);
+        RemoteBucketState fromScratch = StateWire.read(scratch, expected.length);
         assertThat(bucket4jBytes(fromScratch)).isEqualTo(expected);
         // a state cut short in the scratch buffer is not taken for one
-        Throwable cut = catchThrowable(() -> BucketMath.deserialize(scratch, expected.length - 1));
+        Throwable cut = catchThrowable(() -> StateWire.read(scratch, expected.length - 1));
         assertThat(cut).isNotNull();
     }
 
