@@ -3,16 +3,18 @@ package dev.quota.redis;
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.spi.RetryBudget;
 import dev.quota.core.spi.StoreFailures;
+import dev.quota.redis.internal.engine.RedisLink;
+import dev.quota.redis.internal.keystate.KeyStates;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.function.LongSupplier;
-import java.util.function.UnaryOperator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -220,7 +222,7 @@ public final class RedisStoreBuilder {
     }
 
     /** {@link #maxRememberedKeys}'s default for a maximum heap of {@code maxHeapBytes}: one key per KiB, 1,024 to 1,048,576. */
-    static int defaultRememberedKeys(long maxHeapBytes) {
+    public static int defaultRememberedKeys(long maxHeapBytes) {
         return (int) Math.max(KeyStates.HOT_KEYS, Math.min(1 << 20, maxHeapBytes / 1024));
     }
 

@@ -1,5 +1,6 @@
 package dev.quota.redis;
 
+import dev.quota.redis.internal.engine.CasEngineProxyManager;
 import dev.quota.testkit.RedisExtension;
 import io.github.bucket4j.tck.AbstractDistributedBucketTest;
 import io.github.bucket4j.tck.ProxyManagerSpec;

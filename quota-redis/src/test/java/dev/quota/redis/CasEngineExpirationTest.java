@@ -6,6 +6,7 @@ import dev.quota.core.Limit;
 import dev.quota.core.Refill;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
+import dev.quota.redis.internal.engine.CasEngineProxyManager;
 import dev.quota.testkit.RedisExtension;
 import dev.quota.testkit.RespClient;
 import io.github.bucket4j.BucketConfiguration;

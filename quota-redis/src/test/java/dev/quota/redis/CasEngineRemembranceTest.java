@@ -2,6 +2,7 @@ package dev.quota.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.redis.internal.engine.CasEngineProxyManager;
 import dev.quota.testkit.RedisExtension;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.proxy.ProxyManager;

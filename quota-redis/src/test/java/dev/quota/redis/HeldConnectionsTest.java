@@ -6,6 +6,7 @@ import dev.quota.core.Limit;
 import dev.quota.core.Refill;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
+import dev.quota.redis.internal.transport.RespConnection;
 import dev.quota.testkit.MutableClock;
 import dev.quota.testkit.RedisExtension;
 import java.io.BufferedReader;

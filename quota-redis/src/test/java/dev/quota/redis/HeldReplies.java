@@ -1,5 +1,7 @@
 package dev.quota.redis;
 
+import dev.quota.redis.internal.engine.Cell;
+import dev.quota.redis.internal.engine.RedisLink;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;

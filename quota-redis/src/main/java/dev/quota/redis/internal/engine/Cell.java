@@ -1,0 +1,159 @@
+package dev.quota.redis.internal.engine;
+
+import dev.quota.redis.internal.encoding.StateDigest;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One key in one round ({@link CasRound}): what Redis is assumed to hold, and the state the jobs
+ * have computed so far. The combiner's alone. A cell a script carried is read until that script is
+ * settled, and then made over for a key of a later round ({@link CasRound#recycle}): a key a
+ * decision touches costs no cell of its own.
+ */
+public final class Cell {
+    public String key;
+    /** Whether the key is assumed to hold a state (else: no key). */
+    public boolean expects;
+    /**
+     * The SHA-1 of the state the key is assumed to hold, when it {@link #expects} one
+     * ({@link StateDigest}): what the script compares the key with. Primitive fields: a cell made
+     * over costs no array.
+     */
+    public long expectedHigh;
+    public long expectedMiddle;
+    public int expectedLow;
+    public @Nullable RemoteBucketState state;
+    boolean knownBefore;
+    long confirmedNanos;
+    /** The script of this instance in flight whose writes the state is (pipelined), else null. */
+    @Nullable Flight behind;
+    public boolean dirty;
+    /**
+     * Whether {@link #state} is this cell's alone (parsed for this round from remembered bytes):
+     * a job may then take its tokens from it in place instead of from a copy
+     * ({@link dev.quota.core.internal.BucketArithmetic#decideOwned}). A state written to the cell is the
+     * cell's alone too, until its script is sent (what the script leaves is then shared with the
+     * rounds pipelined behind it, each of which makes a cell of its own that does not own it).
+     */
+    boolean owned;
+    /** Whether a job sent this round touches the key: the round's script carries it. */
+    boolean carried;
+    /** The expiration of the last job that wrote the cell this round. */
+    @Nullable ExpirationAfterWriteStrategy ttl;
+    /**
+     * Whether the round's script writes the key's {@link #state} (else it leaves it as it is), and
+     * for how long in milliseconds (0: no expiry): set when the script is sent
+     * ({@link ScriptFlight#send}), read until it is settled.
+     */
+    public boolean writes;
+    /**
+     * Where the new state's bytes are in this thread's {@link StateDigest#written()} while the
+     * script is sent, and their SHA-1 ({@link #sending}): no array of their own.
+     */
+    public int writtenOffset;
+    public int writtenLength;
+    long writtenHigh;
+    long writtenMiddle;
+    int writtenLow;
+    public long ttlMillis;
+
+    /** A cell of {@code key} that expects {@code expected} (digested here; null: no key). */
+    public Cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
+         long confirmedNanos) {
+        this(key, state, knownBefore, confirmedNanos, null);
+        if (expected != null) {
+            StateDigest digest = StateDigest.local().of(expected);
+            expect(digest.high, digest.middle, digest.low);
+        }
+    }
+
+    /** A cell of {@code key} that expects no key until told otherwise ({@link #expect}). */
+    public Cell(String key, @Nullable RemoteBucketState state, boolean knownBefore, long confirmedNanos,
+         @Nullable Flight behind) {
+        this.key = key;
+        set(key, state, knownBefore, confirmedNanos, behind);
+    }
+
+    /** Makes this cell over, as new, for {@code key}: expecting no key until told otherwise ({@link #expect}). */
+    Cell set(String key, @Nullable RemoteBucketState state, boolean knownBefore, long confirmedNanos,
+             @Nullable Flight behind) {
+        this.key = key;
+        this.expects = false;
+        this.state = state;
+        this.knownBefore = knownBefore;
+        this.confirmedNanos = confirmedNanos;
+        this.behind = behind;
+        this.dirty = false;
+        this.owned = false;
+        this.carried = false;
+        this.ttl = null;
+        this.writes = false;
+        this.ttlMillis = 0;
+        return this;
+    }
+
+    /** The key is assumed to hold the state whose SHA-1 is {@code high, middle, low}. */
+    Cell expect(long high, long middle, int low) {
+        expects = true;
+        expectedHigh = high;
+        expectedMiddle = middle;
+        expectedLow = low;
+        return this;
+    }
+
+    /**
+     * The script writes the state {@code digest} last appended, at {@code offset} of its new states
+     * ({@link StateDigest#append}): their place and their SHA-1, what the key then holds.
+     */
+    public void sending(StateDigest digest, int offset) {
+        writes = true;
+        writtenOffset = offset;
+        writtenLength = digest.length;
+        writtenHigh = digest.high;
+        writtenMiddle = digest.middle;
+        writtenLow = digest.low;
+    }
+
+    /** As {@link #sending(StateDigest, int)}, for {@code bytes} appended to this thread's new states. */
+    public void sending(byte[] bytes) {
+        StateDigest digest = StateDigest.local();
+        sending(digest, digest.append(bytes));
+    }
+
+    /** Lets go of what it refers to, while it waits to be made over. */
+    void clear() {
+        state = null;
+        owned = false;
+        behind = null;
+        ttl = null;
+        writes = false;
+    }
+
+    /** Whether the key holds a state once the round's script ran and wrote. */
+    public boolean leavesKey() {
+        return writes || expects;
+    }
+
+    /** The SHA-1 of what the key holds once the round's script ran and wrote, if it {@link #leavesKey}: first 8 bytes. */
+    public long leftHigh() {
+        return writes ? writtenHigh : expectedHigh;
+    }
+
+    /** As {@link #leftHigh}: the next 8 bytes. */
+    public long leftMiddle() {
+        return writes ? writtenMiddle : expectedMiddle;
+    }
+
+    /** As {@link #leftHigh}: the last 4 bytes. */
+    public int leftLow() {
+        return writes ? writtenLow : expectedLow;
+    }
+
+    /** A job wrote {@code after}, to expire by {@code strategy}. */
+    public void write(RemoteBucketState after, ExpirationAfterWriteStrategy strategy) {
+        state = after;
+        dirty = true;
+        ttl = strategy;
+    }
+}

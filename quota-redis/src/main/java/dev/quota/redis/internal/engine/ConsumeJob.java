@@ -1,0 +1,81 @@
+package dev.quota.redis.internal.engine;
+
+import dev.quota.core.internal.BucketArithmetic;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.Take;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** One decision: takes from several buckets, all or none. */
+final class ConsumeJob extends CasJob {
+
+    private final List<Take> takes;
+    /** Whether a take holds a lease: a lease given back elsewhere frees a slot, so no cached refusal stands. */
+    private final boolean leases;
+
+    ConsumeJob(List<Take> takes) {
+        this.takes = takes;
+        boolean anyLeases = false;
+        for (int i = 0; i < takes.size(); i++) {
+            anyLeases |= takes.get(i).spec().leases();
+        }
+        this.leases = anyLeases;
+    }
+
+    /** The takes' keys, made when asked (a failure's message): the round reads them by index. */
+    @Override
+    List<String> keys() {
+        List<String> keys = new ArrayList<>(takes.size());
+        for (int i = 0; i < takes.size(); i++) {
+            keys.add(key(i));
+        }
+        return keys;
+    }
+
+    @Override
+    int keyCount() {
+        return takes.size();
+    }
+
+    @Override
+    String key(int i) {
+        return takes.get(i).key().value();
+    }
+
+    /**
+     * A consume that wrote nothing took nothing: a refusal, which may stand on confirmed states
+     * unless it takes a lease: leases given back on other instances raise a lease set, so a
+     * refusal by one is always confirmed by Redis.
+     */
+    @Override
+    boolean refusal() {
+        return !leases;
+    }
+
+    @Override
+    void compute(CasRound round) {
+        int n = takes.size();
+        // the round's arrays, for this compute only: jobs are computed one at a time
+        Cell[] mine = round.jobCells(n);
+        RemoteBucketState[] states = round.jobStates(n);
+        for (int i = 0; i < n; i++) {
+            mine[i] = round.cell(key(i));
+            // a state parsed for this round is the cell's alone: its tokens are taken from it in
+            // place; a shared one (the limit every customer shares, a hot key) is given as a copy
+            RemoteBucketState state = mine[i].state;
+            states[i] = state == null || mine[i].owned ? state : state.copy();
+        }
+        List<ConsumeResult> results = BucketArithmetic.decideOwned(takes, states, round.now());
+        for (int i = 0; i < n; i++) {
+            RemoteBucketState after = states[i];
+            if (after != null) {
+                mine[i].write(after, round.expiry());
+            }
+        }
+        Arrays.fill(mine, 0, n, null); // nothing kept past the round
+        Arrays.fill(states, 0, n, null);
+        answer(results);
+    }
+}

@@ -1,0 +1,45 @@
+package dev.quota.redis.internal.engine;
+
+import dev.quota.redis.internal.encoding.CasScript;
+import dev.quota.redis.internal.transport.RedissonLink;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The commands the compare-and-swap engine sends, each answered asynchronously: the seam between
+ * the engine and the Redis client. The engine never waits on a reply while it combines; a reply
+ * completes its future on the client's thread and is settled by the next caller that combines.
+ *
+ * <p>{@link RedissonLink} sends them through Redisson. A test may wrap it to hold each reply until
+ * it releases it, so that the same engine code runs in an order the test chooses.
+ */
+public interface RedisLink {
+
+    /**
+     * Runs the compare-and-swap script ({@link CasScript}) on the keys of {@code cells}, routed by
+     * the first: each expected to hold its cell's {@code Cell.expected}, written with its
+     * {@code Cell.written} (null: left as it is) for its {@code Cell.ttlMillis} (0: no expiry). The
+     * reply is {@link CasScript#differences}' to read.
+     */
+    CompletableFuture<List<Object>> compareAndSwap(List<Cell> cells);
+
+    /** Reads one key's bytes; null when it does not exist. */
+    CompletableFuture<byte[]> get(String key);
+
+    /**
+     * Reads the bytes of {@code keys}, all of one Redis Cluster slot, in one command
+     * ({@code MGET}): each null where the key does not exist or holds another type.
+     */
+    CompletableFuture<List<Object>> getAll(List<String> keys);
+
+    /**
+     * Deletes {@code key} if it holds another type than a string, or, when {@code unreadable} is
+     * given, if it still holds those bytes ({@link BucketRepair#DELETE_IF_UNCHANGED}). Answers what
+     * was done: 0 nothing, 1 no key, 2 another type deleted, 3 unreadable bytes deleted.
+     */
+    CompletableFuture<Long> deleteUnreadable(String key, byte @Nullable [] unreadable);
+
+    /** Deletes one key. */
+    CompletableFuture<?> delete(String key);
+}
