@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * its in-flight lease when it arrives, so the customer's pending bodies count against
  * {@code concurrency: 5}; at most 16 bodies of one customer or one address wait here at once
  * ({@code identity.pendingBodies}); a body that stalls is answered 408 {@code body-timeout} at the
- * server's idle timeout (10 s) with one sampled log line, its rule token charged and its lease back.
+ * server's idle timeout (10 s) with one sampled log line, its request token spent, its rule token
+ * given back with the 4xx and its lease back.
  * Another customer on another address asks for its account every 100 ms throughout.
  */
 class PendingBodiesTest {
@@ -105,7 +106,7 @@ class PendingBodiesTest {
     }
 
     @Test
-    void stalledBodies_are408BodyTimeout_oneSampledLineEach_noErrorNoStackTrace_ruleTokenChargedLeaseBack_regressionFor503()
+    void stalledBodies_are408BodyTimeout_oneSampledLineEach_noErrorNoStackTrace_requestTokenSpentLeaseBack_regressionFor503()
             throws IOException {
         String anonymous = "127.0.0.64";
         long perMinuteBefore = remaining(GLOBEX, "transfers-per-minute");
@@ -147,8 +148,10 @@ class PendingBodiesTest {
                 .contains("INFO client-errors - ")
                 .contains("the body of a request to /api/v1/transfers could not be read"));
         assertThat(log).doesNotContain("\tat ").doesNotContain("ERROR").doesNotContain("quota-check-failed");
-        assertThat(remaining(GLOBEX, "transfers-per-minute")).as("each stalled transfer cost its rule token")
-                .isEqualTo(perMinuteBefore - 5);
+        assertThat(remaining(GLOBEX, "pro-burst")).as("each stalled transfer's request token stays spent")
+                .isEqualTo(100 - 5);
+        assertThat(remaining(GLOBEX, "transfers-per-minute")).as("its rule token given back with its 4xx")
+                .isEqualTo(perMinuteBefore);
         assertThat(completeTransfer("127.0.0.63").status()).as("the five leases are back").isEqualTo(201);
         assertThat(worst).as("the other customer's worst latency, ms").isLessThan(1_000);
         assertThat(legitimateStatuses).isNotEmpty().containsOnly(200);

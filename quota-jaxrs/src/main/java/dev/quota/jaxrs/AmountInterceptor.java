@@ -22,10 +22,10 @@ import org.slf4j.LoggerFactory;
  * A body that cannot be read, or that carries no valid amount, still costs the request its rule's
  * tokens, then the error is answered: 400 {@code invalid-amount}, 400 {@code unreadable-body} for a
  * body cut short, 408 {@code body-timeout} for one that stalled (each logged one line, sampled:
- * {@link ClientErrors}), or the runtime's own answer. A body cut short or stalled keeps its rule's
- * tokens (the response filter gives back only what a resource's own refusal took); its in-flight
- * leases come back when its error response ends, and its place among the pending bodies as soon
- * as the read fails.
+ * {@link ClientErrors}), or the runtime's own answer. A body cut short or stalled keeps its plan's
+ * request token; its rule's tokens are given back with its 4xx like any refused request's
+ * ({@link QuotaResponseFilter}), its in-flight leases when its error response ends, and its place
+ * among the pending bodies as soon as the read fails.
  */
 final class AmountInterceptor implements ReaderInterceptor {
 
@@ -77,8 +77,6 @@ final class AmountInterceptor implements ReaderInterceptor {
             // connection lasts and logged one line, sampled; a parse error stays the reader's to answer
             Response clientError = ClientErrors.bodyFailure(pending.path(), e);
             if (clientError != null) {
-                // the client's fault, not the resource's refusal: the rule's tokens stay taken
-                context.setProperty(QuotaFeature.CHARGE_STANDS, Boolean.TRUE);
                 throw new WebApplicationException(clientError);
             }
             throw e;

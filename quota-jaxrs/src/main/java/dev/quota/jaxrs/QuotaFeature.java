@@ -73,9 +73,6 @@ public final class QuotaFeature implements Feature {
     /** Request property of a decision that waits for the request's body ({@link AmountLimit}). */
     static final String PENDING = "dev.quota.jaxrs.pending";
 
-    /** Request property set when what the request took stays taken whatever its status (a body the client failed to send). */
-    static final String CHARGE_STANDS = "dev.quota.jaxrs.chargeStands";
-
     private final QuotaService service;
     private final CallerResolver resolver;
     private final ClientAddress clientAddress;

@@ -25,8 +25,7 @@ import org.slf4j.LoggerFactory;
  * transfer) gets back what it took from the endpoint's rule, shared and amount limits, exactly as
  * its decision's receipt says: a refused transfer does not count as a transfer. Its plan tokens stay
  * spent: every request that reaches a resource costs its caller, so a flood of refused requests is
- * limited like any other. A body the client cut short or let stall is the client's doing, not a
- * refusal: it keeps everything it took. A request of an {@link AmountLimit} method that was answered before its
+ * limited like any other. A request of an {@link AmountLimit} method that was answered before its
  * body was read (by an authorization filter) is charged here, the same way.
  *
  * <p>Nothing here turns an answer into a 500: when charging or refunding fails (a store that throws
@@ -70,8 +69,7 @@ final class QuotaResponseFilter implements ContainerResponseFilter {
         }
         QuotaDecision.Outcome outcome = decision.outcome();
         int status = response.getStatus();
-        if (decision.allowed() && status >= 400 && decision.receipt().refundable()
-                && request.getProperty(QuotaFeature.CHARGE_STANDS) == null) {
+        if (decision.allowed() && status >= 400 && decision.receipt().refundable()) {
             try {
                 service.refund(decision);
             } catch (RuntimeException e) {
