@@ -106,6 +106,45 @@ final class DecisionRunner {
     }
 
     /**
+     * Decides with the buckets {@code planner} lays out, for a count that must hold in every phase
+     * of a store failure (the failed-key guard): on the shared store while it answers, otherwise in
+     * this JVM on this instance's {@link #share()}, whenever the store's call failed: a timeout, a
+     * slow call, a breaker that is open or half-open, not only an established outage. A bucket of
+     * which this instance holds no share refuses (capacity 10 over 16 instances: ranks 10 to 15
+     * refuse every request until the store answers), so the instances together admit at most the
+     * limit while the store cannot be read. A call that timed out may have been counted by the store
+     * as well: counted twice, never not at all.
+     */
+    QuotaDecision runCountedLocally(Function<LocalShare, List<Draw>> planner) {
+        QuotaDecision decision = decide(planner.apply(LocalShare.WHOLE));
+        QuotaDecision.Fallback fallenBack = decision.fallback();
+        if (fallsBackLocally(decision)) {
+            return strictLocal(planner.apply(share()), Objects.requireNonNull(fallenBack, "a fallback pending"));
+        }
+        if (fallenBack != null && fallenBack.kind() != QuotaDecision.Fallback.Kind.LOCAL) {
+            // refused for the store's failure (shed, or a policy other than local): counted here instead
+            return strictLocal(planner.apply(share()), new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.LOCAL,
+                    fallenBack.reason()));
+        }
+        return counted(decision);
+    }
+
+    /** {@link #runCountedLocally} in this JVM: a bucket this instance holds no share of refuses. */
+    private QuotaDecision strictLocal(List<Draw> slots, QuotaDecision.Fallback fallenBack) {
+        for (Draw slot : slots) {
+            if (slot.noShare() && slot.mode() == Mode.ENFORCE) {
+                Limit limit = slot.declared().get(0);
+                // the wait for one token of the whole limit: the next guess is refused as soon
+                Duration retry = Draw.refillTime(limit, 1);
+                LimitStatus refused = LimitStatus.of(slot.policies().get(0), limit, slot.role(), 0, retry, retry);
+                return counted(new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(refused), refused, retry,
+                        Receipt.NONE, fallenBack));
+            }
+        }
+        return counted(execute(fallback, slots).decidedBy(fallenBack));
+    }
+
+    /**
      * Whether {@code decision}, an answer of {@link #run(List)}, says that the local fallback is to
      * make the decision: the store is down and the failure policy is {@link FailurePolicy#LOCAL}.
      */

@@ -95,9 +95,15 @@ final class FailedKeyGuard {
                 .build();
     }
 
-    /** Counts one failed lookup of {@code group}; a rejection blocks the group in this JVM. */
+    /**
+     * Counts one failed lookup of {@code group}; a rejection blocks the group in this JVM. Counted in
+     * the shared store while it answers, and in this JVM, on this instance's share of the limit,
+     * whenever it does not ({@link DecisionRunner#runCountedLocally}): a slow or timed-out call, a
+     * breaker open or half-open before the outage is established, as well as during it. So the limit
+     * holds in every phase of a store failure: 10 guesses a minute per address, over all instances.
+     */
     QuotaDecision record(QuotaConfig config, String group) {
-        QuotaDecision decision = runner.run(share -> List.of(layout.failedKeys(config, group, share)));
+        QuotaDecision decision = runner.runCountedLocally(share -> List.of(layout.failedKeys(config, group, share)));
         if (decision.outcome() == QuotaDecision.Outcome.REJECTED) {
             block(group, decision);
         }

@@ -27,6 +27,15 @@ public final class Identity {
     /** The default IPv6 grouping: a /64 per anonymous caller. */
     public static final int DEFAULT_IPV6_PREFIX = 64;
 
+    /**
+     * The default bound on pending bodies: 16 requests per customer, and 16 per client address
+     * group, waiting for their body on one instance at once (a quarter of a 64-thread pool).
+     */
+    public static final int DEFAULT_PENDING_BODIES = 16;
+
+    /** The most {@link #pendingBodies()} may be. */
+    public static final int MAX_PENDING_BODIES = 100_000;
+
     /** The defaults: {@code X-API-Key}, anonymous callers on plan {@code anonymous}, no trusted proxy. */
     public static final Identity DEFAULT = builder().build();
 
@@ -44,6 +53,7 @@ public final class Identity {
     private final Limit failedKeys;
     private final WhileBlocked whileBlocked;
     private final @Nullable String principalPlan;
+    private final int pendingBodies;
     /** Recent addresses' groups: asked twice per request (the caller, then its known key), formatted once per address. */
     private final Memo<InetAddress, String> groups;
 
@@ -57,6 +67,7 @@ public final class Identity {
         this.failedKeys = b.failedKeys;
         this.whileBlocked = b.whileBlocked;
         this.principalPlan = b.principalPlan;
+        this.pendingBodies = b.pendingBodies;
         int prefix = ipv6Prefix;
         this.groups = new Memo<>(GROUP_SLOTS, address -> ClientAddresses.group(address, prefix));
     }
@@ -70,7 +81,7 @@ public final class Identity {
     public Builder toBuilder() {
         return new Builder().header(header).missingKey(missingKey).anonymousPlan(anonymousPlan)
                 .trustedProxies(trustedProxies).ipv6Prefix(ipv6Prefix).userHeader(userHeader).failedKeys(failedKeys)
-                .whileBlocked(whileBlocked).principalPlan(principalPlan);
+                .whileBlocked(whileBlocked).principalPlan(principalPlan).pendingBodies(pendingBodies);
     }
 
     /** The request header carrying the API key; default {@code X-API-Key}. */
@@ -133,6 +144,17 @@ public final class Identity {
         return principalPlan;
     }
 
+    /**
+     * How many requests of one customer, and how many from one client address group, may wait for
+     * their body at once on this instance; default {@link #DEFAULT_PENDING_BODIES}, 16. A request
+     * whose body is on its way holds a worker thread of the server: past this bound it is answered
+     * 429 {@code too-many-pending-bodies} when it arrives, before its body is read, whatever quota
+     * the customer has left, so one customer or one address holds at most this many workers.
+     */
+    public int pendingBodies() {
+        return pendingBodies;
+    }
+
     /** Whether {@code peer}, the address that opened the connection, is a trusted proxy. */
     public boolean trustedProxy(InetAddress peer) {
         return ClientAddresses.anyContains(trustedProxies, peer);
@@ -188,13 +210,13 @@ public final class Identity {
                 && anonymousPlan.equals(other.anonymousPlan) && trustedProxies.equals(other.trustedProxies)
                 && ipv6Prefix == other.ipv6Prefix && Objects.equals(userHeader, other.userHeader)
                 && failedKeys.equals(other.failedKeys) && whileBlocked == other.whileBlocked
-                && Objects.equals(principalPlan, other.principalPlan);
+                && Objects.equals(principalPlan, other.principalPlan) && pendingBodies == other.pendingBodies;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(header, missingKey, anonymousPlan, trustedProxies, ipv6Prefix, userHeader, failedKeys,
-                whileBlocked, principalPlan);
+                whileBlocked, principalPlan, pendingBodies);
     }
 
     @Override
@@ -202,7 +224,7 @@ public final class Identity {
         return "Identity[header=" + header + ", missingKey=" + missingKey + ", anonymousPlan=" + anonymousPlan
                 + ", trustedProxies=" + trustedProxies + ", ipv6Prefix=" + ipv6Prefix + ", userHeader=" + userHeader
                 + ", failedKeys=" + failedKeys + ", whileBlocked=" + whileBlocked + ", principalPlan="
-                + principalPlan + "]";
+                + principalPlan + ", pendingBodies=" + pendingBodies + "]";
     }
 
     /**
@@ -219,6 +241,7 @@ public final class Identity {
         private Limit failedKeys = DEFAULT_FAILED_KEYS;
         private WhileBlocked whileBlocked = WhileBlocked.KNOWN_KEYS;
         private @Nullable String principalPlan;
+        private int pendingBodies = DEFAULT_PENDING_BODIES;
 
         private Builder() {
         }
@@ -302,10 +325,20 @@ public final class Identity {
         }
 
         /**
+         * Requests per customer, and per client address group, that may wait for their body at once
+         * on one instance; default {@link #DEFAULT_PENDING_BODIES} (checked in {@link #build()}).
+         */
+        public Builder pendingBodies(int pendingBodies) {
+            this.pendingBodies = pendingBodies;
+            return this;
+        }
+
+        /**
          * The settings.
          *
-         * @throws IllegalArgumentException if a header name is blank, ipv6Prefix is not 1 to 128, or
-         *                                  failedKeys is calendar-aligned
+         * @throws IllegalArgumentException if a header name is blank, ipv6Prefix is not 1 to 128,
+         *                                  failedKeys is calendar-aligned, or pendingBodies is not 1 to
+         *                                  {@link #MAX_PENDING_BODIES}
          */
         public Identity build() {
             if (header.isBlank()) {
@@ -319,6 +352,10 @@ public final class Identity {
             }
             if (failedKeys.refill() instanceof Refill.Calendar) {
                 throw new IllegalArgumentException("failedKeys must refill greedily or by interval, not by calendar");
+            }
+            if (pendingBodies < 1 || pendingBodies > MAX_PENDING_BODIES) {
+                throw new IllegalArgumentException("pendingBodies must be 1 to " + MAX_PENDING_BODIES + " but was "
+                        + pendingBodies);
             }
             return new Identity(this);
         }

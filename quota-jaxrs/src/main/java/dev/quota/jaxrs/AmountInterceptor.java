@@ -22,7 +22,10 @@ import org.slf4j.LoggerFactory;
  * A body that cannot be read, or that carries no valid amount, still costs the request its rule's
  * tokens, then the error is answered: 400 {@code invalid-amount}, 400 {@code unreadable-body} for a
  * body cut short, 408 {@code body-timeout} for one that stalled (each logged one line, sampled:
- * {@link ClientErrors}), or the runtime's own answer.
+ * {@link ClientErrors}), or the runtime's own answer. A body cut short or stalled keeps its plan's
+ * request token; its rule's tokens are given back with its 4xx like any refused request's
+ * ({@link QuotaResponseFilter}), its in-flight leases when its error response ends, and its place
+ * among the pending bodies as soon as the read fails.
  */
 final class AmountInterceptor implements ReaderInterceptor {
 
@@ -39,7 +42,8 @@ final class AmountInterceptor implements ReaderInterceptor {
      * limits ({@link AmountLimit#value()}), the request path, and what the request was charged when
      * it arrived.
      */
-    record Pending(Caller caller, @Nullable String rule, String limits, String path, QuotaDecision beforeBody) {
+    record Pending(Caller caller, @Nullable String rule, String limits, String path, QuotaDecision beforeBody,
+                   PendingBodies.Ticket ticket) {
     }
 
     /**
@@ -47,10 +51,11 @@ final class AmountInterceptor implements ReaderInterceptor {
      * Admitted: the rest is left pending for the body. Refused: the filter answers it, the body unread.
      */
     static QuotaDecision beforeBody(QuotaService service, ContainerRequestContext request, Caller caller,
-                                    @Nullable String rule, String limits, String path) {
+                                    @Nullable String rule, String limits, String path,
+                                    PendingBodies.Ticket ticket) {
         QuotaDecision decision = service.decideBeforeBody(caller, rule);
         if (decision.allowed()) {
-            request.setProperty(QuotaFeature.PENDING, new Pending(caller, rule, limits, path, decision));
+            request.setProperty(QuotaFeature.PENDING, new Pending(caller, rule, limits, path, decision, ticket));
         }
         return decision;
     }
@@ -66,6 +71,7 @@ final class AmountInterceptor implements ReaderInterceptor {
         try {
             entity = context.proceed();
         } catch (IOException | RuntimeException e) {
+            pending.ticket().leave();
             charge(context, pending); // an unreadable body was still a request
             // cut short, broken off or stalled by the client: its error, answered 400 or 408 while the
             // connection lasts and logged one line, sampled; a parse error stays the reader's to answer
@@ -75,6 +81,7 @@ final class AmountInterceptor implements ReaderInterceptor {
             }
             throw e;
         }
+        pending.ticket().leave(); // read: no longer waiting for the client
         Amount amount;
         try {
             amount = amountOf(entity, limits);

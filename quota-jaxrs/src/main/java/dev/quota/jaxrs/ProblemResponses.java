@@ -177,6 +177,18 @@ final class ProblemResponses {
                 "The request's body did not arrive in time.", instance));
     }
 
+    /**
+     * 429 for a request that arrived while its customer or its address already had {@code max}
+     * bodies on their way to this instance; {@code Retry-After: 1}, since a body that comes at the
+     * server's minimum rate frees its place within seconds.
+     */
+    static Response tooManyPendingBodies(int max, @Nullable String instance) {
+        return withBody(Response.status(TOO_MANY_REQUESTS).header(RETRY_AFTER, "1"),
+                problem("too-many-pending-bodies", "Too Many Requests", 429, "More than " + max
+                        + " requests of this caller are waiting for their body here; send the bodies you started.",
+                        instance));
+    }
+
     /** 401 for a key (or principal) that maps to no customer. The key is never echoed. */
     static Response unknownKey(String header) {
         return unauthorized(header, "unknown-api-key", "The API key is not recognised.");

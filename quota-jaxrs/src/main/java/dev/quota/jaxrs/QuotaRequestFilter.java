@@ -23,8 +23,11 @@ import org.slf4j.LoggerFactory;
  * runtime), reads the credential and the client's address, lets the service identify
  * the caller, takes tokens, and aborts with 400/401 (caller), 429 (rejected, or too many unknown
  * keys from the address), 422 (can never fit) or 503 (store unavailable, or the check itself
- * failed). For an {@link AmountLimit} method with a body, the plan is charged now and the rest
- * waits for the body ({@link AmountInterceptor}). One filter for every method, registered by {@link QuotaFeature} at
+ * failed). For an {@link AmountLimit} method with a body, the plan is charged and the in-flight
+ * leases taken now, in one store call, and the rest waits for the body ({@link AmountInterceptor});
+ * a customer or address that already has {@link dev.quota.core.Identity#pendingBodies()} bodies on
+ * their way here is answered 429 {@code too-many-pending-bodies} instead, without a store call
+ * ({@link PendingBodies}). One filter for every method, registered by {@link QuotaFeature} at
  * {@link QuotaFeature#PRIORITY}, after authentication: a plain filter is what every runtime
  * accepts from a feature.
  *
@@ -40,6 +43,7 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
     private final ClientAddress clientAddress;
     private final QuotaBindings bindings;
     private final CostSettling settling;
+    private final PendingBodies pendingBodies;
 
     /** The runtime's proxy to the matched method, where it injects one into a registered filter. */
     @Context
@@ -48,6 +52,7 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
     QuotaRequestFilter(QuotaService service, CallerResolver resolver, ClientAddress clientAddress,
                        QuotaBindings bindings) {
         this.service = service;
+        this.pendingBodies = new PendingBodies();
         this.resolver = resolver;
         this.clientAddress = clientAddress;
         this.bindings = bindings;
@@ -128,13 +133,28 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
                 request.setProperty(QuotaFeature.RULE, rule);
             }
             String amounts = endpoint.amountLimits();
-            if (amounts != null && request.hasEntity()) {
-                // the plan's tokens now; the rest once the body is read, with its amount
-                decision = AmountInterceptor.beforeBody(service, request, caller, rule, amounts, path(request));
-                releaseAtEnd(request, decision);
-                if (decision.allowed()) {
+            if (amounts != null && PendingBodies.announced(request)) {
+                // a bounded place among the pending bodies, then the plan's tokens and leases now, in
+                // one store call; the rest once the body is read, with its amount
+                PendingBodies.Ticket ticket = pendingBodies.enter(caller, identity);
+                if (ticket == null) {
+                    request.abortWith(ProblemResponses.tooManyPendingBodies(identity.pendingBodies(), path(request)));
                     return;
                 }
+                try {
+                    decision = AmountInterceptor.beforeBody(service, request, caller, rule, amounts, path(request),
+                            ticket);
+                } catch (RuntimeException e) {
+                    ticket.leave();
+                    throw e;
+                }
+                releaseAtEnd(request, decision);
+                if (decision.allowed()) {
+                    // given back once the body has been read, at the latest when the response ends
+                    ResponseEnd.onEnd(request, ending -> ticket.leave());
+                    return;
+                }
+                ticket.leave();
             } else {
                 decision = service.decide(caller, rule, null);
                 releaseAtEnd(request, decision);

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * without persistence ({@code --save ''}, {@code --appendonly no}), with {@code DEBUG} allowed on every
  * version (Redis 7 gets {@code --enable-debug-command local}). Its stdout and stderr go to
  * {@code redis.log} in that directory. Faults to inject: {@link #kill()}, {@link #stop()},
- * {@link #restart()} and {@link #pause(Duration)}. A JVM shutdown hook kills every server still running,
+ * {@link #restart()}, {@link #pause(Duration)} and {@link #freeze()}. A JVM shutdown hook kills every server still running,
  * so no process outlives the JVM; still, close it (try-with-resources) to free the port and the directory.
  */
 public final class RedisServer implements AutoCloseable {
@@ -34,6 +34,7 @@ public final class RedisServer implements AutoCloseable {
     private final int port;
     private final List<String> command;
     private volatile Process process;
+    private volatile boolean frozen;
     private boolean closed;
 
     private RedisServer(Path dir, int port, List<String> command) {
@@ -139,6 +140,9 @@ public final class RedisServer implements AutoCloseable {
         if (p == null) {
             return;
         }
+        if (frozen && p.isAlive()) {
+            thaw();
+        }
         if (p.isAlive()) {
             try (RespClient client = RespClient.connect(HOST, port, Duration.ofSeconds(1))) {
                 client.command("SHUTDOWN", "NOSAVE");
@@ -178,6 +182,49 @@ public final class RedisServer implements AutoCloseable {
         // the reply comes when the sleep ends: read it with time to spare
         try (RespClient client = RespClient.connect(HOST, port, duration.plus(STOP_TIMEOUT))) {
             client.command("DEBUG", "SLEEP", seconds);
+        }
+    }
+
+    /**
+     * Stops the process with SIGSTOP, as a frozen host or a stopped container would: connections stay
+     * open, commands are accepted by the kernel and never answered, until {@link #thaw()} (SIGCONT).
+     * Unlike {@link #pause(Duration)}, the server does not even answer once the freeze ends on its own:
+     * it lasts until thawed. {@link #stop()} and {@link #close()} thaw it first.
+     *
+     * @throws IllegalStateException if the server is not running or the signal cannot be sent
+     */
+    public void freeze() {
+        signal("-STOP");
+        frozen = true;
+    }
+
+    /**
+     * Lets a {@link #freeze() frozen} server run again (SIGCONT); it answers what was sent meanwhile.
+     *
+     * @throws IllegalStateException if the server is not running or the signal cannot be sent
+     */
+    public void thaw() {
+        signal("-CONT");
+        frozen = false;
+    }
+
+    private void signal(String signal) {
+        Process p = process;
+        if (p == null || !p.isAlive()) {
+            throw new IllegalStateException("server on port " + port + " is not running");
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(p.pid())).redirectErrorStream(true).start();
+            if (!kill.waitFor(STOP_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                    || kill.exitValue() != 0) {
+                kill.destroyForcibly();
+                throw new IllegalStateException("kill " + signal + " " + p.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling the server on port " + port, e);
         }
     }
 

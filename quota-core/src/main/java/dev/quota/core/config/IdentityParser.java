@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the {@code identity} section: key header, anonymous callers, proxies, failed keys.
+ * Reads the {@code identity} section: key header, anonymous callers, proxies, failed keys, pending
+ * bodies.
  *
  * <p>{@code missingKey} defaults to {@code anonymous} when the file has a plan named
  * {@code anonymous}, and to {@code reject} (401 {@code missing-api-key}) when it has none and says
@@ -45,10 +46,11 @@ final class IdentityParser {
         Limit failedKeys = Identity.DEFAULT_FAILED_KEYS;
         String whileBlocked = "known-keys";
         String principalPlan = null;
+        Long pendingBodies = (long) Identity.DEFAULT_PENDING_BODIES;
         int errorsBefore = problems.errorCount();
         if (section != null) {
             section.allowOnly("header", "missingKey", "anonymousPlan", "trustedProxies", "ipv6Prefix", "userHeader",
-                    "failedKeys", "whileBlocked", "principalPlan");
+                    "failedKeys", "whileBlocked", "principalPlan", "pendingBodies");
             header = section.has("header") ? header(section, "header", problems) : header;
             missingKey = section.has("missingKey") ? section.choice("missingKey", "anonymous", "reject") : missingKey;
             anonymousPlan = section.has("anonymousPlan") ? section.string("anonymousPlan") : anonymousPlan;
@@ -68,6 +70,14 @@ final class IdentityParser {
             }
             if (section.has("failedKeys")) {
                 failedKeys = failedKeys(section.map("failedKeys"), problems);
+            }
+            if (section.has("pendingBodies")) {
+                pendingBodies = section.integer("pendingBodies", 1);
+                if (pendingBodies != null && pendingBodies > Identity.MAX_PENDING_BODIES) {
+                    problems.error(section.path("pendingBodies"), "must be <= " + Identity.MAX_PENDING_BODIES
+                            + " but was " + pendingBodies);
+                    pendingBodies = null;
+                }
             }
             whileBlocked = section.has("whileBlocked") ? section.choice("whileBlocked", "known-keys", "no-keys")
                     : whileBlocked;
@@ -97,7 +107,7 @@ final class IdentityParser {
                     + String.join(", ", planNames) + "); add that plan or set identity.missingKey to reject");
         }
         if (problems.errorCount() > errorsBefore || header == null || missingKey == null || anonymousPlan == null
-                || trustedProxies == null || ipv6Prefix == null || failedKeys == null || whileBlocked == null) {
+                || trustedProxies == null || ipv6Prefix == null || failedKeys == null || whileBlocked == null || pendingBodies == null) {
             return null;
         }
         try {
@@ -108,6 +118,7 @@ final class IdentityParser {
                     .whileBlocked(whileBlocked.equals("no-keys") ? Identity.WhileBlocked.NO_KEYS
                             : Identity.WhileBlocked.KNOWN_KEYS)
                     .principalPlan(principalPlan)
+                    .pendingBodies(pendingBodies.intValue())
                     .build();
         } catch (IllegalArgumentException e) {
             problems.error("identity", String.valueOf(e.getMessage()));
