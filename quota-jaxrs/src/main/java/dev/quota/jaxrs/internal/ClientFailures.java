@@ -47,6 +47,7 @@ public final class ClientFailures {
      * reading, or null when none does (a disk full, a serializer's bug: the server's own failures).
      */
     public static @Nullable Throwable clientCause(@Nullable Throwable failure) {
+        // the types first, along the whole chain: a wrapper's message often repeats its cause's
         int depth = 0;
         for (Throwable t = failure; t != null && depth < 32; t = t.getCause() == t ? null : t.getCause(), depth++) {
             if (t instanceof EOFException || t instanceof TimeoutException || t instanceof SocketTimeoutException
@@ -54,6 +55,9 @@ public final class ClientFailures {
                     || CLIENT_TYPES.contains(t.getClass().getSimpleName())) {
                 return t;
             }
+        }
+        depth = 0;
+        for (Throwable t = failure; t != null && depth < 32; t = t.getCause() == t ? null : t.getCause(), depth++) {
             String message = t.getMessage();
             if (message != null && t instanceof java.io.IOException) {
                 String lower = message.toLowerCase(Locale.ROOT);
