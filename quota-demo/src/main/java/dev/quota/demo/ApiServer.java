@@ -46,6 +46,11 @@ import org.slf4j.LoggerFactory;
  * ({@link HeaderSizeLimit}), and an
  * HTTP/2 connection that sends more than {@value #MAX_CONTROL_FRAMES_PER_SECOND} resets (or other
  * control frames) a second is closed.
+ *
+ * <p>A client that does not read its answers (an HTTP/2 flow-control window left at zero, a socket
+ * read a byte at a time) holds no worker: small answers are written behind the worker, and every
+ * write the client does not take within the write timeout resets its stream; a connection and an
+ * address may have only a few writes waiting at once ({@link WriteBounds}).
  */
 final class ApiServer implements AutoCloseable {
 
@@ -71,6 +76,12 @@ final class ApiServer implements AutoCloseable {
      * request is answered 431 on its stream; past this the connection is closed.
      */
     static final int HTTP2_DECODE_BYTES = 64 * 1024;
+    /**
+     * Requests one HTTP/2 connection may have open at once (Jetty's default is 128); past it Jetty
+     * refuses new streams with RST_STREAM (REFUSED_STREAM). Of these, at most
+     * {@link WriteBounds#MAX_WAITING_PER_CONNECTION} may wait for the client to take a write.
+     */
+    static final int MAX_CONCURRENT_STREAMS = 32;
 
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
 
@@ -153,7 +164,8 @@ final class ApiServer implements AutoCloseable {
         JettyHttpContainer container = ContainerFactory.createContainer(JettyHttpContainer.class, app);
         Server server = server("quota-demo-worker", WORKERS + ACCEPTORS + SELECTORS + 1);
         ServerConnector api = connector(server, host, port, SELECTORS);
-        server.setHandler(new HeaderSizeLimit(new HostCheckHandler(container)));
+        server.setHandler(new WriteBounds(new HeaderSizeLimit(new HostCheckHandler(container)),
+                WriteBounds.writeTimeout(), WriteBounds.MAX_WAITING_PER_CONNECTION, WriteBounds.MAX_WAITING_PER_ADDRESS));
         Server management = server("quota-demo-management", 6);
         ServerConnector metrics = connector(management, MANAGEMENT_HOST, managementPort, 1);
         management.setHandler(new HeaderSizeLimit(new MetricsHandler(parts.metrics())));
@@ -192,6 +204,7 @@ final class ApiServer implements AutoCloseable {
         http2.setRequestHeaderSize(HTTP2_DECODE_BYTES);
         HTTP2CServerConnectionFactory h2c = new CleartextHttp2(http2);
         h2c.setRateControlFactory(new WindowRateControl.Factory(MAX_CONTROL_FRAMES_PER_SECOND));
+        h2c.setMaxConcurrentStreams(MAX_CONCURRENT_STREAMS);
         ServerConnector connector = new ServerConnector(server, ACCEPTORS, selectors, new HttpConnectionFactory(http),
                 h2c);
         connector.setHost(host);

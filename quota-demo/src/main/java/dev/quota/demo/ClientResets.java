@@ -1,7 +1,7 @@
 package dev.quota.demo;
 
 import dev.quota.core.internal.LogThrottle;
-import java.io.EOFException;
+import dev.quota.jaxrs.internal.ClientFailures;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.logging.Filter;
@@ -12,7 +12,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Jersey logs SEVERE, with a stack trace of about 70 lines, each time it cannot write a response
- * because the client reset its HTTP/2 stream or closed its connection first. That is the client's
+ * because the client reset its HTTP/2 stream, closed its connection or did not read in time.
+ * quota-jaxrs takes those failures before Jersey sees them when they happen inside its writer
+ * interceptors; this filter is for the ones outside (Jersey's own error responses, a failure while
+ * Jersey closes the stream). That is the client's
  * doing, and a rapid reset makes one such record per stream the server started (170 for one
  * connection cut off after its burst). This filter, on Jersey's responder logger, turns them into
  * the client-error log of quota-jaxrs: one INFO line, no stack trace, on {@value #LOGGER}, sampled
@@ -58,25 +61,22 @@ final class ClientResets implements Filter {
                     permit.summary().count(), permit.summary().since());
         }
         if (permit.write()) {
-            log.info("a response was not written: the client reset its stream or closed its connection ({})",
+            log.info("a response was not written: the client reset its stream, closed its connection or did not"
+                    + " read it in time ({})",
                     oneLine(gone));
         }
         return false;
     }
 
-    /** The end of stream among {@code thrown}'s causes (Jetty's EofException is an EOFException), or null. */
+    /**
+     * The client's doing among {@code thrown}'s causes (a reset or closed stream, Jetty's idle
+     * timeout, the {@link WriteBounds} write timeout), or null.
+     */
     static @Nullable Throwable clientGone(@Nullable Throwable thrown) {
-        for (Throwable t = thrown; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof EOFException) {
-                return t;
-            }
-        }
-        return null;
+        return ClientFailures.clientCause(thrown);
     }
 
     private static String oneLine(Throwable cause) {
-        String text = cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
-        text = text.replaceAll("[\\r\\n\\t]+", " ");
-        return text.length() > 200 ? text.substring(0, 200) + "..." : text;
+        return ClientFailures.oneLine(cause);
     }
 }

@@ -8,8 +8,12 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
@@ -118,6 +122,89 @@ class Http2AbuseTest {
         assertThat(responder.getFilter()).as("the demo's filter on Jersey's responder log").isInstanceOf(ClientResets.class);
         assertThat(passed).as("Jersey records with a stack trace of a reset stream")
                 .noneMatch(r -> ClientResets.clientGone(r.getThrown()) != null);
+    }
+
+    /**
+     * Two connections from one address announce a stream window of 0, open 64 requests each, and
+     * open each stream's window by one byte every 2 s, which keeps every stream from Jetty's idle
+     * timeout: before the write bounds, each answer held a worker on a write that could not
+     * complete and every other caller waited about 45 s. Now the answers are written behind their
+     * workers, a connection and an address may have only a few writes waiting, and a write the
+     * client does not take within the write timeout (10 s, the default) resets its stream.
+     *
+     * <p>The legitimate caller (another address, a key) sends a request every 100 ms throughout;
+     * its worst latency must stay under 1 s, the target of the issue this reproduces: it is about
+     * 10 to 30 ms on an idle machine, so the margin is for a loaded one.
+     */
+    @Test
+    void zeroWindowClients_holdNoWorker_andTheirStreamsAreReset_regressionForTrickledWindowUpdates() throws Exception {
+        InetAddress attackerAddress = InetAddress.getByName("127.0.0.67");
+        List<RawHttp2> attackers = new ArrayList<>();
+        List<RawHttp2.Watch> watches = new ArrayList<>();
+        List<List<Integer>> streams = new ArrayList<>();
+        ScheduledExecutorService trickle = Executors.newSingleThreadScheduledExecutor();
+        List<Long> latencies = new ArrayList<>();
+        List<Integer> statuses = new ArrayList<>();
+        // warm: the first request of a run pays for class loading and connection set-up, not the attack
+        assertThat(Http.get(api.resolve("/api/v1/accounts/ACC-1001"), KEY, FREE).statusCode()).isEqualTo(200);
+        try {
+            for (int c = 0; c < 2; c++) {
+                RawHttp2 attacker = RawHttp2.connect(api, attackerAddress, 0);
+                attackers.add(attacker);
+                watches.add(attacker.watch());
+                List<Integer> opened = new ArrayList<>();
+                streams.add(opened);
+                for (int i = 0; i < 64; i++) {
+                    opened.add(attacker.open(authority(api), "/api/v1/rates"));
+                }
+            }
+            trickle.scheduleWithFixedDelay(() -> {
+                for (int c = 0; c < attackers.size(); c++) {
+                    for (int stream : streams.get(c)) {
+                        if (!watches.get(c).ended(stream)) {
+                            try {
+                                attackers.get(c).windowUpdate(stream, 1);
+                            } catch (IOException closed) {
+                                return;
+                            }
+                        }
+                    }
+                }
+            }, 0, 2, TimeUnit.SECONDS);
+
+            long start = System.nanoTime();
+            long end = start + TimeUnit.SECONDS.toNanos(25);
+            while (System.nanoTime() < end) {
+                long sent = System.nanoTime();
+                statuses.add(Http.get(api.resolve("/api/v1/accounts/ACC-1001"), KEY, FREE).statusCode());
+                latencies.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent));
+                boolean allEnded = true;
+                for (int c = 0; c < attackers.size(); c++) {
+                    RawHttp2.Watch watch = watches.get(c);
+                    allEnded &= streams.get(c).stream().allMatch(watch::ended);
+                }
+                if (allEnded && System.nanoTime() - start > TimeUnit.SECONDS.toNanos(3)) {
+                    break;
+                }
+                Thread.sleep(100); // the legitimate caller's pace
+            }
+        } finally {
+            trickle.shutdownNow();
+            for (RawHttp2 attacker : attackers) {
+                attacker.close();
+            }
+        }
+
+        assertThat(statuses).as("the legitimate caller's answers").isNotEmpty().allMatch(s -> s == 200 || s == 429);
+        assertThat(latencies.stream().mapToLong(Long::longValue).max().orElseThrow())
+                .as("the legitimate caller's worst latency in ms, of %d requests: %s", latencies.size(), latencies)
+                .isLessThan(1_000);
+        for (int c = 0; c < attackers.size(); c++) {
+            RawHttp2.Watch watch = watches.get(c);
+            assertThat(streams.get(c)).as("connection %d's streams ended by the server (reset: %s, closed: %s)", c,
+                            watch.reset, watch.closed)
+                    .allMatch(watch::ended);
+        }
     }
 
     @Test

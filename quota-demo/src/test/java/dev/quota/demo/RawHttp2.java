@@ -14,6 +14,9 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.MetaData;
 import org.eclipse.jetty.http2.hpack.HpackDecoder;
@@ -39,6 +42,9 @@ final class RawHttp2 implements AutoCloseable {
     private static final int SETTINGS = 0x4;
     private static final int PING = 0x6;
     private static final int GOAWAY = 0x7;
+    private static final int WINDOW_UPDATE = 0x8;
+    /** SETTINGS_INITIAL_WINDOW_SIZE (RFC 9113, section 6.5.2). */
+    private static final int INITIAL_WINDOW_SIZE = 0x4;
     private static final int CONTINUATION = 0x9;
     private static final int END_STREAM = 0x1;
     private static final int ACK = 0x1;
@@ -61,6 +67,15 @@ final class RawHttp2 implements AutoCloseable {
 
     /** Connects to {@code server}'s host and port from {@code localAddress} (port chosen by the system). */
     static RawHttp2 connect(URI server, InetAddress localAddress) throws IOException {
+        return connect(server, localAddress, -1);
+    }
+
+    /**
+     * Connects as {@link #connect(URI, InetAddress)}, announcing {@code initialWindow} as the
+     * flow-control window of every stream (0: the server may send no DATA until a WINDOW_UPDATE);
+     * -1 announces nothing.
+     */
+    static RawHttp2 connect(URI server, InetAddress localAddress, int initialWindow) throws IOException {
         Socket socket = new Socket();
         try {
             socket.bind(new InetSocketAddress(localAddress, 0));
@@ -68,7 +83,9 @@ final class RawHttp2 implements AutoCloseable {
             socket.setSoTimeout((int) Http.TIMEOUT.toMillis());
             RawHttp2 connection = new RawHttp2(socket);
             connection.out.write(PREFACE);
-            connection.frame(SETTINGS, 0, 0, new byte[0]);
+            connection.frame(SETTINGS, 0, 0, initialWindow < 0 ? new byte[0]
+                    : new byte[] {0, INITIAL_WINDOW_SIZE, (byte) (initialWindow >>> 24), (byte) (initialWindow >>> 16),
+                        (byte) (initialWindow >>> 8), (byte) initialWindow});
             return connection;
         } catch (IOException | RuntimeException e) {
             socket.close();
@@ -155,6 +172,82 @@ final class RawHttp2 implements AutoCloseable {
             // the server ended the connection: the flood stops here
         }
         return sent;
+    }
+
+    /**
+     * Opens a GET of {@code path} with header pairs {@code name, value, ...} and does not wait for
+     * the answer.
+     *
+     * @return the stream's id
+     * @throws IOException if the connection fails
+     */
+    int open(String authority, String path, String... headers) throws IOException {
+        int stream = nextStream;
+        nextStream += 2;
+        HeaderBlock block = new HeaderBlock();
+        block.add(":method", "GET");
+        block.add(":scheme", "http");
+        block.add(":path", path);
+        block.add(":authority", authority);
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            block.add(headers[i].toLowerCase(Locale.ROOT), headers[i + 1]);
+        }
+        frame(HEADERS, END_HEADERS | END_STREAM, stream, block.bytes());
+        return stream;
+    }
+
+    /** Opens {@code stream}'s flow-control window by {@code bytes}. */
+    void windowUpdate(int stream, int bytes) throws IOException {
+        frame(WINDOW_UPDATE, 0, stream, new byte[] {(byte) (bytes >>> 24), (byte) (bytes >>> 16), (byte) (bytes >>> 8),
+            (byte) bytes});
+    }
+
+    /**
+     * Reads every frame from now on in a thread of its own, answering SETTINGS and PING, and
+     * records the streams the server reset and whether it closed the connection (GOAWAY or end of
+     * stream). Use no other read afterwards.
+     */
+    Watch watch() {
+        Watch watch = new Watch();
+        Thread reader = new Thread(() -> {
+            try {
+                while (true) {
+                    int length = (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
+                    int type = in.readUnsignedByte();
+                    int flags = in.readUnsignedByte();
+                    int id = in.readInt() & 0x7fff_ffff;
+                    byte[] payload = in.readNBytes(length);
+                    if (type == SETTINGS && (flags & ACK) == 0) {
+                        frame(SETTINGS, ACK, 0, new byte[0]);
+                    } else if (type == PING && (flags & ACK) == 0) {
+                        frame(PING, ACK, 0, payload);
+                    } else if (type == RST_STREAM) {
+                        watch.reset.add(id);
+                    } else if (type == DATA) {
+                        watch.dataBytes.addAndGet(length);
+                    } else if (type == GOAWAY) {
+                        watch.closed = true;
+                    }
+                }
+            } catch (IOException e) {
+                watch.closed = true;
+            }
+        }, "raw-http2-watch");
+        reader.setDaemon(true);
+        reader.start();
+        return watch;
+    }
+
+    /** What {@link #watch} saw so far. */
+    static final class Watch {
+        final Set<Integer> reset = ConcurrentHashMap.newKeySet();
+        final AtomicLong dataBytes = new AtomicLong();
+        volatile boolean closed;
+
+        /** Whether {@code stream} was reset by the server, or its connection closed. */
+        boolean ended(int stream) {
+            return closed || reset.contains(stream);
+        }
     }
 
     /** The error code of the GOAWAY the server sends next, skipping other frames; -1 when it closes without one. */
@@ -268,7 +361,7 @@ final class RawHttp2 implements AutoCloseable {
                 | (bytes[at + 3] & 0xff);
     }
 
-    private void frame(int type, int flags, int stream, byte[] payload) throws IOException {
+    private synchronized void frame(int type, int flags, int stream, byte[] payload) throws IOException {
         byte[] header = {(byte) (payload.length >>> 16), (byte) (payload.length >>> 8), (byte) payload.length,
             (byte) type, (byte) flags, (byte) (stream >>> 24), (byte) (stream >>> 16), (byte) (stream >>> 8),
             (byte) stream};

@@ -1,6 +1,7 @@
 package dev.quota.jaxrs;
 
 import dev.quota.core.internal.LogThrottle;
+import dev.quota.jaxrs.internal.ClientFailures;
 import jakarta.ws.rs.core.Response;
 import java.io.EOFException;
 import java.net.SocketTimeoutException;
@@ -17,6 +18,9 @@ import org.slf4j.LoggerFactory;
  * rejection log (20 at once, then 20 a second; the others counted in a summary line every 10 s), so
  * that a client sending 500 truncated bodies a second writes a few kilobytes, not megabytes.
  *
+ * <p>Responses the client did not take (a reset stream, a closed connection, a write timeout) are
+ * logged here too, on a budget of their own ({@link ClientWriteFailures}).
+ *
  * <p>Logger {@value #LOGGER}, level INFO: nothing here is the server's fault.
  */
 final class ClientErrors {
@@ -26,6 +30,8 @@ final class ClientErrors {
 
     private static final Logger log = LoggerFactory.getLogger(LOGGER);
     private static final LogThrottle throttle = new LogThrottle(Clock.systemUTC(), 20, 20, Duration.ofSeconds(10));
+    /** The responses' own budget, so that a flood of one kind does not hide the other. */
+    private static final LogThrottle responses = new LogThrottle(Clock.systemUTC(), 20, 20, Duration.ofSeconds(10));
 
     private ClientErrors() {
     }
@@ -66,6 +72,25 @@ final class ClientErrors {
         }
         if (permit.write()) {
             log.info("the body of a request to {} could not be read ({}); answering 4xx", path, oneLine(cause));
+        }
+    }
+
+    /**
+     * Logs, sampled, that a response was not written because the client reset its stream, closed
+     * its connection or did not read it in time: {@code cause} in one line, no stack trace.
+     */
+    static void responseNotWritten(Throwable cause) {
+        if (!log.isInfoEnabled()) {
+            return;
+        }
+        LogThrottle.Permit permit = responses.offer();
+        if (permit.summary() != null) {
+            log.info("{} more responses not written because the client had gone since {} (not logged one by one)",
+                    permit.summary().count(), permit.summary().since());
+        }
+        if (permit.write()) {
+            log.info("a response was not written: the client reset its stream, closed its connection or did not"
+                    + " read it in time ({})", ClientFailures.oneLine(cause));
         }
     }
 

@@ -121,6 +121,8 @@ public final class QuotaFeature implements Feature {
             context.register(provider, provider instanceof QuotaExceededMapper || provider instanceof AmountInterceptor
                     ? Priorities.USER : provider instanceof ResponseEnd.EndOfResponse ? ResponseEnd.PRIORITY : PRIORITY);
         }
+        // a response the client did not take: one sampled line instead of the runtime's stack trace
+        context.register(new ClientWriteFailures(), ClientWriteFailures.PRIORITY);
         // binds every resource method at start-up where the runtime runs dynamic features: early errors
         context.register(bindings);
         requireRegistered(context, enforcing);

@@ -53,7 +53,7 @@ class UnenforcedWiringTest {
 
         QuotaFeature.builder(service).clientAddress(request -> "203.0.113.7").build().configure(recording);
 
-        assertThat(taken).hasSize(7);
+        assertThat(taken).hasSize(8);
     }
 
     @Test
@@ -64,7 +64,7 @@ class UnenforcedWiringTest {
 
         assertThat(registered).extracting(provider -> provider.getClass().getSimpleName())
                 .containsExactly("QuotaRequestFilter", "QuotaResponseFilter", "RuntimeRefusalFilter", "AmountInterceptor",
-                        "QuotaExceededMapper", "EndOfResponse", "QuotaBindings");
+                        "QuotaExceededMapper", "EndOfResponse", "ClientWriteFailures", "QuotaBindings");
     }
 
     @Test
