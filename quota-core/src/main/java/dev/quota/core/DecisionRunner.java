@@ -261,10 +261,12 @@ final class DecisionRunner {
      * Gives back the in-flight leases {@code receipt} holds, to the store that holds them, once:
      * one store call per lease set. Best effort: a failure is logged and reported, not thrown; the
      * lease then comes back at its deadline.
+     *
+     * @return whether this call gave them back (false: none held, or given back already)
      */
-    void release(Receipt receipt) {
+    boolean release(Receipt receipt) {
         if (!receipt.release()) {
-            return;
+            return false;
         }
         for (Take lease : receipt.leases()) {
             try {
@@ -278,6 +280,7 @@ final class DecisionRunner {
                 listener.onStoreFailure(e);
             }
         }
+        return true;
     }
 
     /**

@@ -58,6 +58,15 @@ public interface QuotaListener {
     }
 
     /**
+     * The in-flight leases a decision held were given back ({@link QuotaService#release}), once per
+     * decision: the same decision {@link #onDecision} was told, whose
+     * {@link LimitStatus.Role#IN_FLIGHT} statuses name the lease sets. Not called for a decision
+     * that held none, nor for a second release of the same decision.
+     */
+    default void onRelease(QuotaDecision decision) {
+    }
+
+    /**
      * A new config was offered to {@link QuotaService#reload}: applied, or rejected (invalid file,
      * version not higher) with the previous config staying active.
      *

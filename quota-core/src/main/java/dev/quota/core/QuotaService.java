@@ -359,7 +359,9 @@ public final class QuotaService implements AutoCloseable {
      * and counted as a store failure, not thrown, and the lease comes back at its lease timeout.
      */
     public void release(QuotaDecision decision) {
-        runner.release(decision.receipt());
+        if (runner.release(decision.receipt())) {
+            listener.onRelease(decision);
+        }
     }
 
     /**
