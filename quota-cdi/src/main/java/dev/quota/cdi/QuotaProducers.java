@@ -4,6 +4,8 @@ import dev.quota.core.QuotaListener;
 import dev.quota.core.QuotaService;
 import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.jaxrs.QuotaAdminResource;
+import dev.quota.jaxrs.QuotaFeature;
+import dev.quota.jaxrs.internal.ServiceCompanions;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
@@ -96,6 +98,10 @@ class QuotaProducers {
                     loader != null ? loader : QuotaProducers.class.getClassLoader(),
                     new Lookup(Objects.requireNonNull(directories, "directories"),
                             Objects.requireNonNull(listeners, "listeners"), Objects.requireNonNull(beans, "beans")));
+            // every QuotaFeature over this service hands its requests to the request view, the one
+            // QuotaProviders configures and one the application built itself: both enforce
+            QuotaRequest view = requestView();
+            ServiceCompanions.add(quotas.service(), () -> new RequestViewFilter(view), QuotaFeature.PRIORITY + 1);
         }
         return quotas;
     }

@@ -59,7 +59,7 @@ public final class QuotaProviders implements Feature {
                         + " API is not served at /admin", context.getClass().getName());
             }
         }
-        context.register(new RequestViewFilter(QuotaProducers.producers().requestView()), QuotaFeature.PRIORITY + 1);
+        // the feature registered the filter behind QuotaRequest: every feature over quota-cdi's service does
         log.info("quota: on, every resource method of this application is counted: {}", quotas.summary());
         return true;
     }

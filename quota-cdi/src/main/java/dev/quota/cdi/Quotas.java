@@ -102,7 +102,7 @@ final class Quotas implements AutoCloseable {
                 telemetry == null ? "" : ", metrics and span attributes to " + telemetry.describe());
         // "on" is said by QuotaProviders once the Jakarta REST application has taken the filters
         log.info("quota: service built: {}; not enforced until the Jakarta REST application registers"
-                + " QuotaProviders", summary);
+                + " QuotaProviders or a QuotaFeature over this service", summary);
         return new Quotas(settings, built, caller, customers, summary, telemetry);
     }
 

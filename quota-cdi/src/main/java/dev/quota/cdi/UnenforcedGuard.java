@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Refuses 503 a resource method whose request quota's filters did not see: the application is
  * wired to quota-cdi (this module is in it) but its Jakarta REST runtime never registered
- * {@link QuotaProviders}, so the request would be served unlimited. Logged at ERROR with the
+ * {@link QuotaProviders} nor a {@code QuotaFeature} built over quota-cdi's {@code QuotaService}
+ * (either registers the filter behind {@link QuotaRequest}), so the request would be served unlimited. Logged at ERROR with the
  * reason once per method. Only resource methods (those with an HTTP method annotation) are checked;
  * a call outside a request (no request scope) is let through, as nothing can be told there.
  */
@@ -53,7 +54,8 @@ class UnenforcedGuard {
         if (logged.add(method)) {
             log.error("quota: {}.{} was called without quota's filters having seen the request, so it is refused"
                     + " 503: the Jakarta REST application does not register dev.quota.cdi.QuotaProviders (an"
-                    + " Application that lists its classes must list it too, or the runtime did not discover it)",
+                    + " Application that lists its classes must list it too, or the runtime did not discover it), nor"
+                    + " a QuotaFeature built over quota-cdi's QuotaService",
                     method.getDeclaringClass().getName(), method.getName());
         }
         throw new WebApplicationException(Response.status(503).type("application/problem+json")

@@ -245,6 +245,31 @@ final class BucketLayout {
         return out;
     }
 
+    /**
+     * The customer's in-flight lease sets: the plan's (when it has {@code concurrency}), then every
+     * rule's that has one (by rule name), whole (not cut to a share) and scaled by the customer's
+     * multiplier. What the standing shows in flight and what a lease release deletes.
+     */
+    List<Draw> customerLeases(QuotaConfig config, Customer customer, Plan plan) {
+        String c = part(planKey(customer));
+        List<Draw> out = new ArrayList<>();
+        Concurrency planLeases = plan.concurrency();
+        if (planLeases != null) {
+            addLeases(out, customerKey(c, "l"), plan.name(), planLeases, customer.multiplier(), LocalShare.WHOLE,
+                    config.version(), plan.onStoreFailure(), Mode.ENFORCE);
+        }
+        List<Rule> rules = new ArrayList<>(config.rules().values());
+        rules.sort(Comparator.comparing(Rule::name));
+        for (Rule rule : rules) {
+            Concurrency ruleLeases = rule.concurrency();
+            if (ruleLeases != null) {
+                addLeases(out, customerKey(c, "l:", rule.name()), rule.name(), ruleLeases, customer.multiplier(),
+                        LocalShare.WHOLE, config.version(), plan.onStoreFailure(), Mode.ENFORCE);
+            }
+        }
+        return out;
+    }
+
     /** The customer's amount buckets for one qualifier, for its standing. */
     List<Draw> amountBuckets(QuotaConfig config, Customer customer, AmountLimits limits, String qualifier) {
         List<Draw> out = new ArrayList<>(2);

@@ -4,6 +4,7 @@ import dev.quota.core.resilience.CircuitBreakerStore;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.core.spi.QuotaStore;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,7 +109,8 @@ public final class QuotaAdmin {
 
     /**
      * Deletes the customer's plan and rule buckets (current calendar windows included): the next
-     * request starts with full buckets.
+     * request starts with full buckets. In-flight leases are not buckets of requests made but of
+     * requests running, and stay held: {@link #releaseLeases} frees them.
      *
      * @throws IllegalArgumentException if the customer's plan is not configured
      * @throws QuotaStoreException      if the store cannot answer
@@ -121,6 +123,59 @@ public final class QuotaAdmin {
                 return null;
             });
         }
+    }
+
+    /**
+     * The customer's in-flight limits ({@link Concurrency}) as the store holds them now: the plan's,
+     * then each rule's by rule name; none when no plan or rule of the config limits in-flight
+     * requests. One store read per limit, nothing taken.
+     *
+     * @throws IllegalArgumentException if the customer's plan is not configured
+     * @throws QuotaStoreException      if the store cannot answer
+     */
+    public List<InFlightStanding> inFlight(Customer customer) {
+        QuotaConfig cfg = config.get();
+        Instant now = layout.clock().instant();
+        List<InFlightStanding> out = new ArrayList<>();
+        for (Draw leases : layout.customerLeases(cfg, customer, QuotaService.planOf(cfg, customer))) {
+            ConsumeResult result = DecisionRunner.call(() -> store.peek(leases.key(), leases.spec()));
+            out.add(inFlight(leases, result, now));
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * Frees every in-flight lease of the customer, on every instance: its next requests are
+     * admitted up to each in-flight limit again, whatever is still running. Requests that still
+     * run keep running but no longer count, so until they end more than the limit may run at once:
+     * for leases whose holder is gone (an instance killed before it gave them back) that an
+     * operator does not want to wait out the lease timeout for. A running request that ends later
+     * gives back nothing (its lease is no longer held), so it frees no one else's slot.
+     * {@link #reset} leaves leases alone.
+     *
+     * @return the in-flight limits as they stood just before (what was freed)
+     * @throws IllegalArgumentException if the customer's plan is not configured
+     * @throws QuotaStoreException      if the store cannot answer
+     */
+    public List<InFlightStanding> releaseLeases(Customer customer) {
+        List<InFlightStanding> before = inFlight(customer);
+        QuotaConfig cfg = config.get();
+        for (Draw leases : layout.customerLeases(cfg, customer, QuotaService.planOf(cfg, customer))) {
+            DecisionRunner.call(() -> {
+                store.reset(leases.key());
+                return null;
+            });
+        }
+        return before;
+    }
+
+    private static InFlightStanding inFlight(Draw leases, ConsumeResult result, Instant now) {
+        Limit limit = leases.declared().get(0);
+        long held = Math.max(0, limit.capacity() - result.remaining()[0]);
+        Duration timeout = ((Refill.Interval) limit.refill()).period();
+        // a lease set's peek waits for the oldest held lease (BucketMath.peek)
+        Instant oldest = held == 0 ? null : now.plusNanos(result.nanosToWait());
+        return new InFlightStanding(leases.policies().get(0), held, limit.capacity(), timeout, oldest);
     }
 
     private List<LimitStatus> peek(List<Draw> slots) {

@@ -135,7 +135,7 @@ final class ApiServer implements AutoCloseable {
         Transfers transfers = new Transfers();
         Accounts accounts = Accounts.demo();
         ResourceConfig app = new ResourceConfig(AccountsResource.class, TransfersResource.class, QuotaResource.class,
-                RatesResource.class)
+                RatesResource.class, ReportsResource.class)
                 .register(new AbstractBinder() {
                     @Override
                     protected void configure() {

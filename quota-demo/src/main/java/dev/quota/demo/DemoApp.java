@@ -138,6 +138,9 @@ public final class DemoApp implements AutoCloseable {
             throw e;
         }
         PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        MicrometerQuotaListener meters = new MicrometerQuotaListener(metrics);
+        // quota_leases_held of every in-flight limit from the start, at zero
+        meters.registerInFlight(config);
         // the circuit breaker keeps real time, not the settings' clock: a frozen test clock would keep it open
         QuotaStack.Builder stack = QuotaStack.builder(redis)
                 .healthCheck(redis::ping)
@@ -146,7 +149,7 @@ public final class DemoApp implements AutoCloseable {
                 .companion(instances)
                 .companion(metrics::close)
                 .service(service -> service.config(config).clock(settings.clock())
-                        .listener(new MicrometerQuotaListener(metrics)));
+                        .listener(meters));
         Path file = settings.configFile();
         if (file != null) {
             stack.watch(file, Duration.ofMillis(500));

@@ -1,6 +1,7 @@
 package dev.quota.demo;
 
 import dev.quota.core.Customer;
+import dev.quota.core.InFlightStanding;
 import dev.quota.core.LimitStatus;
 import dev.quota.core.QuotaService;
 import dev.quota.core.TopCustomers;
@@ -12,8 +13,10 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code GET /api/v1/quota}: where the caller stands in each limit of its plan and in the
@@ -55,7 +58,8 @@ public final class QuotaResource {
             }
         }
         TopCustomers.Entry refusals = service.admin().recentRefusals(customer);
-        return new Standing(customer.id(), customer.plan(), customer.multiplier(), limits, amounts,
+        List<InFlightView> inFlight = service.admin().inFlight(customer).stream().map(InFlightView::of).toList();
+        return new Standing(customer.id(), customer.plan(), customer.multiplier(), limits, inFlight, amounts,
                 new RefusalsView(refusals.count(), refusals.atLeast(), service.admin().topCustomers().since().toString(),
                         "instance"));
     }
@@ -67,12 +71,35 @@ public final class QuotaResource {
      * @param plan       the caller's plan
      * @param multiplier applied to every capacity of the plan
      * @param limits     plan limits, then rule limits by rule name
+     * @param inFlight   in-flight limits (requests running at once), the plan's then each rule's:
+     *                   this request holds one of the plan's, if it has one
      * @param amounts    today's transfer amounts per currency (EUR, USD, GBP), in minor units;
      *                   empty when the config has no {@code transfer-amount} limits
      * @param recentRefusals how often the instance that answers refused the caller lately
      */
     public record Standing(String customer, String plan, double multiplier, List<LimitView> limits,
-                           List<AmountView> amounts, RefusalsView recentRefusals) {
+                           List<InFlightView> inFlight, List<AmountView> amounts, RefusalsView recentRefusals) {
+    }
+
+    /**
+     * One in-flight limit across every instance: with two reports running,
+     * {@code {"policy":"reports-in-flight","held":2,"limit":2,"leaseTimeoutSeconds":120,
+     * "oldestDeadline":"2026-12-03T10:02:00Z"}}.
+     *
+     * @param policy              as in a 429 {@code too-many-in-flight} for it
+     * @param held                requests of the caller running now
+     * @param limit               how many may run at once
+     * @param leaseTimeoutSeconds how long a request's slot stays held if its instance dies
+     * @param oldestDeadline      when the oldest held slot comes back on its own, ISO-8601; null when none is held
+     */
+    public record InFlightView(String policy, long held, long limit, long leaseTimeoutSeconds,
+                               @Nullable String oldestDeadline) {
+
+        static InFlightView of(InFlightStanding standing) {
+            Instant oldest = standing.oldestDeadline();
+            return new InFlightView(standing.policy(), standing.held(), standing.limit(),
+                    standing.leaseTimeout().toSeconds(), oldest == null ? null : oldest.toString());
+        }
     }
 
     /**

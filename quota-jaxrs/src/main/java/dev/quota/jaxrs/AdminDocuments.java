@@ -1,8 +1,10 @@
 package dev.quota.jaxrs;
 
 import dev.quota.core.AmountLimits;
+import dev.quota.core.Concurrency;
 import dev.quota.core.Customer;
 import dev.quota.core.Identity;
+import dev.quota.core.InFlightStanding;
 import dev.quota.core.Limit;
 import dev.quota.core.LimitStatus;
 import dev.quota.core.Plan;
@@ -14,6 +16,7 @@ import dev.quota.core.Rule;
 import dev.quota.core.StoreHealth;
 import dev.quota.core.TopCustomers;
 import dev.quota.core.net.Cidr;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -31,9 +34,11 @@ final class AdminDocuments {
 
     /**
      * {@code {"customer":"acme","plan":"free","multiplier":1.0,"configVersion":3,"limits":[{"policy":
-     * "free-burst","capacity":20,"refill":{...},"remaining":19,"resetSeconds":1,"requests":true}]}}.
+     * "free-burst","capacity":20,"refill":{...},"remaining":19,"resetSeconds":1,"requests":true}],"inFlight":[...]}}
+     * ({@link #inFlight}).
      */
-    static String standing(Customer customer, long configVersion, List<LimitStatus> limits) {
+    static String standing(Customer customer, long configVersion, List<LimitStatus> limits,
+                           List<InFlightStanding> inFlight) {
         JsonWriter json = new JsonWriter().beginObject()
                 .member("customer", customer.id())
                 .member("plan", customer.plan())
@@ -51,7 +56,52 @@ final class AdminDocuments {
                     .name("requests").value(status.role() != LimitStatus.Role.AMOUNT)
                     .endObject();
         }
-        return json.endArray().endObject().toString();
+        inFlight(json.endArray().name("inFlight"), inFlight);
+        return json.endObject().toString();
+    }
+
+    /**
+     * {@code [{"policy":"imports-in-flight","held":2,"limit":3,"leaseTimeoutSeconds":60,
+     * "oldestDeadline":"2026-12-03T10:01:00Z"}]}: {@code oldestDeadline} null when none is held.
+     */
+    static JsonWriter inFlight(JsonWriter json, List<InFlightStanding> inFlight) {
+        json.beginArray();
+        for (InFlightStanding standing : inFlight) {
+            json.beginObject()
+                    .member("policy", standing.policy())
+                    .member("held", standing.held())
+                    .member("limit", standing.limit())
+                    .member("leaseTimeoutSeconds", standing.leaseTimeout().toSeconds())
+                    .name("oldestDeadline");
+            Instant oldest = standing.oldestDeadline();
+            if (oldest == null) {
+                json.nullValue();
+            } else {
+                json.value(oldest.toString());
+            }
+            json.endObject();
+        }
+        return json.endArray();
+    }
+
+    /**
+     * What a release of a customer's leases answers: {@code {"customer":"acme","released":[...]}},
+     * the in-flight limits as they stood just before.
+     */
+    static String released(Customer customer, List<InFlightStanding> before) {
+        JsonWriter json = new JsonWriter().beginObject().member("customer", customer.id());
+        inFlight(json.name("released"), before);
+        return json.endObject().toString();
+    }
+
+    /** {@code {"limit":3,"leaseTimeout":"PT1M"}}, or null without an in-flight limit. */
+    private static void concurrency(JsonWriter json, @Nullable Concurrency concurrency) {
+        if (concurrency == null) {
+            json.nullValue();
+        } else {
+            json.beginObject().member("limit", concurrency.limit())
+                    .member("leaseTimeout", concurrency.leaseTimeout().toString()).endObject();
+        }
     }
 
     /**
@@ -70,6 +120,7 @@ final class AdminDocuments {
                     .member("mode", lower(config.modeOf(plan)))
                     .member("onStoreFailure", lower(plan.onStoreFailure()));
             limits(json.name("limits"), plan.limits());
+            concurrency(json.name("concurrency"), plan.concurrency());
             json.endObject();
         }
         json.endArray().name("rules").beginArray();
@@ -84,6 +135,7 @@ final class AdminDocuments {
             }
             limits(json.name("perCustomer"), rule.perCustomer());
             limits(json.name("shared"), rule.shared());
+            concurrency(json.name("concurrency"), rule.concurrency());
             json.endObject();
         }
         json.endArray().name("amounts").beginArray();

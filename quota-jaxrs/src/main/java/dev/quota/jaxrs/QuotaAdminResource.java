@@ -1,6 +1,7 @@
 package dev.quota.jaxrs;
 
 import dev.quota.core.Customer;
+import dev.quota.core.InFlightStanding;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
 import dev.quota.core.QuotaStoreException;
@@ -8,6 +9,7 @@ import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Configuration;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
@@ -15,6 +17,7 @@ import jakarta.ws.rs.core.SecurityContext;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -25,9 +28,13 @@ import org.slf4j.LoggerFactory;
  * An operator's view of the limiter, protected by a bearer token:
  * <ul>
  *   <li>{@code GET /admin/customers/{id}}: the configured customer's standing in every limit,
- *       without taking anything; 404 for an id the config does not know;
+ *       its in-flight limits included (held, limit, oldest deadline), without taking anything; 404
+ *       for an id the config does not know;
  *   <li>{@code DELETE /admin/customers/{id}/buckets}: empties nothing, refills everything: the
  *       customer's plan and rule buckets are deleted, answered 204 and logged to {@code dev.quota.audit};
+ *       in-flight leases stay held;
+ *   <li>{@code DELETE /admin/customers/{id}/leases?confirm=may-exceed-in-flight-limit}: frees the
+ *       customer's in-flight leases, audited; without the confirmation 400 and nothing freed;
  *   <li>{@code GET /admin/config}: the active config's version, plans, rules and limits; customers
  *       and keys only counted, never listed;
  *   <li>{@code GET /admin/top-customers}: the customers this instance refused most often and those
@@ -67,6 +74,12 @@ import org.slf4j.LoggerFactory;
  */
 @Path("/admin")
 public final class QuotaAdminResource {
+
+    /**
+     * What {@code DELETE /admin/customers/{id}/leases} must carry as {@code ?confirm=}: that the
+     * operator knows more than the in-flight limit may run until the running requests end.
+     */
+    public static final String CONFIRM_RELEASE = "may-exceed-in-flight-limit";
 
     /** Wrong tokens from one address before it is throttled, by default: 5. */
     public static final int DEFAULT_MAX_FAILURES = 5;
@@ -135,6 +148,7 @@ public final class QuotaAdminResource {
         return switch (method.getName()) {
             case "customer" -> "standing";
             case "reset" -> "reset-buckets";
+            case "releaseLeases" -> "release-leases";
             case "topCustomers" -> "top-customers";
             default -> method.getName();
         };
@@ -159,7 +173,7 @@ public final class QuotaAdminResource {
         Customer customer = Objects.requireNonNull(target.customer(), "a target without an answer names a customer");
         try {
             return json(Response.ok(), AdminDocuments.standing(customer, target.config().version(),
-                    on.service().admin().standing(customer)));
+                    on.service().admin().standing(customer), on.service().admin().inFlight(customer)));
         } catch (QuotaStoreException e) {
             log.warn("admin standing of customer {}: store unavailable", AdminAudit.value(customer.id()), e);
             return ProblemResponses.unavailable(Duration.ofSeconds(1), null);
@@ -196,6 +210,54 @@ public final class QuotaAdminResource {
     }
 
     /**
+     * Frees every in-flight lease of the customer ({@link dev.quota.core.QuotaAdmin#releaseLeases}):
+     * the requests still running no longer count, so until they end more than the in-flight limit
+     * may run. That is why the call must say so: {@code ?confirm=}{@value #CONFIRM_RELEASE}, else
+     * it is answered 400 and nothing is freed. Answered 200 with the limits as they stood just
+     * before, and audited ({@code action=release-leases}, with how many were held).
+     *
+     * @param confirm  must be {@value #CONFIRM_RELEASE}
+     * @param security the runtime's, once the admin filter let the call through
+     */
+    @DELETE
+    @Path("customers/{id}/leases")
+    public Response releaseLeases(@PathParam("id") String id, @QueryParam("confirm") @Nullable String confirm,
+                                  @Context SecurityContext security) {
+        On on = this.on;
+        if (on == null) {
+            return off();
+        }
+        Target target = target(on, "release-leases", id, security);
+        if (target.answer() != null) {
+            return target.answer();
+        }
+        Customer customer = Objects.requireNonNull(target.customer(), "a target without an answer names a customer");
+        String who = "action=release-leases customer=" + AdminAudit.value(customer.id()) + " plan="
+                + AdminAudit.value(customer.plan()) + " configVersion=" + target.config().version();
+        if (!CONFIRM_RELEASE.equals(confirm)) {
+            on.audit().authorized(who + " outcome=not-confirmed client=" + AdminAudit.value(target.client()), false);
+            return ProblemResponses.withBody(Response.status(400), ProblemResponses.problem("confirmation-required",
+                    "Bad Request", 400, "Releasing leases lets more requests run than the in-flight limit until"
+                            + " the running ones end; add ?confirm=" + CONFIRM_RELEASE + " to do it.", null));
+        }
+        List<InFlightStanding> released;
+        try {
+            released = on.service().admin().releaseLeases(customer);
+        } catch (QuotaStoreException e) {
+            on.audit().authorized(who + " outcome=store-unavailable client=" + AdminAudit.value(target.client()), true);
+            return ProblemResponses.unavailable(Duration.ofSeconds(1), null);
+        }
+        StringBuilder held = new StringBuilder();
+        for (InFlightStanding standing : released) {
+            held.append(held.length() == 0 ? "" : ",").append(standing.policy()).append(':').append(standing.held())
+                    .append('/').append(standing.limit());
+        }
+        on.audit().authorized(who + " released=" + AdminAudit.value(held.length() == 0 ? "none" : held.toString())
+                + " outcome=ok client=" + AdminAudit.value(target.client()), false);
+        return json(Response.ok(), AdminDocuments.released(customer, released));
+    }
+
+    /**
      * The customer a call on {@code id} is about; or the answer: 503 for a call the admin filter
      * did not let through, 404 for an id the customer directory does not know.
      */
@@ -207,8 +269,8 @@ public final class QuotaAdminResource {
         }
         Customer customer = on.service().admin().customer(id);
         if (customer == null) {
-            if (action.equals("reset-buckets")) {
-                on.audit().authorized("action=reset-buckets outcome=unknown-customer configVersion=" + config.version()
+            if (action.equals("reset-buckets") || action.equals("release-leases")) {
+                on.audit().authorized("action=" + action + " outcome=unknown-customer configVersion=" + config.version()
                         + " client=" + AdminAudit.value(client), false);
             }
             return new Target(client, config, null, unknownCustomer(config));

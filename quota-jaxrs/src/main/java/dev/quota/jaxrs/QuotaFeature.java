@@ -5,6 +5,7 @@ import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import dev.quota.jaxrs.internal.PeerAdapters;
 import dev.quota.jaxrs.internal.Peers;
+import dev.quota.jaxrs.internal.ServiceCompanions;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Configuration;
@@ -126,6 +127,11 @@ public final class QuotaFeature implements Feature {
         // binds every resource method at start-up where the runtime runs dynamic features: early errors
         context.register(bindings);
         requireRegistered(context, enforcing);
+        // what the service's builder wants beside the filters, on every feature over it (quota-cdi's
+        // request view, so that a feature the application built itself counts as enforcing)
+        for (ServiceCompanions.Companion companion : ServiceCompanions.of(service)) {
+            context.register(companion.provider().get(), companion.priority());
+        }
         return true;
     }
 

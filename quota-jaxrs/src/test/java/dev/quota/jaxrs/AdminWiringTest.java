@@ -97,7 +97,7 @@ class AdminWiringTest {
                 }
             }
         }
-        assertThat(methods).containsExactlyInAnyOrder("customer", "reset", "config", "topCustomers");
+        assertThat(methods).containsExactlyInAnyOrder("customer", "reset", "config", "topCustomers", "releaseLeases");
     }
 
     private static boolean isResourceMethod(Method method) {

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quota.core.AllowList;
+import dev.quota.core.Concurrency;
+import dev.quota.core.Customer;
 import dev.quota.core.Limit;
+import dev.quota.core.QuotaDecision;
 import dev.quota.core.Refill;
 import dev.quota.core.Rule;
 import dev.quota.core.net.Cidr;
@@ -31,7 +34,8 @@ class QuotaAdminResourceTest {
     void start() {
         TestConfig config = TestConfig.standard()
                 .rule(new Rule("export", List.of(), 10,
-                        List.of(new Limit("hourly", 5, Refill.greedy(5, Duration.ofHours(1)))), List.of(), null, null))
+                        List.of(new Limit("hourly", 5, Refill.greedy(5, Duration.ofHours(1)))), List.of(), null, null)
+                        .withConcurrency(new Concurrency(2, Duration.ofMinutes(10))))
                 .allow(new AllowList(Set.of("secret-partner"), Set.of("ab".repeat(32)), List.of(Cidr.parse("10.0.0.0/8"))));
         fixture = Fixture.with(config).admin(TOKEN).start();
     }
@@ -64,7 +68,9 @@ class QuotaAdminResourceTest {
                 + "\"remaining\":17,\"resetSeconds\":1,\"requests\":true},"
                 + "{\"policy\":\"export-hourly\",\"capacity\":5,"
                 + "\"refill\":{\"type\":\"greedy\",\"tokens\":5,\"period\":\"PT1H\"},"
-                + "\"remaining\":5,\"resetSeconds\":0,\"requests\":true}]}");
+                + "\"remaining\":5,\"resetSeconds\":0,\"requests\":true}],"
+                + "\"inFlight\":[{\"policy\":\"export-in-flight\",\"held\":0,\"limit\":2,\"leaseTimeoutSeconds\":600,"
+                + "\"oldestDeadline\":null}]}");
         assertThat(second.body()).isEqualTo(first.body());
     }
 
@@ -88,6 +94,52 @@ class QuotaAdminResourceTest {
     }
 
     @Test
+    void leases_areShownHeldOfLimit_surviveABucketReset_andAreFreedOnlyWithTheConfirmation_audited() {
+        Customer acme = fixture.service.customerForApiKey(TestConfig.ACME_KEY);
+        QuotaDecision first = fixture.service.decide(acme, "export");
+        fixture.clock.advance(Duration.ofSeconds(5));
+        fixture.service.decide(acme, "export");
+        assertThat(fixture.service.decide(acme, "export").violated().policy()).isEqualTo("export-in-flight");
+
+        assertThat(fixture.server.get("/admin/customers/acme", "Authorization", BEARER).body())
+                .endsWith("\"inFlight\":[{\"policy\":\"export-in-flight\",\"held\":2,\"limit\":2,"
+                        + "\"leaseTimeoutSeconds\":600,\"oldestDeadline\":\""
+                        + TestConfig.NOON.plus(Duration.ofMinutes(10)) + "\"}]}");
+        assertThat(fixture.server.send(fixture.server.request("/admin/customers/acme/buckets")
+                .header("Authorization", BEARER).DELETE()).statusCode()).isEqualTo(204);
+        assertThat(fixture.service.decide(acme, "export").allowed()).as("a bucket reset leaves leases").isFalse();
+
+        String log = capturingStderr(() -> {
+            HttpResponse<String> unconfirmed = fixture.server.send(fixture.server.request("/admin/customers/acme/leases")
+                    .header("Authorization", BEARER).DELETE());
+            assertThat(unconfirmed.statusCode()).isEqualTo(400);
+            assertThat(unconfirmed.body()).startsWith("{\"type\":\"urn:quota:problem:confirmation-required\"")
+                    .contains("?confirm=may-exceed-in-flight-limit");
+        });
+        assertThat(log).contains("action=release-leases customer=acme plan=free configVersion=1"
+                + " outcome=not-confirmed client=198.51.100.1");
+        assertThat(fixture.service.decide(acme, "export").allowed()).as("nothing freed unconfirmed").isFalse();
+
+        String released = capturingStderr(() -> {
+            HttpResponse<String> release = fixture.server.send(fixture.server.request(
+                    "/admin/customers/acme/leases?confirm=may-exceed-in-flight-limit").header("Authorization", BEARER)
+                    .DELETE());
+            assertThat(release.statusCode()).isEqualTo(200);
+            assertThat(release.body()).startsWith("{\"customer\":\"acme\",\"released\":[{\"policy\":"
+                    + "\"export-in-flight\",\"held\":2,\"limit\":2,");
+        });
+        assertThat(released).contains("dev.quota.audit").contains("action=release-leases customer=acme plan=free"
+                + " configVersion=1 released=export-in-flight:2/2 outcome=ok client=198.51.100.1");
+
+        fixture.clock.advance(Duration.ofSeconds(1));
+        assertThat(fixture.service.decide(acme, "export").allowed()).isTrue();
+        assertThat(fixture.service.decide(acme, "export").allowed()).isTrue();
+        fixture.service.release(first);
+        assertThat(fixture.service.decide(acme, "export").allowed())
+                .as("a released request's late give-back frees none of the new leases").isFalse();
+    }
+
+    @Test
     void unknownCustomer_is404Problem_withoutEchoingTheId() {
         HttpResponse<String> response = fixture.server.get("/admin/customers/%3Cscript%3E", "Authorization", BEARER);
 
@@ -106,7 +158,9 @@ class QuotaAdminResourceTest {
                 .startsWith("{\"version\":1,\"enabled\":true,\"mode\":\"enforce\",\"identity\":{\"header\":\"X-API-Key\"")
                 .contains("{\"name\":\"free\",\"mode\":\"enforce\",\"onStoreFailure\":\"closed\",\"limits\":["
                         + "{\"name\":\"burst\",\"capacity\":20,"
-                        + "\"refill\":{\"type\":\"greedy\",\"tokens\":10,\"period\":\"PT1S\"},\"windowSeconds\":2}]}")
+                        + "\"refill\":{\"type\":\"greedy\",\"tokens\":10,\"period\":\"PT1S\"},\"windowSeconds\":2}],"
+                        + "\"concurrency\":null}")
+                .contains("\"concurrency\":{\"limit\":2,\"leaseTimeout\":\"PT10M\"}")
                 .contains("{\"name\":\"export\",\"matches\":[],\"cost\":10,\"mode\":\"enforce\",\"perCustomer\":[")
                 .contains("\"customers\":1,\"apiKeys\":1,\"allow\":{\"customers\":1,\"apiKeys\":1,"
                         + "\"cidrs\":[\"10.0.0.0/8\"]}")

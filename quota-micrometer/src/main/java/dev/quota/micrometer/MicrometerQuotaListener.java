@@ -1,9 +1,14 @@
 package dev.quota.micrometer;
 
+import dev.quota.core.Concurrency;
 import dev.quota.core.Customer;
+import dev.quota.core.LimitStatus;
+import dev.quota.core.Plan;
 import dev.quota.core.QuotaDecision;
+import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaListener;
 import dev.quota.core.QuotaStoreException;
+import dev.quota.core.Rule;
 import dev.quota.core.Settlement;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -60,6 +65,12 @@ import org.jspecify.annotations.Nullable;
  *       (more than the estimate, taken whatever the plan held: a debt where it lacked them),
  *       {@code given_back}, {@code exact}, {@code already_settled}, {@code refunded},
  *       {@code nothing_to_settle}, {@code failed} (the store failed: the estimate stands)</td></tr>
+ *   <tr><td>{@code quota.leases.held} gauge [{@code quota_leases_held}]</td>
+ *       <td>in-flight leases held by this instance's running requests, tag {@code policy}
+ *       ({@code <plan>-in-flight}, {@code <rule>-in-flight}); registered at zero for every in-flight
+ *       limit of the config by {@link #registerInFlight}. Summed over instances: the requests
+ *       running under in-flight limits (a killed instance's leases, which the store still holds
+ *       until their timeout, are not in it: the admin standing shows those)</td></tr>
  *   <tr><td>{@code quota.settle.tokens} counter [{@code quota_settle_tokens_total}]</td>
  *       <td>plan tokens a settle moved; tag {@code direction}: {@code charged} (taken after the fact,
  *       the tokens that can make a debt) or {@code given_back}</td></tr>
@@ -93,6 +104,8 @@ public final class MicrometerQuotaListener implements QuotaListener {
     private final Map<Settlement.Outcome, Counter> settles = new EnumMap<>(Settlement.Outcome.class);
     private final Counter tokensCharged;
     private final Counter tokensGivenBack;
+    /** Leases held by this instance's running requests, per in-flight policy; at most {@link #MAX_SERIES}. */
+    private final Map<String, AtomicLong> leasesHeld = new ConcurrentHashMap<>();
 
     /** Registers the meters in {@code registry} (those without variable tags at once, at zero). */
     public MicrometerQuotaListener(MeterRegistry registry) {
@@ -166,6 +179,67 @@ public final class MicrometerQuotaListener implements QuotaListener {
             counter = decisions.computeIfAbsent(key, this::decisionCounter);
         }
         counter.increment();
+        if (decision.receipt().holdsLeases()) {
+            leasesTaken(decision, 1);
+        }
+    }
+
+    /**
+     * Registers {@code quota.leases.held} at zero for every in-flight limit of {@code config} (the
+     * plan's and the rule's {@code concurrency}), so that a dashboard shows each from the start.
+     * Call it once the service is built, and again with a reloaded config to add new limits; a
+     * limit first seen in a decision is registered then anyway.
+     *
+     * @throws NullPointerException if {@code config} is null
+     */
+    public void registerInFlight(QuotaConfig config) {
+        for (Plan plan : config.plans().values()) {
+            if (plan.concurrency() != null) {
+                leases(plan.name() + "-" + Concurrency.NAME);
+            }
+        }
+        for (Rule rule : config.rules().values()) {
+            if (rule.concurrency() != null) {
+                leases(rule.name() + "-" + Concurrency.NAME);
+            }
+        }
+    }
+
+    /**
+     * Moves {@code quota.leases.held} of each in-flight limit of the decision by {@code change}: +1
+     * when it took its leases, -1 when it gave them back; the same statuses both times, so the
+     * gauge never drifts.
+     */
+    private void leasesTaken(QuotaDecision decision, long change) {
+        for (LimitStatus status : decision.limits()) {
+            if (status.role() == LimitStatus.Role.IN_FLIGHT) {
+                AtomicLong held = leases(status.policy());
+                if (held != null) {
+                    held.addAndGet(change);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void onRelease(QuotaDecision decision) {
+        leasesTaken(decision, -1);
+    }
+
+    /** The gauge of one in-flight policy, registered on first use; null past {@link #MAX_SERIES} policies. */
+    private @Nullable AtomicLong leases(String policy) {
+        AtomicLong held = leasesHeld.get(policy);
+        if (held != null || leasesHeld.size() >= MAX_SERIES) {
+            return held;
+        }
+        return leasesHeld.computeIfAbsent(policy, name -> {
+            AtomicLong gauge = new AtomicLong();
+            Gauge.builder("quota.leases.held", gauge, AtomicLong::get)
+                    .description("In-flight leases held by this instance's running requests")
+                    .tag("policy", name)
+                    .register(registry);
+            return gauge;
+        });
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.quota.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.core.Concurrency;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.Limit;
@@ -33,13 +34,16 @@ class DashboardTest {
     void everySeriesTheDashboardQueries_isInTheScrape() throws IOException {
         MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        QuotaConfig config = QuotaConfig.builder().plan(new Plan("free",
+                List.of(new Limit("burst", 1, Refill.greedy(1, Duration.ofHours(1)))), FailurePolicy.LOCAL)
+                .withConcurrency(Concurrency.of(2))).build();
+        MicrometerQuotaListener listener = new MicrometerQuotaListener(registry);
+        listener.registerInFlight(config);
         QuotaService service = QuotaService.builder()
                 .store(InMemoryStore.builder().clock(clock).build())
-                .config(QuotaConfig.builder().plan(new Plan("free",
-                        List.of(new Limit("burst", 1, Refill.greedy(1, Duration.ofHours(1)))), FailurePolicy.LOCAL))
-                        .build())
+                .config(config)
                 .clock(clock)
-                .listener(new MicrometerQuotaListener(registry))
+                .listener(listener)
                 .build();
         TopCustomerGauges.register(registry, service.admin());
         service.decide(Customer.of("alice", "free"), null);

@@ -134,12 +134,16 @@ public final class BucketArithmetic {
         return new Step(new ConsumeResult(false, remaining, wait, diagnostics.calculateFullRefillingTime()), null);
     }
 
-    /** The bucket as it stands at {@code nowNanos}, without taking anything. */
+    /**
+     * The bucket as it stands at {@code nowNanos}, without taking anything. For a lease set the
+     * remaining tokens are its free slots, and {@code nanosToWait} is the time until the oldest
+     * held lease ends (0 when none is held): what an operator's standing shows.
+     */
     public static ConsumeResult peek(@Nullable RemoteBucketState state, BucketSpec spec, long nowNanos) {
         if (spec.leases()) {
             LeaseSlots slots = LeaseSlots.of(state, spec, nowNanos);
-            return new ConsumeResult(true, new long[] {Math.min(slots.free(), spec.limits().get(0).capacity())}, 0,
-                    slots.nanosToAllFree(nowNanos));
+            return new ConsumeResult(true, new long[] {Math.min(slots.free(), spec.limits().get(0).capacity())},
+                    slots.nanosToOldestEnd(nowNanos), slots.nanosToAllFree(nowNanos));
         }
         if (state == null || !current(state, spec)) {
             return peekByCommand(state, spec, nowNanos);

@@ -97,6 +97,17 @@ public final class LeaseSlots {
         return Math.max(1, first - nowNanos);
     }
 
+    /** Nanoseconds from {@code nowNanos} until the oldest held lease ends, 0 when none is held. */
+    long nanosToOldestEnd(long nowNanos) {
+        long first = Long.MAX_VALUE;
+        for (long deadline : deadlines) {
+            if (deadline != 0) {
+                first = Math.min(first, deadline);
+            }
+        }
+        return first == Long.MAX_VALUE ? 0 : Math.max(1, first - nowNanos);
+    }
+
     /** Nanoseconds from {@code nowNanos} until every lease has ended. */
     public long nanosToAllFree(long nowNanos) {
         long last = 0;

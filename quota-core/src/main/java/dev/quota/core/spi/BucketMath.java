@@ -52,7 +52,11 @@ public final class BucketMath {
         return BucketArithmetic.consume(before, spec, tokens, nowNanos);
     }
 
-    /** The bucket as it stands at {@code nowNanos}, without taking anything. */
+    /**
+     * The bucket as it stands at {@code nowNanos}, without taking anything. For a lease set the
+     * remaining tokens are its free slots, and {@code nanosToWait} is the time until the oldest
+     * held lease ends (0 when none is held): what an operator's standing shows.
+     */
     public static ConsumeResult peek(@Nullable RemoteBucketState state, BucketSpec spec, long nowNanos) {
         return BucketArithmetic.peek(state, spec, nowNanos);
     }
