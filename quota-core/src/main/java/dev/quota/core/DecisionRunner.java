@@ -265,12 +265,20 @@ final class DecisionRunner {
      * failure is logged and reported, not thrown.
      */
     Settlement settle(Receipt receipt, long actual) {
+        return settle(receipt, actual, 0);
+    }
+
+    /**
+     * {@link #settle(Receipt, long)} of a decision that has paid {@code drawn} tokens more than its
+     * estimate while its response streamed ({@link RunningCost}): the change is counted from both.
+     */
+    Settlement settle(Receipt receipt, long actual, long drawn) {
         if (actual < 0) {
             throw new IllegalArgumentException("actual cost must be >= 0 but was " + actual);
         }
         Settlement.Outcome refused = receipt.settle();
         List<Take> charged = receipt.settleableTakes();
-        long estimate = charged.isEmpty() ? 0 : charged.get(0).tokens();
+        long estimate = charged.isEmpty() ? 0 : charged.get(0).tokens() + drawn;
         if (refused != null) {
             return new Settlement(refused, estimate, actual, 0);
         }
@@ -295,6 +303,27 @@ final class DecisionRunner {
         }
         return new Settlement(change > 0 ? Settlement.Outcome.CHARGED : Settlement.Outcome.GIVEN_BACK, estimate,
                 actual, change);
+    }
+
+    /**
+     * Takes {@code tokens} more from every plan bucket {@code receipt} charged, in the store that
+     * charged them, if each has them (a shadow bucket never refuses): one store call, the results in
+     * the order of {@link Receipt#settleableTakes()}. A receipt without plan takes takes nothing.
+     *
+     * @throws QuotaStoreException if the store cannot answer (not reported here: the caller does)
+     */
+    List<ConsumeResult> draw(Receipt receipt, long tokens) {
+        List<Take> charged = receipt.settleableTakes();
+        List<Take> takes = new ArrayList<>(charged.size());
+        for (Take take : charged) {
+            takes.add(new Take(take.key(), take.spec(), tokens, 0, take.shadow()));
+        }
+        return call(() -> receipt.planStore().tryConsume(takes));
+    }
+
+    /** Tells the listeners of a store failure the caller handled. */
+    void failed(QuotaStoreException e) {
+        listener.onStoreFailure(e);
     }
 
     /**

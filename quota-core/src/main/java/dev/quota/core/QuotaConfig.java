@@ -28,11 +28,12 @@ public final class QuotaConfig {
     private final boolean enabled;
     private final Mode mode;
     private final AllowList allow;
+    private final Streams streams;
 
     private QuotaConfig(long version, Identity identity, Map<String, Plan> plans, Map<String, Rule> rules,
                         Map<String, AmountLimits> amounts, Map<String, Customer> customers,
                         Map<String, String> apiKeys, List<String> warnings, boolean enabled, Mode mode,
-                        AllowList allow) {
+                        AllowList allow, Streams streams) {
         this.version = version;
         this.identity = identity;
         this.plans = Map.copyOf(plans);
@@ -44,6 +45,12 @@ public final class QuotaConfig {
         this.enabled = enabled;
         this.mode = mode;
         this.allow = allow;
+        this.streams = streams;
+    }
+
+    /** How metered streams are charged and cut off; default {@link Streams#DEFAULT}. */
+    public Streams streams() {
+        return streams;
     }
 
     /**
@@ -143,7 +150,8 @@ public final class QuotaConfig {
 
     /** A builder holding this config's values, to change some of them. */
     public Builder toBuilder() {
-        Builder builder = new Builder().version(version).identity(identity).enabled(enabled).mode(mode).allow(allow);
+        Builder builder = new Builder().version(version).identity(identity).enabled(enabled).mode(mode).allow(allow)
+                .streams(streams);
         builder.plans.putAll(plans);
         builder.rules.putAll(rules);
         builder.amounts.putAll(amounts);
@@ -156,7 +164,7 @@ public final class QuotaConfig {
     /** The same config with another version. */
     public QuotaConfig withVersion(long newVersion) {
         return new QuotaConfig(newVersion, identity, plans, rules, amounts, customers, apiKeys, warnings, enabled,
-                mode, allow);
+                mode, allow, streams);
     }
 
     @Override
@@ -165,20 +173,20 @@ public final class QuotaConfig {
                 && plans.equals(other.plans) && rules.equals(other.rules) && amounts.equals(other.amounts)
                 && customers.equals(other.customers) && apiKeys.equals(other.apiKeys)
                 && warnings.equals(other.warnings) && enabled == other.enabled && mode == other.mode
-                && allow.equals(other.allow);
+                && allow.equals(other.allow) && streams.equals(other.streams);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(version, identity, plans, rules, amounts, customers, apiKeys, warnings, enabled, mode,
-                allow);
+                allow, streams);
     }
 
     @Override
     public String toString() {
         return "QuotaConfig[version=" + version + ", identity=" + identity + ", plans=" + plans + ", rules=" + rules
                 + ", amounts=" + amounts + ", customers=" + customers + ", apiKeys=" + apiKeys + ", warnings="
-                + warnings + ", enabled=" + enabled + ", mode=" + mode + ", allow=" + allow + "]";
+                + warnings + ", enabled=" + enabled + ", mode=" + mode + ", allow=" + allow + ", streams=" + streams + "]";
     }
 
     /**
@@ -198,6 +206,7 @@ public final class QuotaConfig {
         private boolean enabled = true;
         private Mode mode = Mode.ENFORCE;
         private AllowList allow = AllowList.NONE;
+        private Streams streams = Streams.DEFAULT;
 
         private Builder() {
         }
@@ -276,6 +285,12 @@ public final class QuotaConfig {
             return this;
         }
 
+        /** How metered streams are charged and cut off; default {@link Streams#DEFAULT}. */
+        public Builder streams(Streams streams) {
+            this.streams = Objects.requireNonNull(streams, "streams");
+            return this;
+        }
+
         /**
          * The config.
          *
@@ -294,7 +309,7 @@ public final class QuotaConfig {
                 }
             }
             return new QuotaConfig(version, identity, plans, rules, amounts, customers, apiKeys, warnings, enabled,
-                    mode, allow);
+                    mode, allow, streams);
         }
     }
 }

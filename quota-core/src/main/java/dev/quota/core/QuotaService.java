@@ -343,7 +343,22 @@ public final class QuotaService implements AutoCloseable {
      * @throws IllegalArgumentException if {@code actual} is negative
      */
     public Settlement settle(QuotaDecision decision, long actual) {
-        Settlement settlement = runner.settle(decision.receipt(), actual);
+        return settled(decision, runner.settle(decision.receipt(), actual));
+    }
+
+    /**
+     * The running cost of {@code decision}'s response, charged while it streams in batches drawn from
+     * the plan it charged, with the active config's {@link Streams} settings: see {@link RunningCost}
+     * for the batch, the cut-off and the bound. Its {@link RunningCost#finish} settles the decision
+     * (instead of {@link #settle}). A decision that charged no plan gets a running cost that covers
+     * everything and settles nothing.
+     */
+    public RunningCost runningCost(QuotaDecision decision) {
+        return new RunningCost(this, runner, decision, config().streams());
+    }
+
+    /** Tells the top-customers view and the listeners of a settle, and returns it. */
+    Settlement settled(QuotaDecision decision, Settlement settlement) {
         Customer payer = decision.receipt().payer();
         if (payer != null) {
             top.settled(payer, settlement);

@@ -11,7 +11,8 @@ package dev.quota.core;
  * requests and the amount limits count money, so a settle leaves them as the decision charged them.
  *
  * @param outcome  what happened
- * @param estimate the plan tokens the decision was charged (0 when it took none)
+ * @param estimate the plan tokens the decision was charged (0 when it took none); for a response
+ *                 charged while it streamed ({@link RunningCost}), its estimate and every batch it drew
  * @param actual   the cost the settle was asked for
  * @param change   tokens taken after the fact when positive, given back when negative; 0 when the
  *                 settle changed nothing

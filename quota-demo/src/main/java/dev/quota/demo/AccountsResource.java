@@ -30,6 +30,7 @@ import org.jspecify.annotations.Nullable;
 public final class AccountsResource {
 
     static final String CSV = "text/csv";
+    static final String EVENTS = "text/event-stream";
 
     private final Accounts accounts;
 
@@ -78,17 +79,19 @@ public final class AccountsResource {
 
     /**
      * The account's statement from {@code from} to {@code to} (ISO dates, at most 366 days): one CSV
-     * row per day, streamed. Bound to rule {@code statement}, whose cost (10) is an estimate: the
-     * request is charged 10 when it comes in, and once the statement has been written, exactly one
-     * token per row it wrote ({@link QuotaMeter}): 37 days cost 37. Bad dates are a 400, refunded.
+     * row per day, streamed, or one server-sent event per day with {@code Accept: text/event-stream}.
+     * Bound to rule {@code statement}, whose cost (10) is an estimate: the request is charged 10 when
+     * it comes in, and then one token per row while it streams ({@link QuotaMeter}): 37 days cost 37.
+     * A customer with fewer tokens left gets exactly as many rows as it can pay for: the CSV ends after
+     * the last of them, the event stream with a {@code quota-exhausted} event. Bad dates are a 400, refunded.
      */
     @GET
     @Path("statement")
     @Quota("statement")
-    @Produces(CSV)
+    @Produces({CSV, EVENTS})
     public Response statement(@PathParam("id") String id, @QueryParam("from") @Nullable String from,
                               @QueryParam("to") @Nullable String to, @Context UriInfo uriInfo,
-                              @Context ContainerRequestContext request) {
+                              @Context HttpHeaders headers, @Context ContainerRequestContext request) {
         Account account = account(id, request, uriInfo);
         List<Problem.FieldError> errors = new ArrayList<>(2);
         Statement statement = Statement.of(account, from, to, errors);
@@ -96,6 +99,10 @@ public final class AccountsResource {
             return Problem.invalid(errors, RequestPaths.path(uriInfo)).toResponse();
         }
         QuotaMeter meter = QuotaFeature.meter(request);
+        if (prefersEvents(headers.getAcceptableMediaTypes())) {
+            StreamingOutput events = out -> statement.writeEvents(out, meter::add);
+            return Response.ok(events, EVENTS).header("Cache-Control", "no-store").build();
+        }
         StreamingOutput rows = out -> statement.write(out, meter::add);
         return Response.ok(rows, CSV + ";charset=UTF-8")
                 .header("Content-Disposition", "attachment; filename=\"" + account.id() + "-statement.csv\"")
@@ -105,6 +112,12 @@ public final class AccountsResource {
     private Account account(String id, ContainerRequestContext request, UriInfo uriInfo) {
         String instance = RequestPaths.path(uriInfo);
         return Owners.owned(accounts, id, Owners.customer(request, instance), instance);
+    }
+
+    /** Whether the caller asked for server-sent events by name (curl's {@code *}{@code /*} gets CSV). */
+    private static boolean prefersEvents(List<MediaType> acceptable) {
+        return !acceptable.isEmpty() && !acceptable.get(0).isWildcardType()
+                && acceptable.get(0).isCompatible(MediaType.valueOf(EVENTS));
     }
 
     /** Whether the first acceptable type is CSV rather than JSON (curl's {@code *}{@code /*} gets JSON). */

@@ -8,7 +8,7 @@ import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Random;
-import java.util.function.LongConsumer;
+import java.util.function.LongPredicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -44,17 +44,46 @@ record Statement(Account account, LocalDate from, LocalDate to) {
     /**
      * Writes the header line, then one row per day, telling {@code rowWritten} after each row has
      * been handed to {@code out}: a client that goes away mid-way has been sent the rows counted.
+     * Stops after the row {@code rowWritten} answers false for: the customer has nothing left for
+     * another, and the CSV ends there, after a whole row.
      */
-    void write(OutputStream out, LongConsumer rowWritten) throws IOException {
+    void write(OutputStream out, LongPredicate rowWritten) throws IOException {
         out.write("date,closingBalance,currency\r\n".getBytes(StandardCharsets.US_ASCII));
+        rows(out, rowWritten, false);
+    }
+
+    /**
+     * Writes the statement as server-sent events: one {@code row} event per day, its data the CSV
+     * row, flushed; when {@code rowWritten} answers false, a last {@code quota-exhausted} event
+     * whose data says how many rows were sent, then the stream ends.
+     */
+    void writeEvents(OutputStream out, LongPredicate rowWritten) throws IOException {
+        long rows = rows(out, rowWritten, true);
+        if (rows >= 0) {
+            return;
+        }
+        out.write(("event: quota-exhausted\ndata: {\"rows\":" + -rows + "}\n\n").getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+    }
+
+    /** The rows written: positive when all were, negative when {@code rowWritten} stopped it. */
+    private long rows(OutputStream out, LongPredicate rowWritten, boolean events) throws IOException {
         Random random = new Random(account.id().hashCode() * 31L + from.toEpochDay());
         long balance = account.balanceMinor();
+        long rows = 0;
         for (LocalDate day = from; !day.isAfter(to); day = day.plusDays(1)) {
             balance += (random.nextInt(2) == 0 ? -1 : 1) * random.nextInt(50_000);
-            String row = day + "," + Money.format(balance) + "," + account.currency() + "\r\n";
-            out.write(row.getBytes(StandardCharsets.US_ASCII));
-            rowWritten.accept(1);
+            String row = day + "," + Money.format(balance) + "," + account.currency();
+            out.write((events ? "event: row\ndata: " + row + "\n\n" : row + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            if (events) {
+                out.flush();
+            }
+            rows++;
+            if (!rowWritten.test(1)) {
+                return -rows;
+            }
         }
+        return rows;
     }
 
     private static @Nullable LocalDate date(String field, @Nullable String value, List<Problem.FieldError> errors) {

@@ -211,8 +211,8 @@ class DemoApiTest {
     }
 
     @Test
-    void statement_of37Days_withEstimate10_isChargedExactly37Rows_andTheBurstsDebtRefusesUntilTheRefillPaidIt() {
-        long charged = settles("charged");
+    void statement_of37Days_onTheFreePlansBurstOf20_isCutAfterExactly20Rows_andLeavesNoDebt() {
+        long exact = settles("exact");
 
         HttpResponse<String> statement = Http.get(api.resolve("accounts/ACC-1001/statement?from=2025-01-02&to=2025-02-07"),
                 KEY, FREE);
@@ -220,28 +220,36 @@ class DemoApiTest {
         assertThat(statement.statusCode()).isEqualTo(200);
         assertThat(Http.header(statement, "Content-Type")).startsWith("text/csv");
         String[] lines = statement.body().split("\r\n");
-        assertThat(lines).hasSize(1 + 37);
+        assertThat(lines).hasSize(1 + 20); // the burst of 20: the estimate of 10 and 10 more, one row each
         assertThat(lines[0]).isEqualTo("date,closingBalance,currency");
         assertThat(lines[1]).startsWith("2025-01-02,").endsWith(",EUR");
-        assertThat(lines[37]).startsWith("2025-02-07,");
+        assertThat(lines[20]).startsWith("2025-01-21,");
         // the estimate, charged when it came in
         assertThat(Http.header(statement, "RateLimit")).contains("\"free-burst\";r=10;", "\"free-hourly\";r=490;");
-        awaitSettles("charged", charged + 1);
+        awaitSettles("exact", exact + 1);
 
-        // burst 20 - 37 = -17: 18 tokens to wait for at 10 per second
-        HttpResponse<String> inDebt = Http.get(api.resolve("accounts/ACC-1001"), KEY, FREE);
-        assertThat(inDebt.statusCode()).isEqualTo(429);
-        assertThat(Http.header(inDebt, "Retry-After")).isEqualTo("2");
-        // full again once the debt and the whole burst are back: 37 tokens, 3.7 s
-        assertThat(Http.header(inDebt, "RateLimit")).contains("\"free-burst\";r=0;t=4,");
-        demo.clock.advance(Duration.ofMillis(1_799));
-        assertThat(Http.get(api.resolve("accounts/ACC-1001"), KEY, FREE).statusCode()).isEqualTo(429);
-        demo.clock.advance(Duration.ofMillis(1));
+        // no debt: the next token is there a tenth of a second later
+        HttpResponse<String> empty = Http.get(api.resolve("accounts/ACC-1001"), KEY, FREE);
+        assertThat(empty.statusCode()).isEqualTo(429);
+        assertThat(Http.header(empty, "Retry-After")).isEqualTo("1");
+        demo.clock.advance(Duration.ofMillis(100));
 
         HttpResponse<String> paid = Http.get(api.resolve("accounts/ACC-1001"), KEY, FREE);
         assertThat(paid.statusCode()).isEqualTo(200);
         assertThat(Http.header(paid, "RateLimit"))
-                .contains("\"free-burst\";r=0;", "\"free-hourly\";r=462;", "\"free-daily\";r=1962;");
+                .contains("\"free-burst\";r=0;", "\"free-hourly\";r=479;", "\"free-daily\";r=1979;");
+    }
+
+    @Test
+    void statementAsServerSentEvents_onTheFreePlansBurstOf20_sends20RowEvents_thenQuotaExhausted() {
+        HttpResponse<String> events = Http.get(api.resolve("accounts/ACC-1001/statement?from=2025-01-02&to=2025-12-31"),
+                KEY, FREE, "Accept", "text/event-stream");
+
+        assertThat(events.statusCode()).isEqualTo(200);
+        assertThat(Http.header(events, "Content-Type")).startsWith("text/event-stream");
+        assertThat(events.body().split("event: row\n", -1)).hasSize(1 + 20);
+        assertThat(events.body()).startsWith("event: row\ndata: 2025-01-02,")
+                .endsWith("event: quota-exhausted\ndata: {\"rows\":20}\n\n");
     }
 
     @Test

@@ -2,7 +2,10 @@ package dev.quota.jaxrs;
 
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
+import dev.quota.core.RunningCost;
 import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.ext.WriterInterceptorContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +31,13 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>none of these (or a header that is no such number: logged)</td><td>nothing: the
  *       estimate stands</td></tr>
  * </table>
+ *
+ * <p>A metered response and a {@link SettledCost#bytesPerToken()} response are charged while they
+ * stream ({@link RunningCost}: batches drawn ahead, the settle gives back what was not used). A
+ * meter tells its resource to stop ({@link QuotaMeter#add} answers false); a response billed by
+ * the byte is written as far as its customer can pay, in whole tokens' worth of bytes, and then
+ * cut off: its next write fails with an {@link java.io.IOException} and the client sees the body
+ * break off ({@link ResponseEnd} asks {@link #allowed} before each write).
  */
 final class CostSettling {
 
@@ -52,28 +62,69 @@ final class CostSettling {
         if (endpoint.settled()) {
             long bytesPerToken = endpoint.bytesPerToken();
             request.setProperty(QuotaFeature.SETTLED, bytesPerToken);
-            ResponseEnd.onEnd(request, ending -> settle(request, ending, bytesPerToken));
+            RunningCost bytes = null;
+            if (bytesPerToken > 0) {
+                bytes = service.runningCost(decision);
+                request.setProperty(QuotaFeature.RUNNING, bytes);
+            }
+            RunningCost running = bytes;
+            ResponseEnd.onEnd(request, ending -> settle(request, ending, bytesPerToken, running));
         }
     }
 
     /**
-     * Settles {@code request} by its meter when its response ends, unless a {@link SettledCost}
-     * method's request is watched already. Called when the resource first asks for the meter.
+     * Charges {@code meter} while it counts, and settles {@code request} by it when its response
+     * ends, unless a {@link SettledCost} method's request is watched already. Called when the
+     * resource first asks for the meter.
      */
-    static void metered(ContainerRequestContext request) {
-        if (request.getProperty(QuotaFeature.SETTLING) instanceof CostSettling settling
-                && request.getProperty(QuotaFeature.SETTLED) == null) {
-            ResponseEnd.onEnd(request, ending -> settling.settle(request, ending, 0));
+    static void metered(ContainerRequestContext request, QuotaMeter meter) {
+        if (request.getProperty(QuotaFeature.SETTLING) instanceof CostSettling settling) {
+            QuotaDecision decision = QuotaFeature.decision(request);
+            Object settled = request.getProperty(QuotaFeature.SETTLED);
+            if (decision != null && (settled == null || settled.equals(0L))) {
+                meter.charging(settling.service.runningCost(decision));
+            }
+            if (settled == null) {
+                ResponseEnd.onEnd(request, ending -> settling.settle(request, ending, 0, null));
+            }
         }
     }
 
-    private void settle(ContainerRequestContext request, ResponseEnd.Ending ending, long bytesPerToken) {
+    /**
+     * How many of the {@code len} bytes about to be written after {@code written} may be: all of
+     * them, unless the customer cannot pay for them (a byte-billed response) or the resource counted
+     * on after its meter said stop. Fewer than {@code len}: the response is cut off after them.
+     */
+    static long allowed(WriterInterceptorContext response, long written, long len) {
+        if (response.getProperty(QuotaFeature.RUNNING) instanceof RunningCost bytes
+                && response.getProperty(QuotaFeature.SETTLED) instanceof Long bytesPerToken && bytesPerToken > 0) {
+            long after = written + len;
+            if (bytes.cover(after / bytesPerToken + (after % bytesPerToken == 0 ? 0 : 1))) {
+                return len;
+            }
+            // the bytes of every token it can pay for, a token begun counted whole
+            long payable = bytes.covered() >= Long.MAX_VALUE / bytesPerToken ? Long.MAX_VALUE
+                    : bytes.covered() * bytesPerToken;
+            return Math.max(0, Math.min(len, payable - written));
+        }
+        if (response.getProperty(QuotaFeature.METER) instanceof QuotaMeter meter && meter.cut()) {
+            return 0;
+        }
+        return len;
+    }
+
+    private void settle(ContainerRequestContext request, ResponseEnd.Ending ending, long bytesPerToken,
+                        @Nullable RunningCost bytes) {
         QuotaDecision decision = QuotaFeature.decision(request);
         if (decision == null || ending.status() >= 400) {
             return;
         }
         long actual = actual(request, ending, bytesPerToken);
-        if (actual >= 0) {
+        RunningCost running = bytes != null ? bytes
+                : request.getProperty(QuotaFeature.METER) instanceof QuotaMeter meter ? meter.running() : null;
+        if (actual >= 0 && running != null) {
+            running.finish(actual);
+        } else if (actual >= 0) {
             service.settle(decision, actual);
         }
     }

@@ -71,6 +71,9 @@ public final class QuotaFeature implements Feature {
     /** Request property of an admitted request whose cost may be settled: the {@link CostSettling} that will. */
     static final String SETTLING = "dev.quota.jaxrs.settling";
 
+    /** Request property of a response billed by the byte ({@link SettledCost#bytesPerToken()}): its {@link dev.quota.core.RunningCost}. */
+    static final String RUNNING = "dev.quota.jaxrs.running";
+
     /** Request property of a decision that waits for the request's body ({@link AmountLimit}). */
     static final String PENDING = "dev.quota.jaxrs.pending";
 
@@ -179,7 +182,7 @@ public final class QuotaFeature implements Feature {
         }
         QuotaMeter meter = new QuotaMeter();
         request.setProperty(METER, meter);
-        CostSettling.metered(request);
+        CostSettling.metered(request, meter);
         return meter;
     }
 

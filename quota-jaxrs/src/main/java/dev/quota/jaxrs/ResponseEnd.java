@@ -142,7 +142,7 @@ public final class ResponseEnd {
                 context.proceed();
                 return;
             }
-            Counting counting = new Counting(context.getOutputStream());
+            Counting counting = new Counting(context.getOutputStream(), context);
             context.setOutputStream(counting);
             Throwable failure = null;
             try {
@@ -156,24 +156,48 @@ public final class ResponseEnd {
         }
     }
 
-    /** Counts the bytes written through it. */
+    /**
+     * Counts the bytes written through it, and writes only what {@link CostSettling#allowed} lets
+     * through: a response its customer cannot pay for further is cut off with an IOException.
+     */
     private static final class Counting extends FilterOutputStream {
+        private final WriterInterceptorContext context;
         long bytes;
 
-        Counting(OutputStream out) {
+        Counting(OutputStream out, WriterInterceptorContext context) {
             super(out);
+            this.context = context;
         }
 
         @Override
         public void write(int b) throws IOException {
+            if (CostSettling.allowed(context, bytes, 1) < 1) {
+                throw cutOff();
+            }
             out.write(b);
             bytes++;
         }
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
-            out.write(b, off, len);
-            bytes += len;
+            int allowed = (int) CostSettling.allowed(context, bytes, len);
+            if (allowed > 0) {
+                out.write(b, off, allowed);
+                bytes += allowed;
+            }
+            if (allowed < len) {
+                throw cutOff();
+            }
+        }
+
+        /**
+         * Sends what was written so far (a response not committed yet goes out with its status and
+         * those bytes, not as an error), and the exception that breaks the body off.
+         */
+        private IOException cutOff() throws IOException {
+            out.flush();
+            return new IOException("quota: the customer's plan has nothing left; the response is cut off after "
+                    + bytes + " bytes");
         }
     }
 }

@@ -25,6 +25,11 @@ import java.lang.annotation.Target;
  * only (a header passed on from another service must not bill anyone elsewhere); else the estimate
  * stands. A failed response (400 or above) is refunded instead. A {@link QuotaMeter} settles a
  * method without this annotation too: calling it says as much.
+ *
+ * <p>A body billed by the byte is charged while it is written, in batches drawn from the plan
+ * ({@link dev.quota.core.RunningCost}), and written only as far as its customer can pay: on a plan
+ * with 500 tokens left at 100 bytes a token, exactly 50,000 bytes, after which its next write fails
+ * with an {@link java.io.IOException} and the client sees the body break off.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

@@ -161,7 +161,8 @@ class CostSettlementTest {
         assertThat(response.body().lines()).hasSize(37);
         assertThat(response.headers().firstValue("RateLimit")).hasValueSatisfying(
                 v -> assertThat(v).contains("r=990")); // the estimate, charged when it came in
-        assertThat(nextSettlement()).isEqualTo(new Settlement(Settlement.Outcome.CHARGED, 10, 37, 27));
+        // while it streamed it paid the estimate and one batch of 50 (a twentieth of 1,000): 13 go back
+        assertThat(nextSettlement()).isEqualTo(new Settlement(Settlement.Outcome.GIVEN_BACK, 60, 37, -23));
         assertThat(planRemaining()).isEqualTo(1_000 - 37);
     }
 

@@ -92,6 +92,11 @@ final class TestConfig {
         return this;
     }
 
+    TestConfig streams(dev.quota.core.Streams streams) {
+        builder.streams(streams);
+        return this;
+    }
+
     QuotaConfig build() {
         return builder.build();
     }

@@ -11,6 +11,7 @@ import dev.quota.core.Mode;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.Rule;
+import dev.quota.core.Streams;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -53,7 +54,7 @@ final class QuotaConfigParser {
         }
         ConfigMap top = ConfigMap.root(map, problems);
         top.allowOnly("version", "enabled", "mode", "identity", "plans", "rules", "amounts", "customers", "apiKeys",
-                "allow");
+                "allow", "streams");
         Long version = top.integer("version", 1);
         Boolean enabled = top.has("enabled") ? top.bool("enabled") : Boolean.TRUE;
         Mode mode = top.has("mode") ? mode(top) : Mode.ENFORCE;
@@ -68,7 +69,9 @@ final class QuotaConfigParser {
         Map<String, String> apiKeys = apiKeys(top);
         ConfigMap allowSection = top.has("allow") ? top.map("allow") : null;
         AllowList allow = allowSection == null ? AllowList.NONE : AllowListParser.parse(allowSection, apiKeys, problems);
-        if (problems.hasErrors() || identity == null || enabled == null || mode == null || allow == null) {
+        Streams streams = streams(top.has("streams") ? top.map("streams") : null);
+        if (problems.hasErrors() || identity == null || enabled == null || mode == null || allow == null
+                || streams == null) {
             return null;
         }
         if (!enabled) {
@@ -76,7 +79,7 @@ final class QuotaConfigParser {
         }
         try {
             QuotaConfig.Builder config = QuotaConfig.builder().version(version == null ? 0 : version)
-                    .identity(identity).enabled(enabled).mode(mode).allow(allow);
+                    .identity(identity).enabled(enabled).mode(mode).allow(allow).streams(streams);
             plans.values().forEach(config::plan);
             rules.values().forEach(config::rule);
             amounts.values().forEach(config::amounts);
@@ -88,6 +91,28 @@ final class QuotaConfigParser {
             problems.error("", String.valueOf(e.getMessage()));
             return null;
         }
+    }
+
+    /** Section {@code streams}: {@code maxBatch} (>= 1) and {@code debtCap} (>= 0), each optional; null when either is wrong. */
+    private @Nullable Streams streams(@Nullable ConfigMap section) {
+        if (section == null) {
+            return Streams.DEFAULT;
+        }
+        section.allowOnly("maxBatch", "debtCap");
+        boolean wrong = false;
+        long maxBatch = Streams.DEFAULT.maxBatch();
+        if (section.has("maxBatch")) {
+            Long value = section.integer("maxBatch", 1);
+            wrong = value == null;
+            maxBatch = value == null ? maxBatch : value;
+        }
+        long debtCap = Streams.DEFAULT.debtCap();
+        if (section.has("debtCap")) {
+            Long value = section.integer("debtCap", 0);
+            wrong |= value == null;
+            debtCap = value == null ? debtCap : value;
+        }
+        return wrong ? null : new Streams(maxBatch, debtCap);
     }
 
     private void plans(@Nullable ConfigMap section) {
