@@ -253,18 +253,19 @@ final class BucketLayout {
     List<Draw> customerLeases(QuotaConfig config, Customer customer, Plan plan) {
         String c = part(planKey(customer));
         List<Draw> out = new ArrayList<>();
+        Laying at = new Laying(out).of(LocalShare.WHOLE, config.version(), customer.multiplier(), null);
         Concurrency planLeases = plan.concurrency();
         if (planLeases != null) {
-            addLeases(out, customerKey(c, "l"), plan.name(), planLeases, customer.multiplier(), LocalShare.WHOLE,
-                    config.version(), plan.onStoreFailure(), Mode.ENFORCE);
+            addLeases(at, customerKey(c, "l"), plan.name(), planLeases,
+                    Terms.of(LimitStatus.Role.IN_FLIGHT, plan.onStoreFailure(), Mode.ENFORCE));
         }
         List<Rule> rules = new ArrayList<>(config.rules().values());
         rules.sort(Comparator.comparing(Rule::name));
         for (Rule rule : rules) {
             Concurrency ruleLeases = rule.concurrency();
             if (ruleLeases != null) {
-                addLeases(out, customerKey(c, "l:", rule.name()), rule.name(), ruleLeases, customer.multiplier(),
-                        LocalShare.WHOLE, config.version(), plan.onStoreFailure(), Mode.ENFORCE);
+                addLeases(at, customerKey(c, "l:", rule.name()), rule.name(), ruleLeases,
+                        Terms.of(LimitStatus.Role.IN_FLIGHT, plan.onStoreFailure(), Mode.ENFORCE));
             }
         }
         return out;

@@ -98,17 +98,6 @@ final class Listeners implements QuotaListener {
         }
     }
 
-    @Override
-    public void onRelease(QuotaDecision decision) {
-        for (QuotaListener listener : listeners) {
-            try {
-                listener.onRelease(decision);
-            } catch (RuntimeException e) {
-                failed(listener, "onRelease", e);
-            }
-        }
-    }
-
     private static void failed(QuotaListener listener, String method, RuntimeException e) {
         log.warn("quota listener {}.{} failed; ignored", listener.getClass().getName(), method, e);
     }

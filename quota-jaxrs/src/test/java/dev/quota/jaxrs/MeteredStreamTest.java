@@ -211,6 +211,11 @@ class MeteredStreamTest {
         }
 
         @Override
+        public void releaseLease(BucketKey key, BucketSpec spec, long lease) {
+            store.releaseLease(key, spec, lease);
+        }
+
+        @Override
         public void adjust(List<Adjustment> adjustments) {
             adjusts.incrementAndGet();
             store.adjust(adjustments);

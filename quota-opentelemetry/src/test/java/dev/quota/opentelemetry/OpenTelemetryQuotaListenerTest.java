@@ -353,6 +353,11 @@ class OpenTelemetryQuotaListenerTest {
             }
 
             @Override
+            public void releaseLease(BucketKey key, BucketSpec spec, long lease) {
+                throw failure();
+            }
+
+            @Override
             public ConsumeResult peek(BucketKey key, BucketSpec spec) {
                 throw failure();
             }
