@@ -50,7 +50,7 @@ public final class RedisStoreBuilder {
     Duration timeout = DEFAULT_TIMEOUT;
     Duration expiryMargin = Duration.ofSeconds(60);
     int retryBudget = DEFAULT_RETRY_BUDGET;
-    int maxRememberedKeys = defaultRememberedKeys(Runtime.getRuntime().maxMemory());
+    int maxRememberedKeys = KeyStates.defaultBound(Runtime.getRuntime().maxMemory());
     Duration rejectLocallyFor = Duration.ofSeconds(1);
     boolean reuseWrittenState = true;
     /** Wraps the engine's link to Redis: tests hold replies there; the product sends through Redisson as is. */
@@ -219,11 +219,6 @@ public final class RedisStoreBuilder {
         }
         this.maxRememberedKeys = max;
         return this;
-    }
-
-    /** {@link #maxRememberedKeys}'s default for a maximum heap of {@code maxHeapBytes}: one key per KiB, 1,024 to 1,048,576. */
-    public static int defaultRememberedKeys(long maxHeapBytes) {
-        return (int) Math.max(KeyStates.HOT_KEYS, Math.min(1 << 20, maxHeapBytes / 1024));
     }
 
     /**

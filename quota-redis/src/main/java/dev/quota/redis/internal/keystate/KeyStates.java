@@ -57,6 +57,14 @@ public final class KeyStates {
 
     /** Keys kept parsed: the ones used last. */
     public static final int HOT_KEYS = 1024;
+
+    /**
+     * The default bound on remembered keys ({@code RedisStoreBuilder.maxRememberedKeys}) for a
+     * maximum heap of {@code maxHeapBytes}: one key per KiB, {@value #HOT_KEYS} to 1,048,576.
+     */
+    public static int defaultBound(long maxHeapBytes) {
+        return (int) Math.max(HOT_KEYS, Math.min(1 << 20, maxHeapBytes / 1024));
+    }
     /** Expired entries looked at, from the least recently used end, per entry added. */
     private static final int SWEEP = 2;
     /** A remembered state is forgotten this long before Redis expires its key. */

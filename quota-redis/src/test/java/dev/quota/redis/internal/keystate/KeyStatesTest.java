@@ -6,7 +6,6 @@ import dev.quota.core.Limit;
 import dev.quota.core.Refill;
 import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
-import dev.quota.redis.RedisStoreBuilder;
 import dev.quota.redis.internal.encoding.StateDigest;
 import dev.quota.redis.internal.engine.Cell;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
@@ -259,7 +258,7 @@ class KeyStatesTest {
      */
     @Test
     void notesOfForgottenKeys_takeAtMostEightBytesPerRememberedKey() {
-        int bound = RedisStoreBuilder.defaultRememberedKeys(1L << 30);
+        int bound = KeyStates.defaultBound(1L << 30);
         KeyStates known = new KeyStates(bound);
         known.put("a", state(1, NOW), NOW);
         assertThat(known.forgottenBytes()).as("nothing forgotten yet").isZero();
@@ -325,10 +324,10 @@ class KeyStatesTest {
 
     @Test
     void defaultBound_isOneKeyPerKibOfMaximumHeap() {
-        assertThat(RedisStoreBuilder.defaultRememberedKeys(1L << 30)).isEqualTo(1_048_576);
-        assertThat(RedisStoreBuilder.defaultRememberedKeys(512L << 20)).isEqualTo(524_288);
-        assertThat(RedisStoreBuilder.defaultRememberedKeys(Long.MAX_VALUE)).as("no -Xmx").isEqualTo(1_048_576);
-        assertThat(RedisStoreBuilder.defaultRememberedKeys(256L << 10)).isEqualTo(KeyStates.HOT_KEYS);
+        assertThat(KeyStates.defaultBound(1L << 30)).isEqualTo(1_048_576);
+        assertThat(KeyStates.defaultBound(512L << 20)).isEqualTo(524_288);
+        assertThat(KeyStates.defaultBound(Long.MAX_VALUE)).as("no -Xmx").isEqualTo(1_048_576);
+        assertThat(KeyStates.defaultBound(256L << 10)).isEqualTo(KeyStates.HOT_KEYS);
     }
 
     /**
@@ -337,7 +336,7 @@ class KeyStatesTest {
      */
     @Test
     void defaultBoundForAOneGigabyteHeap_filledWithAMillionCustomers_takesAtMostAnEighthOfIt() {
-        int keys = RedisStoreBuilder.defaultRememberedKeys(1L << 30);
+        int keys = KeyStates.defaultBound(1L << 30);
         KeyState[] states = new KeyState[1_000];
         for (int i = 0; i < states.length; i++) {
             states[i] = state(1 + i % 900, NOW + i * 1_000_003L);
