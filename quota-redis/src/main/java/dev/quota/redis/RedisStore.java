@@ -71,7 +71,7 @@ public final class RedisStore implements QuotaStore {
         this.description = description;
         this.cluster = client.getConfig().isClusterConfig();
         var expiry = ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(builder.expiryMargin);
-        this.redisson = new RedissonLink(((Redisson) client).getCommandExecutor());
+        this.redisson = new RedissonLink(((Redisson) client).getCommandExecutor(), builder.ownConnections);
         this.engine = new CasEngine(builder.link.apply(redisson),
                 Bandwidths.timeMeter(builder.clock), builder.wallNanos, expiry, builder.timeout.toNanos(),
                 builder.retryBudget, builder.rejectLocallyFor.toNanos(), builder.reuseWrittenState, cluster,

@@ -53,6 +53,7 @@ public final class RedisStoreBuilder {
     int maxRememberedKeys = KeyStates.defaultBound(Runtime.getRuntime().maxMemory());
     Duration rejectLocallyFor = Duration.ofSeconds(1);
     boolean reuseWrittenState = true;
+    boolean ownConnections = true;
     /** Wraps the engine's link to Redis: tests hold replies there; the product sends through Redisson as is. */
     UnaryOperator<RedisLink> link = UnaryOperator.identity();
     /** How the engine measures a script's time out (its own timeout, should Redisson's not fire). */
@@ -245,6 +246,20 @@ public final class RedisStoreBuilder {
      */
     public RedisStoreBuilder reuseWrittenState(boolean reuse) {
         this.reuseWrittenState = reuse;
+        return this;
+    }
+
+    /**
+     * Whether the store's scripts and reads go on one connection it holds per Redis master, written
+     * and read by the store itself; default true. With false every command goes through Redisson's
+     * command executor, the reference path: the same commands and answers, at more CPU per call on
+     * the client. Turn it off to rule the store's own connection out when diagnosing a problem, or
+     * where a Redisson configuration the store's connection does not support matters (it already
+     * falls back to the executor for TLS, a master it cannot reach, and while its connection is being
+     * made). The store contract and the multi-instance contract run both ways.
+     */
+    public RedisStoreBuilder ownConnections(boolean own) {
+        this.ownConnections = own;
         return this;
     }
 

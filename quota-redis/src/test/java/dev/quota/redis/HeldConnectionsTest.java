@@ -74,6 +74,48 @@ class HeldConnectionsTest {
         }
     }
 
+    @Test
+    void withoutOwnConnections_scriptsGoOnTheClientsPool_theConnectionItsOtherCommandsUse() throws IOException {
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).connectionPoolSize(1)
+                .ownConnections(false).build()) {
+            for (int i = 0; i < 5; i++) {
+                store.tryConsume(new BucketKey("pooled:first:" + i), SPEC, 1);
+            }
+            List<Command> commands;
+            try (Monitor monitor = new Monitor(redis.server().host(), redis.server().port())) {
+                for (int i = 0; i < 10; i++) {
+                    assertThat(store.tryConsume(new BucketKey("pooled:" + i), SPEC, 1).remaining()).containsExactly(9);
+                }
+                store.ping(); // DBSIZE, through Redisson's executor
+                commands = monitor.commands(Set.of("EVALSHA", "DBSIZE"), 11);
+            }
+
+            assertThat(commands).filteredOn(c -> c.name().equalsIgnoreCase("DBSIZE")).hasSize(1);
+            assertThat(commands).extracting(Command::client).containsOnly(commands.get(0).client());
+        }
+    }
+
+    @Test
+    void withOwnConnections_scriptsGoOnAConnectionBesideThePool() throws IOException {
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).connectionPoolSize(1).build()) {
+            for (int i = 0; i < 5; i++) {
+                store.tryConsume(new BucketKey("own:first:" + i), SPEC, 1); // the first takes the connection
+            }
+            List<Command> commands;
+            try (Monitor monitor = new Monitor(redis.server().host(), redis.server().port())) {
+                for (int i = 0; i < 10; i++) {
+                    assertThat(store.tryConsume(new BucketKey("own:" + i), SPEC, 1).remaining()).containsExactly(9);
+                }
+                store.ping();
+                commands = monitor.commands(Set.of("EVALSHA", "DBSIZE"), 11);
+            }
+
+            String pool = commands.stream().filter(c -> c.name().equalsIgnoreCase("DBSIZE")).findFirst().orElseThrow().client();
+            assertThat(commands).filteredOn(c -> c.name().equalsIgnoreCase("EVALSHA")).hasSize(10)
+                    .extracting(Command::client).doesNotContain(pool);
+        }
+    }
+
     /** A command Redis ran, as {@code MONITOR} shows it: the client's address and the first key. */
     record Command(String client, String name, String firstKey) {
     }
@@ -111,7 +153,7 @@ class HeldConnectionsTest {
                 List<String> args = quoted(line, clientEnd, 4);
                 if (names.contains(args.get(0).toUpperCase(Locale.ROOT))) {
                     // a script's first key follows its SHA-1 and key count; a read's is its first argument
-                    String first = args.get(0).equalsIgnoreCase("EVALSHA") ? args.get(3) : args.get(1);
+                    String first = args.get(0).equalsIgnoreCase("EVALSHA") ? args.get(3) : args.size() > 1 ? args.get(1) : "";
                     found.add(new Command(line.substring(client, clientEnd), args.get(0), first));
                 }
             }

@@ -46,11 +46,13 @@ public final class HeldConnections {
     private final ConcurrentHashMap<RedisClient, RespConnection> held = new ConcurrentHashMap<>();
     /** When a master whose connection never became ready may be tried again (System.nanoTime). */
     private final ConcurrentHashMap<RedisClient, Long> retryAt = new ConcurrentHashMap<>();
-    private volatile boolean holds = true;
+    private volatile boolean holds;
 
-    HeldConnections(ConnectionManager manager, RespCommands commands) {
+    /** With {@code holds} false it holds none: every command goes through Redisson's executor. */
+    HeldConnections(ConnectionManager manager, RespCommands commands, boolean holds) {
         this.manager = manager;
         this.commands = commands;
+        this.holds = holds;
     }
 
     /**

@@ -54,13 +54,17 @@ public final class RedissonLink implements RedisLink {
     /** The SHA-1 of {@link #text}: what {@code EVALSHA} sends. */
     final String sha;
 
-    public RedissonLink(CommandAsyncExecutor redis) {
+    /**
+     * @param ownConnections whether scripts and reads go on the store's own connection per master
+     *                       (see above); false sends every command through Redisson's executor
+     */
+    public RedissonLink(CommandAsyncExecutor redis, boolean ownConnections) {
         this.redis = redis;
         UnaryOperator<String> names = redis.getServiceManager().getCommandMapper()::map;
         this.text = CasScript.text(names);
         this.sha = CasScript.sha(text);
         this.commands = new RespCommands(names, sha);
-        this.held = new HeldConnections(redis.getConnectionManager(), commands);
+        this.held = new HeldConnections(redis.getConnectionManager(), commands, ownConnections);
     }
 
     @Override
