@@ -126,4 +126,38 @@ class ClientGoneWhileWritingTest {
         assertThat(logged.lines().filter(line -> line.contains(NOT_WRITTEN))).as("sampled lines").hasSize(1);
         assertThat(logged).as("stderr").doesNotContain("\tat ").doesNotContain("SEVERE");
     }
+
+    @ParameterizedTest
+    @EnumSource(value = Containers.class, names = {"GRIZZLY", "JETTY"})
+    void aClientThatStopsReading_isCutByTheServersWriteTimeout_oneSampledLine_noStackTrace(Containers container)
+            throws IOException {
+        QuotaService service = QuotaService.builder()
+                .store(InMemoryStore.builder().clock(MutableClock.at(TestConfig.NOON)).build())
+                .config(TestConfig.standard().build()).clock(MutableClock.at(TestConfig.NOON)).build();
+        ResourceConfig app = new ResourceConfig().register(Download.class)
+                .register(QuotaFeature.builder(service).clientAddress(Fixture.PEER).build());
+        String logged;
+        try (Containers.Running server = container.start(app, Duration.ofSeconds(1));
+             StderrCapture stderr = new StderrCapture(); Socket socket = new Socket()) {
+            serverLog.clear();
+            socket.setReceiveBufferSize(4096);
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.port()), 5_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("GET /download HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + TestConfig.ACME_KEY
+                    + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            // never read: the server's write waits for the socket until its write timeout ends it
+            Await.until(Duration.ofSeconds(60), () -> !serverLog.isEmpty() || stderr.text().contains(NOT_WRITTEN),
+                    () -> "a log line about the download (" + written.get() + " bytes written)");
+            logged = stderr.text();
+        } finally {
+            service.close();
+        }
+
+        assertThat(written.get()).as("the download was cut, not written whole").isLessThan(4096L * CHUNK.length);
+        assertThat(serverLog).as("WARNING or above from the runtime")
+                .extracting(r -> r.getLoggerName() + ": " + r.getMessage()).isEmpty();
+        assertThat(logged.lines().filter(line -> line.contains(NOT_WRITTEN))).as("sampled lines").hasSize(1);
+        assertThat(logged).as("stderr").doesNotContain("\tat ").doesNotContain("SEVERE");
+    }
 }
