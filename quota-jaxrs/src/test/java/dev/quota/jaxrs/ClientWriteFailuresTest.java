@@ -35,6 +35,8 @@ class ClientWriteFailuresTest {
         // Grizzly: a closed connection, a broken pipe; Helidon: an unchecked reset
         assertThat(ClientFailures.clientCause(new IOException("Connection is closed"))).isNotNull();
         assertThat(ClientFailures.clientCause(new IOException("Broken pipe"))).isNotNull();
+        assertThat(ClientFailures.clientCause(new IOException("Write timeout exceeded when trying to flush the data")))
+                .isNotNull();
         assertThat(ClientFailures.clientCause(new UncheckedIOException(new java.net.SocketException("Connection reset"))))
                 .isNotNull();
         // the server's own failures are not the client's

@@ -3,6 +3,8 @@ package dev.quota.jaxrs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.glassfish.grizzly.http.server.HttpServer;
@@ -13,6 +15,7 @@ import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpServerFactory;
 import org.glassfish.jersey.jetty.JettyHttpContainerFactory;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.servlet.ServletContainer;
+import org.jspecify.annotations.Nullable;
 
 /** The Jersey containers a test can run an application on, each on a free loopback port. */
 enum Containers {
@@ -24,14 +27,30 @@ enum Containers {
             HttpServer server = GrizzlyHttpServerFactory.createHttpServer(URI.create("http://127.0.0.1:0/"), app);
             return new Running(server.getListener("grizzly").getPort(), server::shutdownNow);
         }
+
+        @Override
+        Running start(ResourceConfig app, Duration writeTimeout) {
+            HttpServer server = GrizzlyHttpServerFactory.createHttpServer(URI.create("http://127.0.0.1:0/"), app);
+            server.getListener("grizzly").getTransport().setWriteTimeout(writeTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            return new Running(server.getListener("grizzly").getPort(), server::shutdownNow);
+        }
     },
 
     /** {@code jersey-container-jetty-http}: Jetty 12. */
     JETTY {
         @Override
         Running start(ResourceConfig app) {
+            return start(app, null);
+        }
+
+        @Override
+        Running start(ResourceConfig app, @Nullable Duration writeTimeout) {
             Server server = JettyHttpContainerFactory.createServer(URI.create("http://127.0.0.1:0/"), app);
-            int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+            ServerConnector connector = (ServerConnector) server.getConnectors()[0];
+            if (writeTimeout != null) {
+                connector.setIdleTimeout(writeTimeout.toMillis());
+            }
+            int port = connector.getLocalPort();
             return new Running(port, () -> {
                 try {
                     server.stop();
@@ -64,6 +83,15 @@ enum Containers {
 
     /** Starts {@code app}; the caller closes what this returns. */
     abstract Running start(ResourceConfig app);
+
+    /**
+     * Starts {@code app} with a bound on how long a write may wait for the client, the server's own
+     * knob as docs/operations.md names it: Grizzly's {@code TCPNIOTransport.setWriteTimeout}, Jetty's
+     * {@code ServerConnector.setIdleTimeout}. It applies to connections made after the start.
+     */
+    Running start(ResourceConfig app, Duration writeTimeout) {
+        throw new UnsupportedOperationException(this + " has no write timeout here");
+    }
 
     /** A started server. */
     record Running(int port, Runnable stop) implements AutoCloseable {

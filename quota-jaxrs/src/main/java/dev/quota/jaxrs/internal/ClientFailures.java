@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>Jetty: {@code EofException} (an {@code EOFException}), {@code TimeoutException} (idle
  *       timeout, and the demo's write timeout);</li>
  *   <li>Grizzly (Jersey's, Payara's): {@code IOException("Connection is closed")}, "Broken pipe",
- *       {@code TimeoutException} (write timeout);</li>
+ *       {@code TimeoutException}, and a blocking write past the transport's write timeout,
+ *       {@code IOException("Write timeout exceeded when trying to flush the data")};</li>
  *   <li>Tomcat, Payara and WildFly servlets: {@code ClientAbortException}, {@code SocketTimeoutException};</li>
  *   <li>Undertow (RESTEasy, WildFly): {@code ClosedChannelException}, "UT010029: Stream is closed";</li>
  *   <li>Open Liberty: {@code AsyncTimeoutException}, "Connection reset by peer";</li>
@@ -37,7 +38,7 @@ public final class ClientFailures {
     /** Lower-case message fragments of a plain {@code IOException} raised by the client's reset or close. */
     private static final List<String> CLIENT_MESSAGES = List.of("broken pipe", "connection reset", "connection is closed",
             "connection was closed", "connection closed", "stream is closed", "stream reset", "stream was reset",
-            "idle timeout", "rate is too low", "data rate");
+            "idle timeout", "write timeout", "rate is too low", "data rate");
 
     private ClientFailures() {
     }
