@@ -39,7 +39,6 @@ class RedisClusterStoreTest extends QuotaStoreContract {
         RedisStore redisStore = (RedisStore) store;
 
         assertThat(redisStore.client().getConfig().useClusterServers().getReadMode()).isEqualTo(ReadMode.MASTER);
-        redisStore.ping();
     }
 
     @Test

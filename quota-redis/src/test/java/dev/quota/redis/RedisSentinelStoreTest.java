@@ -1,5 +1,12 @@
 package dev.quota.redis;
 
+import java.util.List;
+import dev.quota.testkit.RespClient;
+import dev.quota.testkit.RedisServer;
+import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.BucketKey;
+import dev.quota.core.Refill;
+import dev.quota.core.Limit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.spi.QuotaStore;
@@ -35,7 +42,14 @@ class RedisSentinelStoreTest extends QuotaStoreContract {
     }
 
     @Test
-    void ping_answersThroughTheSentinelMaster() {
+    void aDecision_isWrittenOnTheMasterTheSentinelsName_andPingAnswersFromIt() {
+        BucketKey key = freshKey();
+        store.tryConsume(key, new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofHours(1)))), 1), 1);
         ((RedisStore) store).ping();
+
+        RedisServer master = redis.sentinelTopology().master();
+        try (RespClient resp = RespClient.connect(master.host(), master.port())) {
+            assertThat(resp.command("EXISTS", key.value())).as("the bucket on the master").isEqualTo(1L);
+        }
     }
 }

@@ -1,14 +1,20 @@
 package dev.quota.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quota.core.Limit;
 import dev.quota.core.QuotaStoreException;
+import dev.quota.core.Refill;
+import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.store.QuotaStoreContract;
 import dev.quota.testkit.MutableClock;
 import dev.quota.testkit.RedisExtension;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -35,7 +41,9 @@ class RedisStoreTest extends QuotaStoreContract {
     void build_withTheDefaultCommandTimeout_connectsFromAColdClient() {
         // the 100 ms command timeout must not fail the first connection of a new client
         try (RedisStore store = RedisStore.builder().uri(redis.uri()).build()) {
-            store.ping();
+            assertThatCode(store::ping).as("the first command of a new client").doesNotThrowAnyException();
+            assertThat(store.tryConsume(freshKey(), new BucketSpec(List.of(new Limit("burst", 5,
+                    Refill.greedy(5, Duration.ofHours(1)))), 1), 1).remaining()).containsExactly(4);
         }
     }
 
