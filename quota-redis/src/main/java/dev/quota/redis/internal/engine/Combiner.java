@@ -41,9 +41,10 @@ public final class Combiner {
     }
 
     /**
-     * How long a waiting caller sleeps before it looks again, should a wake-up never come. A short
-     * timeout (200 µs) made 64 waiting callers wake 320,000 times a second, which cost more CPU than
-     * the decisions (quota-bench: 214 µs per decision, 20 µs with 10 ms).
+     * How long a waiting caller sleeps before it looks again, should a wake-up never come. Long
+     * enough that waiting callers do not wake more often than decisions are made: a short timeout
+     * spends the CPU on wake-ups (the CPU per decision of quota-bench's many-callers scenarios
+     * shows it).
      */
     static final long PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
