@@ -12,9 +12,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
@@ -49,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * tokens back to the batch, except the refusal tokens {@link ChargeRule} charges it (a plan's
  * refused request costs 1 token), which it keeps when every charged take the store saw paid its own.
  *
- * <p>Who owns what: a {@link Share}'s fields belong to its lock; the share map and the return
+ * <p>Who owns what: a {@link HotBucket}'s fields belong to its lock; the share map and the return
  * queue are concurrent. A share with no batch and no request asking for one is dropped after two
  * quiet seconds, under its lock (it is marked dead, so nothing is added to it afterwards).
  */
@@ -64,7 +66,7 @@ final class LeasedShares implements AutoCloseable {
     private final long leaseNanos;
     private final Supplier<QuotaConfig> config;
     private final QuotaListener listener;
-    private final ConcurrentHashMap<String, Share> shares = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, HotBucket> shares = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<Adjustment> returns = new ConcurrentLinkedQueue<>();
     private final @Nullable ScheduledExecutorService sweeper;
     private final LogThrottle lostWarnings;
@@ -103,7 +105,7 @@ final class LeasedShares implements AutoCloseable {
 
     /** One decision's use of the batches: per take, the share asked, and what it answered. */
     static final class Lease {
-        final @Nullable Share[] shares;
+        final @Nullable HotBucket[] shares;
         /** Per take: the batch generation it was served from, or -1; else the extra asked for (0: none). */
         final long[] served;
         final long[] extra;
@@ -111,11 +113,11 @@ final class LeasedShares implements AutoCloseable {
         int servedCount;
 
         Lease(int n, long nowNanos) {
-            this.shares = new Share[n];
+            this.shares = new HotBucket[n];
             this.served = new long[n];
             this.extra = new long[n];
             this.nowNanos = nowNanos;
-            java.util.Arrays.fill(served, -1);
+            Arrays.fill(served, -1);
         }
     }
 
@@ -137,7 +139,7 @@ final class LeasedShares implements AutoCloseable {
                 continue;
             }
             now = now < 0 ? nanos() : now;
-            Share share = share(draw.key());
+            HotBucket share = share(draw.key());
             if (share == null) {
                 continue;
             }
@@ -209,7 +211,7 @@ final class LeasedShares implements AutoCloseable {
                 continue;
             }
             ConsumeResult result = answered.get(j++);
-            Share share = lease.shares[i];
+            HotBucket share = lease.shares[i];
             if (share != null && lease.extra[i] > 0) {
                 long extra = result.extraTaken();
                 share.accept(extra, take.spec(), result, lease.nowNanos);
@@ -228,7 +230,7 @@ final class LeasedShares implements AutoCloseable {
     /** Gives back what {@code lease} took from batches and clears its asks, when its decision failed. */
     private void undo(Lease lease, List<Take> takes) {
         for (int i = 0; i < takes.size(); i++) {
-            Share share = lease.shares[i];
+            HotBucket share = lease.shares[i];
             if (share == null) {
                 continue;
             }
@@ -241,7 +243,7 @@ final class LeasedShares implements AutoCloseable {
     }
 
     private void giveBack(Lease lease, Take take, int i, long tokens) {
-        Share share = lease.shares[i];
+        HotBucket share = lease.shares[i];
         if (tokens > 0 && share != null && !share.giveBack(tokens, lease.served[i])) {
             returns.add(Adjustment.ofTokens(take.key(), take.spec(), tokens));
         }
@@ -249,7 +251,7 @@ final class LeasedShares implements AutoCloseable {
 
     /** The answer for a take a batch served: taken, with the bucket as this instance last saw it plus its batch. */
     private static ConsumeResult served(Lease lease, Take take, int i) {
-        Share share = java.util.Objects.requireNonNull(lease.shares[i], "served by a share");
+        HotBucket share = Objects.requireNonNull(lease.shares[i], "served by a share");
         return share.view(take.spec(), lease.nowNanos);
     }
 
@@ -280,12 +282,12 @@ final class LeasedShares implements AutoCloseable {
                 draw.declared().get(0).name());
     }
 
-    private @Nullable Share share(BucketKey key) {
-        Share share = shares.get(key.value());
+    private @Nullable HotBucket share(BucketKey key) {
+        HotBucket share = shares.get(key.value());
         if (share != null || shares.size() >= settings.maxKeys()) {
             return share;
         }
-        return shares.computeIfAbsent(key.value(), k -> new Share(key));
+        return shares.computeIfAbsent(key.value(), k -> new HotBucket(key, settings, leaseNanos, returns::add));
     }
 
     /**
@@ -294,13 +296,13 @@ final class LeasedShares implements AutoCloseable {
      */
     synchronized void sweep() {
         long now = nanos();
-        for (Share share : shares.values()) {
+        for (HotBucket share : shares.values()) {
             long left = share.expire(now);
             if (left > 0) {
                 expired.increment();
                 listener.onLeasedTokens(TokenLeasing.Event.EXPIRED, left);
             }
-            if (share.dead) {
+            if (share.dead()) {
                 shares.remove(share.key.value(), share);
             }
         }
@@ -317,14 +319,14 @@ final class LeasedShares implements AutoCloseable {
 
     /** Retires every batch (a reload, a store outage): their tokens go back with the next sweep. */
     void retireAll() {
-        for (Share share : shares.values()) {
+        for (HotBucket share : shares.values()) {
             share.retire();
         }
     }
 
     /** Drops the batch of {@code key} without giving it back: the bucket was reset, and starts full. */
     void forget(BucketKey key) {
-        Share share = shares.get(key.value());
+        HotBucket share = shares.get(key.value());
         if (share != null) {
             share.drop();
         }
@@ -333,7 +335,7 @@ final class LeasedShares implements AutoCloseable {
     /** What this instance did with leased tokens since it started. */
     TokenLeasing.Counts counts() {
         long held = 0;
-        for (Share share : shares.values()) {
+        for (HotBucket share : shares.values()) {
             held += share.held();
         }
         return new TokenLeasing.Counts(batches.sum(), taken.sum(), served.sum(), returned.sum(), expired.sum(),
@@ -391,171 +393,5 @@ final class LeasedShares implements AutoCloseable {
     private long nanos() {
         Instant now = clock.instant();
         return now.getEpochSecond() * SECOND + now.getNano();
-    }
-
-    /**
-     * One bucket as this instance sees it: its recent demand, its batch, and whether a decision is
-     * asking the store for one. Every field is guarded by the share's lock.
-     */
-    final class Share {
-        final BucketKey key;
-        private long window;
-        private long current;
-        private long previous;
-        private long lastSeen;
-        private long batch;
-        private @Nullable BucketSpec batchSpec;
-        private long deadline;
-        /** Raised each time the batch is retired: tokens of an older generation do not come back to it. */
-        private long generation;
-        private boolean asking;
-        private boolean dead;
-        /** The most the batch may hold: the size last asked for, plus one request's tokens less one. */
-        private long ceiling;
-        /** The bucket's remaining tokens per limit, and its time to full, when the batch was taken. */
-        private long @Nullable [] standing;
-        private long standingToFull;
-        private long standingAt;
-
-        Share(BucketKey key) {
-            this.key = key;
-        }
-
-        /**
-         * Counts a decision, then: the batch serves {@code tokens} ({@code -(generation + 1)}); or
-         * the take asks the store for a batch of the answer's size; or 0.
-         */
-        synchronized long claim(long tokens, BucketSpec spec, long now, int instances) {
-            if (dead) {
-                return 0;
-            }
-            long at = now / SECOND;
-            if (at != window) {
-                previous = at == window + 1 ? current : 0;
-                current = 0;
-                window = at;
-            }
-            current++;
-            lastSeen = now;
-            if (batch > 0) {
-                if (now >= deadline || !spec.equals(batchSpec)) {
-                    retireLocked();
-                } else if (batch >= tokens) {
-                    batch -= tokens;
-                    return -(generation + 1);
-                }
-            }
-            long rate = Math.max(previous, current);
-            if (asking || rate < settings.hotRate()) {
-                return 0;
-            }
-            long size = Math.min(ceilDiv(rate * leaseNanos, SECOND), settings.batchCap(capacity(spec), instances));
-            if (size < 2) {
-                return 0;
-            }
-            asking = true;
-            ceiling = size + tokens - 1;
-            return size;
-        }
-
-        /** The ask of a decision answered: {@code extra} tokens (maybe 0) join the batch; null result: it failed. */
-        synchronized void accept(long extra, BucketSpec spec, @Nullable ConsumeResult result, long now) {
-            asking = false;
-            if (extra == 0 || result == null) {
-                return;
-            }
-            if (batch > 0 && (now >= deadline || !spec.equals(batchSpec))) {
-                retireLocked();
-            }
-            if (dead) { // dropped meanwhile (cannot be while asking, kept for safety): the tokens go back
-                returns.add(Adjustment.ofTokens(key, spec, extra));
-                return;
-            }
-            batch += extra;
-            batchSpec = spec;
-            deadline = now + leaseNanos;
-            trimLocked(spec);
-            standing = result.remaining();
-            standingToFull = result.nanosToFull();
-            standingAt = now;
-        }
-
-        /** Tokens a decision took from generation {@code from} come back: false when that batch was retired. */
-        synchronized boolean giveBack(long tokens, long from) {
-            if (dead || from != generation) {
-                return false;
-            }
-            batch += tokens;
-            trimLocked(java.util.Objects.requireNonNull(batchSpec, "a batch that served has a spec"));
-            return true;
-        }
-
-        /** Sends back what the batch holds above its ceiling: what keeps the published bound of held tokens. */
-        private void trimLocked(BucketSpec spec) {
-            if (batch > ceiling) {
-                returns.add(Adjustment.ofTokens(key, spec, batch - ceiling));
-                batch = ceiling;
-            }
-        }
-
-        /** The bucket as this instance sees it: as the store last answered, plus the batch. */
-        synchronized ConsumeResult view(BucketSpec spec, long now) {
-            long[] remaining = new long[spec.limits().size()];
-            long[] seen = standing;
-            for (int k = 0; k < remaining.length; k++) {
-                long base = seen != null && k < seen.length ? seen[k] : 0;
-                remaining[k] = Math.min(spec.limits().get(k).capacity(), base + batch);
-            }
-            long toFull = Math.max(0, standingToFull - (now - standingAt));
-            return new ConsumeResult(true, remaining, 0, toFull);
-        }
-
-        /** Retires the batch when its deadline passed; marks the share dead when quiet. The tokens retired. */
-        synchronized long expire(long now) {
-            long left = 0;
-            if (batch > 0 && now >= deadline) {
-                left = batch;
-                retireLocked();
-            }
-            if (batch == 0 && !asking && now - lastSeen > 2 * SECOND) {
-                dead = true;
-            }
-            return left;
-        }
-
-        synchronized void retire() {
-            retireLocked();
-        }
-
-        synchronized void drop() {
-            batch = 0;
-            generation++;
-        }
-
-        synchronized long held() {
-            return batch;
-        }
-
-        private void retireLocked() {
-            if (batch > 0) {
-                returns.add(Adjustment.ofTokens(key, java.util.Objects.requireNonNull(batchSpec, "a batch has a spec"),
-                        batch));
-            }
-            batch = 0;
-            generation++;
-        }
-    }
-
-    /** The smallest capacity of the bucket's limits. */
-    private static long capacity(BucketSpec spec) {
-        long capacity = Long.MAX_VALUE;
-        for (int k = 0; k < spec.limits().size(); k++) {
-            capacity = Math.min(capacity, spec.limits().get(k).capacity());
-        }
-        return capacity;
-    }
-
-    private static long ceilDiv(long a, long b) {
-        return -Math.floorDiv(-a, b);
     }
 }
