@@ -202,6 +202,7 @@ final class Comparison {
         static Fixture open(Kind kind, String namespace, int instanceCount, Workload workload, int customers,
                             Settings settings, Network network) {
             Fixture fixture = new Fixture(instanceCount, customers);
+            QuotaContender.fleet = instanceCount;
             try {
                 for (int i = 0; i < instanceCount; i++) {
                     Instance instance = Instance.connect(network.clientUri(), settings.nettyThreads(),

@@ -12,6 +12,7 @@ import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
 import dev.quota.core.Rule;
+import dev.quota.core.TokenLeasing;
 import dev.quota.redis.RedisStore;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -33,6 +34,18 @@ final class QuotaContender implements Contender {
     /** The transfer decision's rule and amount limits, named as in the demo. */
     static final String RULE = "transfers";
     static final String AMOUNTS = "transfer-amount";
+
+    /**
+     * Whether the service leases shares of hot buckets ({@link TokenLeasing}): on, as shipped,
+     * unless the JVM runs with {@code -Dquota.bench.leases=off}.
+     */
+    static final boolean LEASES = !"off".equals(System.getProperty("quota.bench.leases", "on"));
+    /**
+     * The instances of the fixture being opened, which each service is told as its live instance
+     * count (what {@code InstanceRegistry} would say): fixtures are opened one at a time, on the
+     * bench's main thread.
+     */
+    static volatile int fleet = 1;
 
     private final QuotaService service;
     private final RedisStore store;
@@ -59,7 +72,9 @@ final class QuotaContender implements Contender {
             builder.rejectLocallyFor(rejectLocallyFor);
         }
         this.store = builder.build();
-        this.service = QuotaService.builder().store(store).config(config).build();
+        int instances = fleet;
+        this.service = QuotaService.builder().store(store).config(config).liveInstances(() -> instances)
+                .tokenLeasing(LEASES ? TokenLeasing.DEFAULT : TokenLeasing.OFF).build();
         this.namespace = namespace + ":q:";
         this.transfer = transfer;
     }

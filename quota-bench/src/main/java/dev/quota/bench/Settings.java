@@ -60,6 +60,7 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
               --pool N             Redisson connection pool size (default: what RedisStore's builder sets)
               --chart FILE         the PNG to write (default docs/benchmarks.png; --quick: quota-bench/target/...)
               --results FILE       the markdown tables to write (default quota-bench/target/benchmarks.md)
+              (JVM option) -Dquota.bench.leases=off   this module without leased shares of hot keys
             """;
 
     static Settings parse(String[] args) {

@@ -21,6 +21,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,16 +59,22 @@ final class DecisionRunner {
     private volatile int lastInstances = 1;
     /** Whether the instance count is failing now (logged once per spell). */
     private final AtomicBoolean instancesFailing = new AtomicBoolean();
+    /** The batches of hot buckets this instance serves from, on {@link #store} only; null: leasing is off. */
+    private final @Nullable LeasedShares shares;
 
     DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
                    IntSupplier instanceRank, Duration unavailableRetryAfter, QuotaListener listener) {
-        this(store, fallback, clock, liveInstances, instanceRank, unavailableRetryAfter, listener, log::warn);
+        this(store, fallback, clock, liveInstances, instanceRank, unavailableRetryAfter, listener, log::warn, null);
     }
 
-    /** With {@code warn} receiving the throttled "store unavailable" warnings instead of the log (tests). */
+    /**
+     * With {@code warn} receiving the throttled "store unavailable" warnings instead of the log
+     * (tests), and {@code shares} serving hot buckets of {@code store} from leased batches (null: none).
+     */
     DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
                    IntSupplier instanceRank, Duration unavailableRetryAfter, QuotaListener listener,
-                   Consumer<String> warn) {
+                   Consumer<String> warn, @Nullable LeasedShares shares) {
+        this.shares = shares;
         this.failureWarnings = new LogThrottle(clock, 1, 1, Duration.ZERO);
         this.warn = warn;
         this.store = store;
@@ -186,6 +193,9 @@ final class DecisionRunner {
         } catch (QuotaStoreException e) {
             listener.onStoreFailure(e);
             String reason = String.valueOf(e.getMessage());
+            if (e.outage() && shares != null) {
+                shares.retireAll(); // not served beside the failure policy: given back once the store answers
+            }
             if (!e.outage()) {
                 // the store may be serving every other call: admitting this one from a local bucket
                 // would count it beside the store, so it is refused, and the client retries
@@ -369,7 +379,9 @@ final class DecisionRunner {
         List<Take> takes = DecisionCharge.of(slots);
         List<ConsumeResult> results;
         try { // not through call(): a lambda per decision
-            results = target.tryConsume(takes);
+            LeasedShares leased = target == store ? shares : null;
+            LeasedShares.Lease lease = leased == null ? null : leased.begin(slots, takes, liveInstances());
+            results = leased == null || lease == null ? target.tryConsume(takes) : leased.decide(lease, takes);
         } catch (RuntimeException e) {
             throw StoreFailures.thrown("store failed", e);
         }
@@ -527,6 +539,16 @@ final class DecisionRunner {
         } finally {
             ListsOf.giveBack(leases);
         }
+    }
+
+    /** Writes a "store unavailable" warning to the log: where they go unless a test takes them. */
+    static void warn(String message) {
+        log.warn(message);
+    }
+
+    /** The leased shares of this runner's store, or null when leasing is off. */
+    @Nullable LeasedShares shares() {
+        return shares;
     }
 
     /** CLOSED beats LOCAL beats OPEN: the most careful policy among the buckets involved. */

@@ -98,6 +98,17 @@ final class Listeners implements QuotaListener {
         }
     }
 
+    @Override
+    public void onLeasedTokens(TokenLeasing.Event event, long tokens) {
+        for (QuotaListener listener : listeners) {
+            try {
+                listener.onLeasedTokens(event, tokens);
+            } catch (RuntimeException e) {
+                failed(listener, "onLeasedTokens", e);
+            }
+        }
+    }
+
     private static void failed(QuotaListener listener, String method, RuntimeException e) {
         log.warn("quota listener {}.{} failed; ignored", listener.getClass().getName(), method, e);
     }

@@ -122,6 +122,10 @@ public final class QuotaAdmin {
                 store.reset(slot.key());
                 return null;
             });
+            LeasedShares shares = runner.shares();
+            if (shares != null) {
+                shares.forget(slot.key()); // the bucket starts full: this instance's batch of it is not given back
+            }
         }
     }
 

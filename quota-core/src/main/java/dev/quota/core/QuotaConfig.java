@@ -29,11 +29,12 @@ public final class QuotaConfig {
     private final Mode mode;
     private final AllowList allow;
     private final Streams streams;
+    private final Leasing leasing;
 
     private QuotaConfig(long version, Identity identity, Map<String, Plan> plans, Map<String, Rule> rules,
                         Map<String, AmountLimits> amounts, Map<String, Customer> customers,
                         Map<String, String> apiKeys, List<String> warnings, boolean enabled, Mode mode,
-                        AllowList allow, Streams streams) {
+                        AllowList allow, Streams streams, Leasing leasing) {
         this.version = version;
         this.identity = identity;
         this.plans = Map.copyOf(plans);
@@ -46,6 +47,12 @@ public final class QuotaConfig {
         this.mode = mode;
         this.allow = allow;
         this.streams = streams;
+        this.leasing = leasing;
+    }
+
+    /** Which plans and rules may be served from leased shares ({@link TokenLeasing}); default {@link Leasing#ON}. */
+    public Leasing leasing() {
+        return leasing;
     }
 
     /** How metered streams are charged and cut off; default {@link Streams#DEFAULT}. */
@@ -151,7 +158,7 @@ public final class QuotaConfig {
     /** A builder holding this config's values, to change some of them. */
     public Builder toBuilder() {
         Builder builder = new Builder().version(version).identity(identity).enabled(enabled).mode(mode).allow(allow)
-                .streams(streams);
+                .streams(streams).leasing(leasing);
         builder.plans.putAll(plans);
         builder.rules.putAll(rules);
         builder.amounts.putAll(amounts);
@@ -164,7 +171,7 @@ public final class QuotaConfig {
     /** The same config with another version. */
     public QuotaConfig withVersion(long newVersion) {
         return new QuotaConfig(newVersion, identity, plans, rules, amounts, customers, apiKeys, warnings, enabled,
-                mode, allow, streams);
+                mode, allow, streams, leasing);
     }
 
     @Override
@@ -173,20 +180,21 @@ public final class QuotaConfig {
                 && plans.equals(other.plans) && rules.equals(other.rules) && amounts.equals(other.amounts)
                 && customers.equals(other.customers) && apiKeys.equals(other.apiKeys)
                 && warnings.equals(other.warnings) && enabled == other.enabled && mode == other.mode
-                && allow.equals(other.allow) && streams.equals(other.streams);
+                && allow.equals(other.allow) && streams.equals(other.streams) && leasing.equals(other.leasing);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(version, identity, plans, rules, amounts, customers, apiKeys, warnings, enabled, mode,
-                allow, streams);
+                allow, streams, leasing);
     }
 
     @Override
     public String toString() {
         return "QuotaConfig[version=" + version + ", identity=" + identity + ", plans=" + plans + ", rules=" + rules
                 + ", amounts=" + amounts + ", customers=" + customers + ", apiKeys=" + apiKeys + ", warnings="
-                + warnings + ", enabled=" + enabled + ", mode=" + mode + ", allow=" + allow + ", streams=" + streams + "]";
+                + warnings + ", enabled=" + enabled + ", mode=" + mode + ", allow=" + allow + ", streams=" + streams
+                + ", leasing=" + leasing + "]";
     }
 
     /**
@@ -207,6 +215,7 @@ public final class QuotaConfig {
         private Mode mode = Mode.ENFORCE;
         private AllowList allow = AllowList.NONE;
         private Streams streams = Streams.DEFAULT;
+        private Leasing leasing = Leasing.ON;
 
         private Builder() {
         }
@@ -291,6 +300,12 @@ public final class QuotaConfig {
             return this;
         }
 
+        /** Which plans and rules may be served from leased shares; default {@link Leasing#ON}. */
+        public Builder leasing(Leasing leasing) {
+            this.leasing = Objects.requireNonNull(leasing, "leasing");
+            return this;
+        }
+
         /**
          * The config.
          *
@@ -309,7 +324,7 @@ public final class QuotaConfig {
                 }
             }
             return new QuotaConfig(version, identity, plans, rules, amounts, customers, apiKeys, warnings, enabled,
-                    mode, allow, streams);
+                    mode, allow, streams, leasing);
         }
     }
 }

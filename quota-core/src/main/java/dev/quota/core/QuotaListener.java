@@ -77,4 +77,14 @@ public interface QuotaListener {
      */
     default void onReload(boolean applied, long version) {
     }
+
+    /**
+     * Leased tokens of a hot bucket ({@link TokenLeasing}) were taken, given back, expired or
+     * lost. Told off the request path for returns, expiries and losses; on the deciding thread for
+     * a batch taken.
+     *
+     * @param tokens how many tokens the event concerns
+     */
+    default void onLeasedTokens(TokenLeasing.Event event, long tokens) {
+    }
 }

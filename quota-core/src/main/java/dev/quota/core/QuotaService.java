@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -49,6 +50,8 @@ public final class QuotaService implements AutoCloseable {
     private final @Nullable QuotaListener decisionListeners;
     private final TopCustomersListener top;
     private final DecisionRunner runner;
+    /** Batches of hot buckets served without a store call ({@link TokenLeasing}); null when off. */
+    private final @Nullable LeasedShares shares;
     private final FailedKeyGuard guard;
     private final RejectionLog rejectionLog;
     private final CustomerDirectory customers;
@@ -69,11 +72,12 @@ public final class QuotaService implements AutoCloseable {
         this.listener = new Listeners(listeners);
         // a decision tells the rankings directly, and times itself only for listeners that read it
         this.decisionListeners = builder.listeners.isEmpty() ? null : new Listeners(builder.listeners);
-        this.runner = builder.storeFailureWarnings == null
-                ? new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
-                        builder.unavailableRetryAfter, listener)
-                : new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
-                        builder.unavailableRetryAfter, listener, builder.storeFailureWarnings);
+        this.shares = builder.tokenLeasing.enabled()
+                ? new LeasedShares(store, clock, builder.tokenLeasing, this::config, listener, builder.leaseSweeper)
+                : null;
+        Consumer<String> warnings = builder.storeFailureWarnings;
+        this.runner = new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
+                builder.unavailableRetryAfter, listener, warnings != null ? warnings : DecisionRunner::warn, shares);
         this.guard = new FailedKeyGuard(layout, runner, store, clock);
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);
@@ -125,6 +129,9 @@ public final class QuotaService implements AutoCloseable {
                 log.info("quota config version {} active ({} plans, {} rules, {}, mode {})", versioned.version(),
                         versioned.plans().size(), versioned.rules().size(),
                         versioned.enabled() ? "enabled" : "DISABLED", versioned.mode());
+                if (shares != null) {
+                    shares.retireAll(); // batches of the old limits go back; new ones are taken under the new
+                }
                 listener.onReload(true, versioned.version());
                 return versioned;
             }
@@ -395,8 +402,25 @@ public final class QuotaService implements AutoCloseable {
     @Override
     public void close() {
         rejectionLog.flush();
+        if (shares != null) {
+            shares.close(); // gives back what the batches hold, while the store is still open
+        }
         store.close();
         fallback.close();
+    }
+
+    /**
+     * What this instance did with leased shares of hot buckets ({@link TokenLeasing}) since it
+     * started: batches taken, decisions served from them, tokens returned, expired and lost, and
+     * tokens held now. All zero when leasing is off.
+     */
+    public TokenLeasing.Counts leasedTokens() {
+        return shares == null ? new TokenLeasing.Counts(0, 0, 0, 0, 0, 0, 0) : shares.counts();
+    }
+
+    /** Package-private: the leased shares, for tests that sweep them by their clock; null when off. */
+    @Nullable LeasedShares shares() {
+        return shares;
     }
 
     /** The customer a decision is made for. */

@@ -29,6 +29,9 @@ public final class QuotaServiceBuilder {
     @Nullable RejectionLog rejectionLog;
     byte @Nullable [] rejectionLogKey;
     @Nullable Consumer<String> storeFailureWarnings;
+    TokenLeasing tokenLeasing = TokenLeasing.DEFAULT;
+    /** Whether leased batches are swept by a background thread (tests sweep them by their clock). */
+    boolean leaseSweeper = true;
 
     QuotaServiceBuilder() {
     }
@@ -169,6 +172,23 @@ public final class QuotaServiceBuilder {
                     + " bytes but was " + key.length + " bytes");
         }
         this.rejectionLogKey = key.clone();
+        return this;
+    }
+
+    /**
+     * Leased shares of hot buckets: whether and how this instance serves a bucket it decides on
+     * often from a batch of its tokens, without a store call per decision; default
+     * {@link TokenLeasing#DEFAULT} (on). {@link TokenLeasing#OFF} sends every decision to the store.
+     * The config's {@code leasing} settings ({@link Leasing}) turn it off globally or per plan or rule.
+     */
+    public QuotaServiceBuilder tokenLeasing(TokenLeasing tokenLeasing) {
+        this.tokenLeasing = Objects.requireNonNull(tokenLeasing, "tokenLeasing");
+        return this;
+    }
+
+    /** Package-private: no background sweep of leased batches; the test sweeps by its clock. */
+    QuotaServiceBuilder sweepLeasesByHand() {
+        this.leaseSweeper = false;
         return this;
     }
 

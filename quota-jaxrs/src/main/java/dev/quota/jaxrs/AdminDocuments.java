@@ -7,6 +7,7 @@ import dev.quota.core.Identity;
 import dev.quota.core.InFlightStanding;
 import dev.quota.core.Limit;
 import dev.quota.core.LimitStatus;
+import dev.quota.core.Mode;
 import dev.quota.core.Plan;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaDecision;
@@ -112,12 +113,15 @@ final class AdminDocuments {
         JsonWriter json = new JsonWriter().beginObject()
                 .member("version", config.version())
                 .name("enabled").value(config.enabled())
-                .member("mode", lower(config.mode()));
+                .member("mode", lower(config.mode()))
+                .member("leasing", config.leasing().enabled() ? "on" : "off");
         identity(json.name("identity"), config.identity());
         json.name("plans").beginArray();
         for (Plan plan : sorted(config.plans().values(), Plan::name)) {
             json.beginObject().member("name", plan.name())
                     .member("mode", lower(config.modeOf(plan)))
+                    .member("leasing", config.leasing().leasesPlan(plan.name())
+                            && config.modeOf(plan) == Mode.ENFORCE ? "on" : "off")
                     .member("onStoreFailure", lower(plan.onStoreFailure()));
             limits(json.name("limits"), plan.limits());
             concurrency(json.name("concurrency"), plan.concurrency());
@@ -129,7 +133,9 @@ final class AdminDocuments {
             for (RouteMatch match : rule.matches()) {
                 json.value(match.toString());
             }
-            json.endArray().member("cost", rule.cost()).member("mode", lower(config.modeOf(rule)));
+            json.endArray().member("cost", rule.cost()).member("mode", lower(config.modeOf(rule)))
+                    .member("leasing", config.leasing().leasesRule(rule.name())
+                            && config.modeOf(rule) == Mode.ENFORCE ? "on" : "off");
             if (rule.onStoreFailure() != null) {
                 json.member("onStoreFailure", lower(rule.onStoreFailure()));
             }

@@ -155,13 +155,16 @@ class QuotaAdminResourceTest {
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body())
-                .startsWith("{\"version\":1,\"enabled\":true,\"mode\":\"enforce\",\"identity\":{\"header\":\"X-API-Key\"")
-                .contains("{\"name\":\"free\",\"mode\":\"enforce\",\"onStoreFailure\":\"closed\",\"limits\":["
+                .startsWith("{\"version\":1,\"enabled\":true,\"mode\":\"enforce\",\"leasing\":\"on\","
+                        + "\"identity\":{\"header\":\"X-API-Key\"")
+                .contains("{\"name\":\"free\",\"mode\":\"enforce\",\"leasing\":\"on\",\"onStoreFailure\":\"closed\","
+                        + "\"limits\":["
                         + "{\"name\":\"burst\",\"capacity\":20,"
                         + "\"refill\":{\"type\":\"greedy\",\"tokens\":10,\"period\":\"PT1S\"},\"windowSeconds\":2}],"
                         + "\"concurrency\":null}")
                 .contains("\"concurrency\":{\"limit\":2,\"leaseTimeout\":\"PT10M\"}")
-                .contains("{\"name\":\"export\",\"matches\":[],\"cost\":10,\"mode\":\"enforce\",\"perCustomer\":[")
+                .contains("{\"name\":\"export\",\"matches\":[],\"cost\":10,\"mode\":\"enforce\",\"leasing\":\"on\","
+                        + "\"perCustomer\":[")
                 .contains("\"customers\":1,\"apiKeys\":1,\"allow\":{\"customers\":1,\"apiKeys\":1,"
                         + "\"cidrs\":[\"10.0.0.0/8\"]}")
                 .endsWith("\"warnings\":[],\"store\":{\"describe\":\"in-JVM buckets (this instance only)\","

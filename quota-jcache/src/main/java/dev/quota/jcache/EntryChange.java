@@ -119,6 +119,7 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
                 out.writeLong(result.nanosToWait());
                 out.writeLong(result.nanosToFull());
                 out.writeLong(result.lease());
+                out.writeLong(result.extraTaken());
                 out.writeShort(result.remaining().length);
                 for (long remaining : result.remaining()) {
                     out.writeLong(remaining);
@@ -150,11 +151,12 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
                     long wait = in.readLong();
                     long toFull = in.readLong();
                     long lease = in.readLong();
+                    long extraTaken = in.readLong();
                     long[] remaining = new long[in.readUnsignedShort()];
                     for (int r = 0; r < remaining.length; r++) {
                         remaining[r] = in.readLong();
                     }
-                    results.add(new ConsumeResult(consumed, remaining, wait, toFull, lease));
+                    results.add(new ConsumeResult(consumed, remaining, wait, toFull, lease, extraTaken));
                 }
                 return new Answer(results, written, nanosToFull);
             } catch (IOException e) {
@@ -163,7 +165,10 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
         }
     }
 
-    /** Takes as bytes: per take, its key, tokens, refusal tokens, whether it is a shadow take, and its spec. */
+    /**
+     * Takes as bytes: per take, its key, tokens, refusal tokens, whether it is a shadow take, its
+     * extra tokens, and its spec.
+     */
     private static byte[] encode(List<Take> takes) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(96 * takes.size());
         try (DataOutputStream out = new DataOutputStream(bytes)) {
@@ -173,6 +178,7 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
                 out.writeLong(take.tokens());
                 out.writeLong(take.refusalTokens());
                 out.writeBoolean(take.shadow());
+                out.writeLong(take.extra());
                 byte[] spec = encode(take.spec());
                 out.writeShort(spec.length);
                 out.write(spec);
@@ -265,9 +271,10 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
                 long tokens = in.readLong();
                 long refusalTokens = in.readLong();
                 boolean shadow = in.readBoolean();
+                long extra = in.readLong();
                 byte[] spec = new byte[in.readUnsignedShort()];
                 in.readFully(spec);
-                takes.add(new Take(key, spec(spec), tokens, refusalTokens, shadow));
+                takes.add(new Take(key, spec(spec), tokens, refusalTokens, shadow, extra));
             }
             return takes;
         } catch (IOException e) {

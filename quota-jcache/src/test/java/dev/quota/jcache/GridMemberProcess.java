@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Arguments: cluster name, this member's port, every member's port (comma-separated), the customer
  * id, threads, decisions per thread. It prints {@code READY} once it sees every member, waits for a
- * {@code GO} line on stdin, decides, prints {@code RESULT admitted=A rejected=R fallback=F}, and
+ * {@code GO} line on stdin, decides, prints {@code RESULT admitted=A rejected=R fallback=F held=H} (H: tokens its
+ * leased batches still hold), and
  * stops its member when stdin closes.
  */
 public final class GridMemberProcess {
@@ -102,8 +103,8 @@ public final class GridMemberProcess {
                 }
                 workers.forEach(Thread::start);
                 done.await();
-                System.out.printf("RESULT admitted=%d rejected=%d fallback=%d%n", admitted.get(), rejected.get(),
-                        fallback.get());
+                System.out.printf("RESULT admitted=%d rejected=%d fallback=%d held=%d%n", admitted.get(), rejected.get(),
+                        fallback.get(), service.leasedTokens().held());
                 System.out.flush();
                 // stay in the grid until every process has decided: the parent closes stdin then
                 while (in.readLine() != null) {

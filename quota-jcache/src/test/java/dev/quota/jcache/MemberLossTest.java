@@ -8,6 +8,7 @@ import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaDecision.Outcome;
 import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
+import dev.quota.core.TokenLeasing;
 import dev.quota.core.resilience.CircuitBreakerStore;
 import dev.quota.core.resilience.OnePlan;
 import dev.quota.testkit.Await;
@@ -39,7 +40,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>Each customer has one caller on each instance. A decision in flight at the kill may have taken a
  * grid token and then failed or been retried by Hazelcast (taking another), so the grid admits
- * between 400 minus those decisions and 400: never more.
+ * between 400 minus those decisions and 400: never more. With leased shares (the default), the
+ * instance whose member died may serve a few more from a batch of grid tokens it took before the
+ * kill, and what such a batch still held is lost to the grid (the instance's breaker never closes
+ * again to give it back): at most the published bound, 40 tokens here.
  */
 class MemberLossTest {
 
@@ -125,8 +129,14 @@ class MemberLossTest {
                     .isNotEmpty()
                     .allSatisfy(s -> {
                         assertThat(s.outcome()).isIn(Outcome.ALLOWED, Outcome.REJECTED, Outcome.UNAVAILABLE);
-                        assertThat(s.capacity()).isEqualTo(s.outcome() == Outcome.UNAVAILABLE ? 0
-                                : CAPACITY / LIVE_INSTANCES);
+                        if (s.outcome() == Outcome.UNAVAILABLE) {
+                            assertThat(s.capacity()).isZero();
+                        } else if (s.capacity() == CAPACITY) {
+                            // served from a batch of grid tokens leased before the kill: no store call
+                            assertThat(s.outcome()).isEqualTo(Outcome.ALLOWED);
+                        } else {
+                            assertThat(s.capacity()).isEqualTo(CAPACITY / LIVE_INSTANCES);
+                        }
                     })
                     .anySatisfy(s -> assertThat(s.outcome()).isEqualTo(Outcome.ALLOWED));
             for (int c = 0; c < CUSTOMERS; c++) {
@@ -138,8 +148,11 @@ class MemberLossTest {
                 long inFlight = own.stream().filter(s -> s.inFlightBetween(killStart, killEnd)).count();
                 System.out.printf("%s %s: %d admitted through the grid (%d decisions in flight at the kill), %d locally%n",
                         mode, customer, throughGrid, inFlight, local);
+                // short by at most the in-flight decisions and what the dead member's instance held in
+                // leased batches (never given back: its breaker stays open)
                 assertThat(throughGrid).as("%s admitted through the grid", customer)
-                        .isBetween(CAPACITY - inFlight, CAPACITY);
+                        .isBetween(CAPACITY - inFlight - TokenLeasing.DEFAULT.heldAtMost(CAPACITY, LIVE_INSTANCES, 1),
+                                CAPACITY);
                 assertThat(local).as("%s admitted in the JVM of the instance without a member", customer)
                         .isEqualTo(CAPACITY / LIVE_INSTANCES);
                 assertThat(instances.get(0).admin().standing(Customer.of(customer, "free")).get(0).remaining())

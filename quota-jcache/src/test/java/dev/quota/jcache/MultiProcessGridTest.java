@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Three instances of a service, each its own JVM and its own Hazelcast member of one grid, with the
  * JCache store as shipped, deciding for the same customer at once on saturated cores: together they
- * admit exactly the customer's capacity, and the grid makes every decision.
+ * admit exactly the customer's capacity, less what leased batches of the hot key still hold (never
+ * more), and the grid makes every decision.
  */
 @ExtendWith(BusyCores.class)
 class MultiProcessGridTest {
@@ -35,7 +36,8 @@ class MultiProcessGridTest {
     private static final int PER_THREAD = 25;
     /** How long a member may take to join the grid or to decide, on a busy machine. */
     private static final Duration MEMBER_WAIT = Duration.ofSeconds(180);
-    private static final Pattern RESULT = Pattern.compile("RESULT admitted=(\\d+) rejected=(\\d+) fallback=(\\d+)");
+    private static final Pattern RESULT = Pattern.compile(
+            "RESULT admitted=(\\d+) rejected=(\\d+) fallback=(\\d+) held=(\\d+)");
 
     @TempDir
     Path logs;
@@ -78,7 +80,7 @@ class MultiProcessGridTest {
             Matcher result = RESULT.matcher(processes.get(i).awaitLine("RESULT", MEMBER_WAIT));
             assertThat(result.matches()).isTrue();
             results.add(new int[] {Integer.parseInt(result.group(1)), Integer.parseInt(result.group(2)),
-                    Integer.parseInt(result.group(3))});
+                    Integer.parseInt(result.group(3)), Integer.parseInt(result.group(4))});
         }
         long decided = System.nanoTime();
         for (ChildJvm process : processes) {
@@ -88,14 +90,17 @@ class MultiProcessGridTest {
         int admitted = results.stream().mapToInt(r -> r[0]).sum();
         int rejected = results.stream().mapToInt(r -> r[1]).sum();
         int fallback = results.stream().mapToInt(r -> r[2]).sum();
+        int held = results.stream().mapToInt(r -> r[3]).sum();
         System.out.printf("3 processes: grid formed in %d ms, %d decisions in %d ms; admitted per process %s,"
                         + " sum %d, rejected %d, not by the grid %d%n",
                 (formed - started) / 1_000_000, PROCESSES * THREADS * PER_THREAD, (decided - formed) / 1_000_000,
                 results.stream().map(r -> String.valueOf(r[0])).collect(Collectors.joining("/")), admitted, rejected,
                 fallback);
         assertThat(fallback).as("decisions not made by the grid").isZero();
-        assertThat(admitted).isEqualTo(200);
-        assertThat(rejected).isEqualTo(PROCESSES * THREADS * PER_THREAD - 200);
+        assertThat(admitted).as("never above the capacity").isLessThanOrEqualTo(200);
+        // short of it only by what leased batches of the hot key still hold (given back at their deadline)
+        assertThat(admitted + held).isEqualTo(200);
+        assertThat(rejected).isEqualTo(PROCESSES * THREADS * PER_THREAD - admitted);
     }
 
     private static int freePort() {

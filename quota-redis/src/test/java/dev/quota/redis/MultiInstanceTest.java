@@ -48,8 +48,16 @@ class MultiInstanceTest extends MultiInstanceContract {
         });
 
         assertThat(decisions).allMatch(QuotaDecision::allowed);
-        long remaining = instances.get(0).admin().standing(customer).get(0).remaining();
-        // 400 used; after the reload the capacity is 2000 and usage was kept
-        assertThat(remaining).isEqualTo(1_600);
+        // the instances lease batches of this hot key: closed, they give back what those still hold
+        for (QuotaService instance : List.copyOf(instances)) {
+            instance.close();
+            instances.remove(instance);
+        }
+        try (QuotaService reader = QuotaService.builder().store(newInstanceStore(0, clock)).config(bigger)
+                .clock(clock).build()) {
+            long remaining = reader.admin().standing(customer).get(0).remaining();
+            // 400 used; after the reload the capacity is 2000 and usage was kept
+            assertThat(remaining).isEqualTo(1_600);
+        }
     }
 }

@@ -6,6 +6,7 @@ import dev.quota.core.Concurrency;
 import dev.quota.core.Customer;
 import dev.quota.core.FailurePolicy;
 import dev.quota.core.Identity;
+import dev.quota.core.Leasing;
 import dev.quota.core.Limit;
 import dev.quota.core.Mode;
 import dev.quota.core.Plan;
@@ -15,6 +16,7 @@ import dev.quota.core.Streams;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,6 +38,9 @@ final class QuotaConfigParser {
     private final Set<String> customerIds = new HashSet<>();
     private final Map<String, Plan> plans = new LinkedHashMap<>();
     private boolean plansRead;
+    /** Plans and rules marked {@code leasing: off}. */
+    private final Set<String> unleasedPlans = new LinkedHashSet<>();
+    private final Set<String> unleasedRules = new LinkedHashSet<>();
 
     private QuotaConfigParser(ConfigProblems problems) {
         this.problems = problems;
@@ -54,16 +59,24 @@ final class QuotaConfigParser {
         }
         ConfigMap top = ConfigMap.root(map, problems);
         top.allowOnly("version", "enabled", "mode", "identity", "plans", "rules", "amounts", "customers", "apiKeys",
-                "allow", "streams");
+                "allow", "streams", "leasing");
         Long version = top.integer("version", 1);
         Boolean enabled = top.has("enabled") ? top.bool("enabled") : Boolean.TRUE;
         Mode mode = top.has("mode") ? mode(top) : Mode.ENFORCE;
+        Boolean leasing = LeasingParser.parse(top, problems);
+        LeasingParser.check(leasing, top, mode, true, problems);
         if (top.require("plans")) {
             plans(top.map("plans"));
         }
         Identity identity = IdentityParser.parse(top.has("identity") ? top.map("identity") : null, planNames, plansRead,
                 problems);
         Map<String, Rule> rules = top.has("rules") ? rulesSection(top.map("rules")) : Map.of();
+        Set<String> plansOff = new LinkedHashSet<>();
+        for (Plan plan : plans.values()) {
+            if (unleasedPlans.contains(plan.name())) {
+                plansOff.add(plan.name());
+            }
+        }
         Map<String, AmountLimits> amounts = amounts(top.has("amounts") ? top.map("amounts") : null);
         Map<String, Customer> customers = customers(top.has("customers") ? top.map("customers") : null);
         Map<String, String> apiKeys = apiKeys(top);
@@ -79,7 +92,8 @@ final class QuotaConfigParser {
         }
         try {
             QuotaConfig.Builder config = QuotaConfig.builder().version(version == null ? 0 : version)
-                    .identity(identity).enabled(enabled).mode(mode).allow(allow).streams(streams);
+                    .identity(identity).enabled(enabled).mode(mode).allow(allow).streams(streams)
+                    .leasing(new Leasing(!Boolean.FALSE.equals(leasing), plansOff, unleasedRules));
             plans.values().forEach(config::plan);
             rules.values().forEach(config::rule);
             amounts.values().forEach(config::amounts);
@@ -135,9 +149,14 @@ final class QuotaConfigParser {
                 continue;
             }
             int errorsBefore = problems.errorCount();
-            plan.allowOnly("onStoreFailure", "limits", "mode", "concurrency", "leaseTimeout");
+            plan.allowOnly("onStoreFailure", "limits", "mode", "concurrency", "leaseTimeout", "leasing");
             FailurePolicy policy = policy(plan, FailurePolicy.LOCAL);
             Mode mode = plan.has("mode") ? mode(plan) : null;
+            Boolean leasing = LeasingParser.parse(plan, problems);
+            LeasingParser.check(leasing, plan, mode, true, problems);
+            if (Boolean.FALSE.equals(leasing)) {
+                unleasedPlans.add(name);
+            }
             Concurrency concurrency = ConcurrencyParser.parse(plan, problems);
             List<Limit> limits = plan.require("limits")
                     ? LimitsParser.parse(plan.raw("limits"), plan.path("limits"), true, problems) : null;
@@ -151,7 +170,7 @@ final class QuotaConfigParser {
     }
 
     private Map<String, Rule> rulesSection(@Nullable ConfigMap section) {
-        return section == null ? Map.of() : RulesParser.parse(section, plans, problems);
+        return section == null ? Map.of() : RulesParser.parse(section, plans, unleasedRules, problems);
     }
 
     private Map<String, AmountLimits> amounts(@Nullable ConfigMap section) {

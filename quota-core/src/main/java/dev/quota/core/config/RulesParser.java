@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /** Reads the {@code rules} section: endpoint patterns, cost and the rule's own limits. */
@@ -23,14 +24,22 @@ final class RulesParser {
     /** Entries seen so far ({@code POST /a/{}}), to the path of their first use. */
     private final Map<String, String> seenPatterns = new HashMap<>();
 
-    private RulesParser(Map<String, Plan> plans, ConfigProblems problems) {
+    /** Rules marked {@code leasing: off}, filled as they are read. */
+    private final Set<String> unleased;
+
+    private RulesParser(Map<String, Plan> plans, Set<String> unleased, ConfigProblems problems) {
         this.plans = plans;
+        this.unleased = unleased;
         this.problems = problems;
     }
 
-    /** The valid rules by name; invalid ones are left out with their errors recorded. */
-    static Map<String, Rule> parse(ConfigMap section, Map<String, Plan> plans, ConfigProblems problems) {
-        var parser = new RulesParser(plans, problems);
+    /**
+     * The valid rules by name; invalid ones are left out with their errors recorded. The names of
+     * rules marked {@code leasing: off} are added to {@code unleased}.
+     */
+    static Map<String, Rule> parse(ConfigMap section, Map<String, Plan> plans, Set<String> unleased,
+                                   ConfigProblems problems) {
+        var parser = new RulesParser(plans, unleased, problems);
         Map<String, Rule> rules = new LinkedHashMap<>();
         for (String name : section.keys()) {
             Rule rule = parser.rule(name, section);
@@ -52,7 +61,8 @@ final class RulesParser {
             return null;
         }
         int errorsBefore = problems.errorCount();
-        rule.allowOnly("match", "cost", "limits", "shared", "onStoreFailure", "mode", "concurrency", "leaseTimeout");
+        rule.allowOnly("match", "cost", "limits", "shared", "onStoreFailure", "mode", "concurrency", "leaseTimeout",
+                "leasing");
         List<RouteMatch> matches = matches(rule);
         Long cost = rule.has("cost") ? rule.integer("cost", 1) : Long.valueOf(1);
         if (cost != null) {
@@ -63,6 +73,12 @@ final class RulesParser {
         String policy = rule.has("onStoreFailure") ? rule.choice("onStoreFailure", "open", "closed", "local") : null;
         Mode mode = rule.has("mode") ? QuotaConfigParser.mode(rule) : null;
         Concurrency concurrency = ConcurrencyParser.parse(rule, problems);
+        Boolean leasing = LeasingParser.parse(rule, problems);
+        LeasingParser.check(leasing, rule, mode, perCustomer == null || shared == null
+                || !perCustomer.isEmpty() || !shared.isEmpty(), problems);
+        if (Boolean.FALSE.equals(leasing)) {
+            unleased.add(name);
+        }
         if (problems.errorCount() > errorsBefore || cost == null || perCustomer == null || shared == null) {
             return null;
         }

@@ -253,6 +253,11 @@ public final class BucketArithmetic {
             if (all) {
                 // every bucket had its tokens: the rule takes each take's own (admitted, shadows too),
                 // so each bucket's answer and write are its own, without the rule's steps, arrays and predicates
+                for (int i = 0; i < n; i++) {
+                    // the writes are this call's own copies: the extra is taken from them in place
+                    results[i] = withExtra(takes.get(i), Objects.requireNonNull(writes[i], "all taken"),
+                            (ConsumeResult) results[i], nowNanos);
+                }
                 return new Outcome(ListsOf.first(results, n), writes);
             }
             Step[] steps = new Step[n];
@@ -268,8 +273,10 @@ public final class BucketArithmetic {
                         : consume(before[i], take.spec(), take.refusalTokens(), nowNanos);
                 return charged[i].after() != null;
             });
+            boolean admitted = ChargeRule.admitted(takes, i -> steps[i].after() != null);
             for (int i = 0; i < n; i++) {
-                results[i] = apply(takes.get(i), steps[i], charged[i], taken[i], before[i], nowNanos, writes, i);
+                results[i] = apply(takes.get(i), steps[i], charged[i], taken[i], admitted, before[i], nowNanos,
+                        writes, i);
             }
             return new Outcome(ListsOf.first(results, n), writes);
         } finally {
@@ -307,7 +314,8 @@ public final class BucketArithmetic {
             for (int i = 0; i < n; i++) {
                 Take take = takes.get(i);
                 RemoteBucketState state = Objects.requireNonNull(states[i], "checked above");
-                results[i] = consumeCurrent(state, take.spec(), take.tokens(), nowNanos); // refilled already
+                results[i] = withExtra(take, state, consumeCurrent(state, take.spec(), take.tokens(), nowNanos),
+                        nowNanos); // refilled already
             }
             return ListsOf.first(results, n);
         } finally {
@@ -347,12 +355,14 @@ public final class BucketArithmetic {
      * ({@link ChargeRule}), and its write into {@code writes[i]}: {@code step} took the take's
      * tokens, {@code paid} its refusal tokens (null when not computed).
      */
-    private static ConsumeResult apply(Take take, Step step, @Nullable Step paid, long taken,
+    private static ConsumeResult apply(Take take, Step step, @Nullable Step paid, long taken, boolean admitted,
                                        @Nullable RemoteBucketState before, long nowNanos,
                                        @Nullable RemoteBucketState[] writes, int i) {
         if (taken == take.tokens()) {
-            writes[i] = step.after();
-            return step.result();
+            RemoteBucketState after = step.after();
+            writes[i] = after;
+            // a step's state is a copy this decision made: the extra is taken from it in place
+            return admitted && after != null ? withExtra(take, after, step.result(), nowNanos) : step.result();
         }
         if (taken > 0) {
             Step charge = Objects.requireNonNull(paid, "refusal tokens taken without being asked for");
@@ -375,6 +385,24 @@ public final class BucketArithmetic {
         long wait = consume(after, take.spec(), take.tokens(), nowNanos).result().nanosToWait();
         ConsumeResult result = paid.result();
         return new ConsumeResult(true, result.remaining(), Math.max(1, wait), result.nanosToFull());
+    }
+
+    /**
+     * {@code result}, the answer of an admitted take whose tokens {@code after} (refilled to
+     * {@code nowNanos}, this decision's own) no longer holds, with the take's {@link Take#extra()}
+     * taken from {@code after} in place, as many as {@link ChargeRule#extra} says it gives.
+     */
+    private static ConsumeResult withExtra(Take take, RemoteBucketState after, ConsumeResult result, long nowNanos) {
+        if (take.extra() == 0) {
+            return result;
+        }
+        long extra = ChargeRule.extra(take, after.getAvailableTokens());
+        if (extra == 0) {
+            return result;
+        }
+        after.consume(extra);
+        return new ConsumeResult(true, inSpecOrder(after, available(after), take.spec()), 0,
+                after.calculateFullRefillingTime(nowNanos), result.lease(), extra);
     }
 
     private static ConsumeResult untaken(ConsumeResult standing) {

@@ -15,6 +15,9 @@ import java.util.function.IntPredicate;
  *       (a shadow limit counts a request as enforcing it would: all of it, or none).</li>
  *   <li>Refused otherwise: each take with {@link Take#refusalTokens()} gives them, provided every
  *       such take has them; otherwise nothing is taken.</li>
+ *   <li>Extra, only when admitted: a take that asks for {@link Take#extra()} tokens gets as many of
+ *       them as its bucket still holds once its own tokens are taken ({@link #extra}); they never
+ *       decide whether the consume is admitted.</li>
  * </ul>
  *
  * <p>Plan 10 per hour (1 when refused), rule 2 per minute: with the rule's bucket empty, the
@@ -51,7 +54,18 @@ public final class ChargeRule {
     }
 
     /**
-     * The tokens the consume takes from each bucket, in take order.
+     * The extra tokens an admitted consume takes from {@code take}'s bucket beyond the take's own:
+     * up to {@link Take#extra()}, as many as the bucket holds after the take's tokens. A bucket with
+     * 30 tokens, a take of 1 asking 50 extra: 29 extra, and the bucket is empty.
+     *
+     * @param available the tokens the bucket holds once the take's own are taken (its smallest limit)
+     */
+    public static long extra(Take take, long available) {
+        return take.extra() == 0 ? 0 : Math.min(take.extra(), Math.max(0, available));
+    }
+
+    /**
+     * The tokens the consume takes from each bucket, in take order, beyond any {@link #extra}.
      *
      * @param hasTokens        whether take {@code i}'s bucket holds the take's tokens
      * @param hasRefusalTokens whether take {@code i}'s bucket holds its refusal tokens; asked only of

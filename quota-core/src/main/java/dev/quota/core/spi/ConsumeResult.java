@@ -21,12 +21,20 @@ package dev.quota.core.spi;
  * @param lease       for a take from a lease set ({@link BucketSpec#leases()}) that held a slot: the
  *                    lease's deadline in the store's clock nanoseconds, which gives it back
  *                    ({@link QuotaStore#releaseLease}); else 0
+ * @param extraTaken  the tokens taken beyond the take's own ({@link Take#extra()}): at most what it
+ *                    asked for, only on an admitted consume; {@code remaining} is counted after them
  */
-public record ConsumeResult(boolean tokensTaken, long[] remaining, long nanosToWait, long nanosToFull, long lease) {
+public record ConsumeResult(boolean tokensTaken, long[] remaining, long nanosToWait, long nanosToFull, long lease,
+                            long extraTaken) {
 
     /** A result that holds no lease. */
     public ConsumeResult(boolean tokensTaken, long[] remaining, long nanosToWait, long nanosToFull) {
-        this(tokensTaken, remaining, nanosToWait, nanosToFull, 0);
+        this(tokensTaken, remaining, nanosToWait, nanosToFull, 0, 0);
+    }
+
+    /** A result that took no extra tokens. */
+    public ConsumeResult(boolean tokensTaken, long[] remaining, long nanosToWait, long nanosToFull, long lease) {
+        this(tokensTaken, remaining, nanosToWait, nanosToFull, lease, 0);
     }
 
     /** Whether this bucket alone had enough tokens for its take. */

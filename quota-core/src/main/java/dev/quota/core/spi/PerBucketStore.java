@@ -93,7 +93,7 @@ public abstract class PerBucketStore implements QuotaStore {
                 Take taken = group.get(i);
                 try {
                     adjust(List.of(SplitConsume.returning(taken, result,
-                            result.sufficient() ? taken.tokens() : taken.refusalTokens())));
+                            result.sufficient() ? taken.tokens() + result.extraTaken() : taken.refusalTokens())));
                 } catch (RuntimeException ignored) {
                     failure.addSuppressed(ignored);
                 }

@@ -9,7 +9,9 @@ import java.util.List;
  * <p>A decision is one {@link #tryConsume(List) consume} of all its buckets. A store takes every
  * take's {@link Take#tokens()} when all of them have enough; otherwise each take's
  * {@link Take#refusalTokens()}, provided every take with refusal tokens has that many; otherwise
- * nothing. A store
+ * nothing. A take that asks for {@link Take#extra()} tokens gets as many of them as its bucket
+ * still holds once the consume is admitted, reported in {@link ConsumeResult#extraTaken()} (what
+ * {@link ChargeRule} says; {@link BucketMath#decide} computes it). A store
  * that can do this atomically across buckets does (the in-JVM store; Redis within one cluster hash
  * slot); one that cannot takes bucket by bucket and gives back what it took when a later bucket
  * refuses ({@link PerBucketStore}), which may refuse a concurrent request early but never admits

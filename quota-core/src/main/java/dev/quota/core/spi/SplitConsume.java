@@ -55,12 +55,18 @@ public final class SplitConsume {
             for (int j = 0; j < group.length; j++) {
                 results[group[j]] = answer.get(j);
                 Take take = part.get(j);
-                took[group[j]] = !answer.get(j).tokensTaken() ? 0 : groupAdmitted ? take.tokens() : take.refusalTokens();
+                took[group[j]] = !answer.get(j).tokensTaken() ? 0
+                        : groupAdmitted ? take.tokens() + answer.get(j).extraTaken() : take.refusalTokens();
             }
         }
         // what the whole consume takes, by the rule every store applies; each bucket's own answer
         // says whether it had the take's tokens, and a charged one whether it gave its refusal tokens
         long[] keep = ChargeRule.taken(takes, i -> results[i].sufficient(), i -> results[i].tokensTaken());
+        if (ChargeRule.admitted(takes, i -> results[i].sufficient())) {
+            for (int i = 0; i < results.length; i++) {
+                keep[i] += results[i].extraTaken(); // taken only by an admitted group: kept when the whole is
+            }
+        }
         for (int i = 0; i < results.length; i++) {
             long back = took[i] - keep[i];
             if (back > 0) {

@@ -21,12 +21,18 @@ import java.util.Objects;
  * @param shadow        whether this bucket only observes: its lack of tokens never refuses the
  *                      consume; it gives its tokens only when every take of the consume has its own,
  *                      and nothing on a refusal
+ * @param extra         tokens to take beyond {@code tokens} when the consume is admitted, as many of them
+ *                      as the bucket still holds then (0: none); never part of whether the consume is
+ *                      admitted, and never taken on a refusal ({@link ChargeRule#extra}). The decision
+ *                      asks for them to lease a batch of a hot bucket's tokens in the same store call
+ *                      (see {@link ConsumeResult#extraTaken()})
  */
-public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens, boolean shadow) {
+public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens, boolean shadow, long extra) {
 
     /**
      * @throws IllegalArgumentException if {@code tokens < 1}, refusalTokens is negative or above
-     *                                  tokens, or a shadow take has refusal tokens
+     *                                  tokens, a shadow take has refusal tokens, or {@code extra} is
+     *                                  negative, or positive on a shadow take or a lease set
      */
     public Take {
         Objects.requireNonNull(key, "key");
@@ -41,6 +47,18 @@ public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalToke
             throw new IllegalArgumentException("a shadow take is never charged on refusal, but refusalTokens was "
                     + refusalTokens);
         }
+        if (extra < 0) {
+            throw new IllegalArgumentException("extra must be >= 0 but was " + extra);
+        }
+        if (extra > 0 && (shadow || spec.leases())) {
+            throw new IllegalArgumentException("extra tokens are taken from an enforced rate limit only, but "
+                    + (shadow ? "a shadow take" : "a lease set") + " asked for " + extra);
+        }
+    }
+
+    /** A take without extra tokens. */
+    public Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens, boolean shadow) {
+        this(key, spec, tokens, refusalTokens, shadow, 0);
     }
 
     /** An enforced take: its lack of tokens refuses the consume. */
@@ -51,6 +69,11 @@ public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalToke
     /** An enforced take that is left alone when the consume is refused. */
     public static Take of(BucketKey key, BucketSpec spec, long tokens) {
         return new Take(key, spec, tokens, 0, false);
+    }
+
+    /** This take asking for up to {@code extra} tokens more when the consume is admitted. */
+    public Take withExtra(long extra) {
+        return extra == this.extra ? this : new Take(key, spec, tokens, refusalTokens, shadow, extra);
     }
 
     /** Whether this take is charged when the consume is refused. */

@@ -169,6 +169,49 @@ public abstract class MultiInstanceContract {
         assertThat(after.stream().filter(QuotaDecision::allowed).count()).as("all five back").isEqualTo(5);
     }
 
+    /**
+     * Leased shares, as shipped: each instance told how many there are, 1,200 decisions on one hot
+     * key at frozen time. The instances take batches of the bucket and serve from them; together
+     * they admit exactly what they took, never more than the capacity, and once they close, what
+     * their batches held is back in the store: a later instance admits exactly the rest.
+     */
+    @Test
+    void instancesOnAHotKey_leaseBatches_admitExactlyWhatTheyTook_andGiveTheRestBackOnClose() throws Exception {
+        QuotaConfig config = config(1_000, List.of(), List.of());
+        List<QuotaService> fleet = new ArrayList<>();
+        for (int i = 0; i < instanceCount(); i++) {
+            QuotaService service = QuotaService.builder().store(newInstanceStore(i, clock)).config(config).clock(clock)
+                    .liveInstances(this::instanceCount).build();
+            instances.add(service);
+            fleet.add(service);
+        }
+        Customer customer = Customer.of("hot-" + UUID.randomUUID(), "free");
+
+        List<QuotaDecision> decisions = runConcurrently(1_200,
+                i -> () -> fleet.get(i % fleet.size()).decide(customer, null));
+
+        long admitted = decisions.stream().filter(QuotaDecision::allowed).count();
+        long held = fleet.stream().mapToLong(s -> s.leasedTokens().held()).sum();
+        long batches = fleet.stream().mapToLong(s -> s.leasedTokens().batches()).sum();
+        long inStore = fleet.get(0).admin().standing(customer).get(0).remaining();
+        assertThat(batches).as("the key was hot on the instances").isPositive();
+        assertThat(admitted).as("never above the capacity").isLessThanOrEqualTo(1_000);
+        assertThat(admitted + held + inStore).as("each token admitted, held or stored, once").isEqualTo(1_000);
+
+        for (QuotaService service : fleet) {
+            service.close();
+            instances.remove(service);
+        }
+        QuotaService later = QuotaService.builder().store(newInstanceStore(0, clock)).config(config).clock(clock)
+                .tokenLeasing(dev.quota.core.TokenLeasing.OFF).build();
+        instances.add(later);
+        long more = 0;
+        while (later.decide(customer, null).allowed()) {
+            more++;
+        }
+        assertThat(admitted + more).as("closed: the batches' tokens are back, exactly").isEqualTo(1_000);
+    }
+
     /** Starts {@link #instanceCount()} services over clients of the store; closed after the test. */
     protected List<QuotaService> startInstances(QuotaConfig config) {
         for (int i = 0; i < instanceCount(); i++) {

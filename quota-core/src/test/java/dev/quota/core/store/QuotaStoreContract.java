@@ -40,7 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * several (a cluster store splits those). Lease sets: {@link LeaseStoreContract}. The concurrent one keeps its keys in one slot: a split
  * consume may refuse a concurrent request early, so only one slot gives an exact count.
  */
-public abstract class QuotaStoreContract implements LeaseStoreContract {
+public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTokensStoreContract {
 
     protected final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
     protected QuotaStore store;
@@ -50,6 +50,11 @@ public abstract class QuotaStoreContract implements LeaseStoreContract {
 
     @Override
     public QuotaStore leaseStore() {
+        return store;
+    }
+
+    @Override
+    public QuotaStore extraStore() {
         return store;
     }
 
