@@ -151,7 +151,7 @@ final class HttpScenario {
         String label = variant.label();
         int port = freePort();
         HttpServer server = HttpBench.start(port, variant.service(), variant.filter(), settings.callers(),
-                variant.transfers());
+                variant.transfers(), settings.arrivedBodyBytes());
         Profiler.Slice[] recording = new Profiler.Slice[1];
         try {
             double[] cpuAtStart = new double[2];

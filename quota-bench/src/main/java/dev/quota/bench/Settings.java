@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  */
 record Settings(boolean quick, long warmupNanos, long measureNanos, int callers, int customers, Set<String> scenarios,
                 Set<Kind> limiters, int nettyThreads, int poolSize, Path chart, Path results, List<Duration> rtts,
-                Set<String> transferParts, @Nullable Path profile) {
+                Set<String> transferParts, @Nullable Path profile, int arrivedBodyBytes) {
 
     /** Every scenario, in the order they run. */
     static final List<String> SCENARIOS = List.of("many", "hot1", "hot", "hot8", "shared8", "flood", "http", "transfer", "alloc");
@@ -61,6 +61,9 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
               --chart FILE         the PNG to write (default docs/benchmarks.png; --quick: quota-bench/target/...)
               --results FILE       the markdown tables to write (default quota-bench/target/benchmarks.md)
               (JVM option) -Dquota.bench.leases=off   this module without leased shares of hot keys
+              --arrived-body-bytes N  the HTTP scenario's QuotaFeature.Builder.arrivedBodyBytes: a transfer
+                                   body of at most N bytes sent with its headers is decided in one store
+                                   call (default: the feature's, 16384; 0: every body in two steps)
             """;
 
     static Settings parse(String[] args) {
@@ -78,6 +81,7 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
         int pool = 0;
         Path chart = null;
         Path results = Path.of("quota-bench", "target", "benchmarks.md");
+        int arrivedBodyBytes = -1;
         List<String> rest = new ArrayList<>(List.of(args));
         while (!rest.isEmpty()) {
             String name = rest.remove(0);
@@ -154,6 +158,12 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
                 case "--results":
                     results = Path.of(value);
                     break;
+                case "--arrived-body-bytes":
+                    arrivedBodyBytes = Integer.parseInt(value);
+                    if (arrivedBodyBytes < 0) {
+                        throw new IllegalArgumentException("--arrived-body-bytes must be >= 0 but was " + value);
+                    }
+                    break;
                 default:
                     throw new IllegalArgumentException("unknown option " + name);
             }
@@ -167,7 +177,8 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
             chart = quick ? Path.of("quota-bench", "target", "benchmarks-quick.png") : Path.of("docs", "benchmarks.png");
         }
         return new Settings(quick, (long) (warmupSeconds * 1e9), (long) (measureSeconds * 1e9), callers, customers,
-                scenarios, limiters, nettyThreads, pool, chart, results, rtts, transferParts, profile);
+                scenarios, limiters, nettyThreads, pool, chart, results, rtts, transferParts, profile,
+                arrivedBodyBytes);
     }
 
     /**

@@ -11,6 +11,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -57,7 +62,13 @@ public final class QuotaService implements AutoCloseable {
     private final CustomerDirectory customers;
     private final CallerIdentifier identifier;
     private final QuotaAdmin admin;
+    private final LeaseReturns returns;
+    /** The executor of {@link #returns} when the service made it (and shuts it down); null when given. */
+    private final @Nullable ExecutorService ownReturnExecutor;
     private final AtomicReference<QuotaConfig> config = new AtomicReference<>();
+
+    /** How long a decision refused for a lease this instance is giving back waits for that return. */
+    static final Duration AWAIT_RETURNS = Duration.ofSeconds(1);
 
     QuotaService(QuotaServiceBuilder builder) {
         this.store = Objects.requireNonNull(builder.store, "store must be set");
@@ -84,6 +95,10 @@ public final class QuotaService implements AutoCloseable {
         this.customers = builder.customers != null ? builder.customers : new ConfigCustomers(this::config);
         this.identifier = new CallerIdentifier(this::config, guard, customers, listener, rejectionLog);
         this.admin = new QuotaAdmin(this::config, layout, store, customers, runner, top);
+        this.ownReturnExecutor = builder.leaseReturns == null ? leaseReturnThread() : null;
+        Executor returnsOn = builder.leaseReturns != null ? builder.leaseReturns
+                : Objects.requireNonNull(ownReturnExecutor, "made above");
+        this.returns = new LeaseReturns(returnsOn, runner, listener);
         QuotaConfig initial = Objects.requireNonNull(builder.config, "config must be set");
         config.set(initial.version() > 0 ? initial : initial.withVersion(clock.millis()));
     }
@@ -215,15 +230,45 @@ public final class QuotaService implements AutoCloseable {
             Plan plan = planOf(cfg, customer);
             Rule r = ruleOf(cfg, rule);
             AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
-            // the whole limits on the shared store, without a planner made per decision
-            decision = runner.run(layout.request(cfg, customer, plan, r, amount, limits, LocalShare.WHOLE));
-            if (DecisionRunner.fallsBackLocally(decision)) { // the store is down: this instance's share, here
-                decision = runner.local(layout.request(cfg, customer, plan, r, amount, limits, runner.share()), decision);
+            decision = decideOnce(cfg, customer, plan, r, amount, limits);
+            if (awaitedReturns(decision)) {
+                decision = decideOnce(cfg, customer, plan, r, amount, limits);
             }
         }
         remember(cfg, keyHash, address, decision);
         report(customer, rule != null ? rule : amount != null ? amount.limits() : null, decision, start);
         return decision;
+    }
+
+    private QuotaDecision decideOnce(QuotaConfig cfg, Customer customer, Plan plan, @Nullable Rule r,
+                                     @Nullable Amount amount, @Nullable AmountLimits limits) {
+        // the whole limits on the shared store, without a planner made per decision
+        QuotaDecision decision = runner.run(layout.request(cfg, customer, plan, r, amount, limits, LocalShare.WHOLE));
+        if (DecisionRunner.fallsBackLocally(decision)) { // the store is down: this instance's share, here
+            decision = runner.local(layout.request(cfg, customer, plan, r, amount, limits, runner.share()), decision);
+        }
+        return decision;
+    }
+
+    /**
+     * Whether {@code decision} was refused by an in-flight limit while this instance still had
+     * leases on their way back ({@link #releaseLater}), and those returns then went out (waiting at
+     * most {@link #AWAIT_RETURNS}): the caller decides once more. A client that sends its next request
+     * the moment it has read a response is then not refused for the lease of that response. The
+     * refused attempt stays charged as a refusal is (its plan's one token).
+     */
+    private boolean awaitedReturns(QuotaDecision decision) {
+        LimitStatus violated = decision.violated();
+        if (decision.outcome() != QuotaDecision.Outcome.REJECTED || violated == null
+                || violated.role() != LimitStatus.Role.IN_FLIGHT || !returns.pending()) {
+            return false;
+        }
+        try {
+            return returns.await(AWAIT_RETURNS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /**
@@ -256,6 +301,9 @@ public final class QuotaService implements AutoCloseable {
         Plan plan = planOf(cfg, customer);
         Rule r = ruleOf(cfg, rule);
         QuotaDecision decision = runner.run(share -> layout.plan(cfg, customer, plan, r, share));
+        if (awaitedReturns(decision)) {
+            decision = runner.run(share -> layout.plan(cfg, customer, plan, r, share));
+        }
         remember(cfg, caller.keyHash(), caller.address(), decision);
         if (!decision.allowed()) {
             report(customer, rule, decision, start); // there is no second step
@@ -388,6 +436,24 @@ public final class QuotaService implements AutoCloseable {
     }
 
     /**
+     * Gives back the in-flight leases {@code decision} holds, as {@link #release} does, without
+     * waiting for the store: the return is queued and sent from another thread, together with the
+     * returns queued while the previous store call was on its way, in one store call
+     * ({@code QuotaStore.adjust}) per batch. What the HTTP layer calls once a response has ended, so
+     * that giving a lease back never delays a response. Once per decision, whichever of this and
+     * {@link #release} comes first. A decision refused by an in-flight limit while returns queued
+     * here are on their way waits for them (at most one second) and is decided once more, so a
+     * client's next request is not refused for the lease of the response it has just read. The
+     * listeners are told once the store call returned ({@link QuotaListener#onRelease}). Where it
+     * runs: {@link QuotaServiceBuilder#leaseReturns}.
+     */
+    public void releaseLater(QuotaDecision decision) {
+        if (decision.receipt().release()) {
+            returns.add(decision);
+        }
+    }
+
+    /**
      * The customer an API key belongs to, or null when the key is unknown or malformed: a lookup
      * in the customer directory by the key's SHA-256, without counting anything.
      */
@@ -401,6 +467,10 @@ public final class QuotaService implements AutoCloseable {
      */
     @Override
     public void close() {
+        if (ownReturnExecutor != null) {
+            ownReturnExecutor.shutdown();
+        }
+        returns.close(AWAIT_RETURNS); // the leases still queued, before the store closes
         rejectionLog.flush();
         if (shares != null) {
             shares.close(); // gives back what the batches hold, while the store is still open
@@ -421,6 +491,18 @@ public final class QuotaService implements AutoCloseable {
     /** Package-private: the leased shares, for tests that sweep them by their clock; null when off. */
     @Nullable LeasedShares shares() {
         return shares;
+    }
+
+    /** One daemon thread for lease returns, started on the first return and ended when idle. */
+    private static ExecutorService leaseReturnThread() {
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                job -> {
+                    Thread thread = new Thread(job, "quota-lease-returns");
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        executor.allowCoreThreadTimeOut(true);
+        return executor;
     }
 
     /** The customer a decision is made for. */

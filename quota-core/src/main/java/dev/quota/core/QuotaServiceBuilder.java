@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
@@ -32,6 +33,7 @@ public final class QuotaServiceBuilder {
     TokenLeasing tokenLeasing = TokenLeasing.DEFAULT;
     /** Whether leased batches are swept by a background thread (tests sweep them by their clock). */
     boolean leaseSweeper = true;
+    @Nullable Executor leaseReturns;
 
     QuotaServiceBuilder() {
     }
@@ -125,6 +127,21 @@ public final class QuotaServiceBuilder {
             throw new IllegalArgumentException("unavailableRetryAfter must be positive but was " + retryAfter);
         }
         this.unavailableRetryAfter = retryAfter;
+        return this;
+    }
+
+    /**
+     * Where {@link QuotaService#releaseLater} gives in-flight leases back: the executor runs one job
+     * at a time, which sends every return queued so far in one store call per batch. Default: one
+     * daemon thread of the service ({@code quota-lease-returns}, started by the first return, ended
+     * after 10 s idle, stopped by {@link QuotaService#close()}). {@code Runnable::run} gives each
+     * lease back on the thread that ends the response, one store call per request: the return
+     * then delays the response again, as {@link QuotaService#release} does.
+     *
+     * @throws NullPointerException if {@code executor} is null
+     */
+    public QuotaServiceBuilder leaseReturns(Executor executor) {
+        this.leaseReturns = Objects.requireNonNull(executor, "executor");
         return this;
     }
 

@@ -15,7 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides a request of an {@link AmountLimit} method in two steps ({@code QuotaService.decideBeforeBody}):
+ * Decides a request of an {@link AmountLimit} method once its body is read. A small body that
+ * arrived with its headers ({@link ArrivedBodies}) is decided here whole, in one store call: plan,
+ * rule, shared and amount limits and the in-flight leases ({@code QuotaService.decide}). Any other
+ * body is decided in two steps ({@code QuotaService.decideBeforeBody}):
  * the plan's tokens when the request arrives ({@link #beforeBody}, from the request filter), so a
  * caller whose plan is spent is refused before its body is read and a slow body costs its sender at
  * once; then, once the body is read, the rule's limits and the amount together, in one store call.
@@ -42,8 +45,39 @@ final class AmountInterceptor implements ReaderInterceptor {
      * limits ({@link AmountLimit#value()}), the request path, and what the request was charged when
      * it arrived.
      */
-    record Pending(Caller caller, @Nullable String rule, String limits, String path, QuotaDecision beforeBody,
-                   PendingBodies.Ticket ticket) {
+    record Pending(Caller caller, @Nullable String rule, String limits, String path,
+                   @Nullable QuotaDecision beforeBody, PendingBodies.@Nullable Ticket ticket) {
+
+        /** Gives back its place among the pending bodies, if it holds one. */
+        void leave() {
+            if (ticket != null) {
+                ticket.leave();
+            }
+        }
+
+        /**
+         * What the request costs without an amount (its body unreadable or never read): the rest
+         * of a decision in two steps, or the whole decision of one whose body had arrived.
+         */
+        QuotaDecision withoutAmount(QuotaService service) {
+            return beforeBody == null ? service.decide(caller, rule, null)
+                    : service.decideAfterBody(caller, rule, null, beforeBody);
+        }
+
+        /** Its decision with {@code amount}: the second step, or the whole decision in one store call. */
+        QuotaDecision with(QuotaService service, Amount amount) {
+            return beforeBody == null ? service.decide(caller, rule, amount)
+                    : service.decideAfterBody(caller, rule, amount, beforeBody);
+        }
+    }
+
+    /**
+     * Leaves a request whose body arrived with its headers ({@link ArrivedBodies}) to be decided
+     * whole once the body is read, in one store call: nothing is taken now.
+     */
+    static void whole(ContainerRequestContext request, Caller caller, @Nullable String rule, String limits,
+                      String path) {
+        request.setProperty(QuotaFeature.PENDING, new Pending(caller, rule, limits, path, null, null));
     }
 
     /**
@@ -71,7 +105,7 @@ final class AmountInterceptor implements ReaderInterceptor {
         try {
             entity = context.proceed();
         } catch (IOException | RuntimeException e) {
-            pending.ticket().leave();
+            pending.leave();
             charge(context, pending); // an unreadable body was still a request
             // cut short, broken off or stalled by the client: its error, answered 400 or 408 while the
             // connection lasts and logged one line, sampled; a parse error stays the reader's to answer
@@ -81,7 +115,7 @@ final class AmountInterceptor implements ReaderInterceptor {
             }
             throw e;
         }
-        pending.ticket().leave(); // read: no longer waiting for the client
+        pending.leave(); // read: no longer waiting for the client
         Amount amount;
         try {
             amount = amountOf(entity, limits);
@@ -100,7 +134,7 @@ final class AmountInterceptor implements ReaderInterceptor {
         }
         QuotaDecision decision;
         try {
-            decision = service.decideAfterBody(pending.caller(), pending.rule(), amount, pending.beforeBody());
+            decision = pending.with(service, amount);
         } catch (RuntimeException e) {
             log.error("quota check failed for {} ({}); answering 503", pending.path(), limits, e);
             throw new WebApplicationException(ProblemResponses.checkFailed(pending.path()));
@@ -115,8 +149,7 @@ final class AmountInterceptor implements ReaderInterceptor {
     /** The request's own limits without the amount: what a refused or unreadable body costs. */
     private QuotaDecision charge(ReaderInterceptorContext context, Pending pending) {
         try {
-            QuotaDecision decision = service.decideAfterBody(pending.caller(), pending.rule(), null,
-                    pending.beforeBody());
+            QuotaDecision decision = pending.withoutAmount(service);
             context.setProperty(QuotaFeature.DECISION, decision);
             return decision;
         } catch (RuntimeException e) {

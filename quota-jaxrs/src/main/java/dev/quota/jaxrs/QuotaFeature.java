@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * A request refused by an in-flight limit ({@code concurrency}) is answered {@code 429} with problem
  * type {@code too-many-in-flight} and {@value ProblemResponses#IN_FLIGHT_LIMIT}, without
  * {@code Retry-After}; an admitted request's in-flight leases are given back when its response has
- * been written or failed ({@link ResponseEnd}).
+ * been written or failed ({@link ResponseEnd}), from another thread, batched with other requests'
+ * ({@link QuotaService#releaseLater}).
  * Nothing the limiter does answers {@code 500}: a failing check is logged and answered {@code 503}.
  * The filter runs at {@link #PRIORITY}, after authentication, so a principal is available.
  * Requests the runtime refuses on a resource path (405, 406, 415) cost their plan one token too;
@@ -80,9 +81,11 @@ public final class QuotaFeature implements Feature {
     private final QuotaService service;
     private final CallerResolver resolver;
     private final ClientAddress clientAddress;
+    private final int arrivedBodyBytes;
 
     private QuotaFeature(Builder builder) {
         this.service = builder.service;
+        this.arrivedBodyBytes = builder.arrivedBodyBytes;
         this.resolver = builder.resolver;
         this.clientAddress = builder.clientAddressOrDefault();
     }
@@ -118,7 +121,8 @@ public final class QuotaFeature implements Feature {
             context.register(adapter, Peers.PRIORITY);
         }
         QuotaBindings bindings = new QuotaBindings(service);
-        List<Object> enforcing = List.of(new QuotaRequestFilter(service, resolver, clientAddress, bindings),
+        List<Object> enforcing = List.of(new QuotaRequestFilter(service, resolver, clientAddress, bindings,
+                        arrivedBodyBytes),
                 new QuotaResponseFilter(service), new RuntimeRefusalFilter(service, resolver, clientAddress),
                 new AmountInterceptor(service), new QuotaExceededMapper(), new ResponseEnd.EndOfResponse());
         for (Object provider : enforcing) {
@@ -191,6 +195,7 @@ public final class QuotaFeature implements Feature {
         private final QuotaService service;
         private CallerResolver resolver = CallerResolver.apiKey();
         private @Nullable ClientAddress clientAddress;
+        private int arrivedBodyBytes = ArrivedBodies.DEFAULT_MOST;
 
         private Builder(QuotaService service) {
             this.service = Objects.requireNonNull(service, "service");
@@ -217,6 +222,27 @@ public final class QuotaFeature implements Feature {
          */
         public Builder clientAddress(ClientAddress clientAddress) {
             this.clientAddress = Objects.requireNonNull(clientAddress, "clientAddress");
+            return this;
+        }
+
+        /**
+         * The largest body of an {@link AmountLimit} method that is decided in one store call when
+         * it arrived with its headers: its {@code Content-Length} at most this, and all of it
+         * already read by the server (Jersey on Grizzly or Jetty 12 tells; elsewhere the body is
+         * taken as not there). Such a request is charged once its body is parsed, everything at
+         * once: plan, rule, shared and amount limits, in-flight leases. A larger body, one without
+         * a length (chunked), one sent after {@code Expect: 100-continue} or not all here yet is
+         * charged its plan on arrival and decided again when read (two store calls), so a slow
+         * body costs its sender and a spent caller is refused before it is read. Default
+         * {@value ArrivedBodies#DEFAULT_MOST} bytes; 0 decides every body in two steps.
+         *
+         * @throws IllegalArgumentException if {@code bytes} is negative
+         */
+        public Builder arrivedBodyBytes(int bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("arrivedBodyBytes must be >= 0 but was " + bytes);
+            }
+            this.arrivedBodyBytes = bytes;
             return this;
         }
 

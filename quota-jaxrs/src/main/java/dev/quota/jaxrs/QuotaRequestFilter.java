@@ -23,11 +23,15 @@ import org.slf4j.LoggerFactory;
  * runtime), reads the credential and the client's address, lets the service identify
  * the caller, takes tokens, and aborts with 400/401 (caller), 429 (rejected, or too many unknown
  * keys from the address), 422 (can never fit) or 503 (store unavailable, or the check itself
- * failed). For an {@link AmountLimit} method with a body, the plan is charged and the in-flight
- * leases taken now, in one store call, and the rest waits for the body ({@link AmountInterceptor});
+ * failed). For an {@link AmountLimit} method with a body that arrived with the headers, small
+ * enough ({@link ArrivedBodies}), nothing is taken here: the whole decision (plan, rule, shared,
+ * amount, in-flight leases) is one store call once the body is parsed ({@link AmountInterceptor}).
+ * For one whose body is not all here yet, or is large, the plan is charged and the in-flight
+ * leases taken now, in one store call, and the rest waits for the body;
  * a customer or address that already has {@link dev.quota.core.Identity#pendingBodies()} bodies on
  * their way here is answered 429 {@code too-many-pending-bodies} instead, without a store call
- * ({@link PendingBodies}). One filter for every method, registered by {@link QuotaFeature} at
+ * ({@link PendingBodies}). Leases are given back once the response has ended, off its thread
+ * ({@link QuotaService#releaseLater}). One filter for every method, registered by {@link QuotaFeature} at
  * {@link QuotaFeature#PRIORITY}, after authentication: a plain filter is what every runtime
  * accepts from a feature.
  *
@@ -44,14 +48,23 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
     private final QuotaBindings bindings;
     private final CostSettling settling;
     private final PendingBodies pendingBodies;
+    /** The largest body decided in one step when it arrived with its headers ({@link ArrivedBodies}); 0: none. */
+    private final int arrivedBodyBytes;
 
     /** The runtime's proxy to the matched method, where it injects one into a registered filter. */
     @Context
     private @Nullable ResourceInfo resourceInfo;
 
+    /** With the default largest body decided in one step ({@link ArrivedBodies#DEFAULT_MOST}). */
     QuotaRequestFilter(QuotaService service, CallerResolver resolver, ClientAddress clientAddress,
                        QuotaBindings bindings) {
+        this(service, resolver, clientAddress, bindings, ArrivedBodies.DEFAULT_MOST);
+    }
+
+    QuotaRequestFilter(QuotaService service, CallerResolver resolver, ClientAddress clientAddress,
+                       QuotaBindings bindings, int arrivedBodyBytes) {
         this.service = service;
+        this.arrivedBodyBytes = arrivedBodyBytes;
         this.pendingBodies = new PendingBodies();
         this.resolver = resolver;
         this.clientAddress = clientAddress;
@@ -133,6 +146,17 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
                 request.setProperty(QuotaFeature.RULE, rule);
             }
             String amounts = endpoint.amountLimits();
+            if (amounts != null && PendingBodies.announced(request) && ArrivedBodies.arrived(request, arrivedBodyBytes)) {
+                // the body came with the headers: nothing to wait for, so no place among the pending
+                // bodies and no charge on arrival; everything in one store call once it is parsed
+                AmountInterceptor.whole(request, caller, rule, amounts, path(request));
+                ResponseEnd.onEnd(request, ending -> {
+                    if (request.getProperty(QuotaFeature.DECISION) instanceof QuotaDecision whole) {
+                        service.releaseLater(whole);
+                    }
+                });
+                return;
+            }
             if (amounts != null && PendingBodies.announced(request)) {
                 // a bounded place among the pending bodies, then the plan's tokens and leases now, in
                 // one store call; the rest once the body is read, with its amount
@@ -178,10 +202,13 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
         }
     }
 
-    /** Gives back the in-flight leases {@code decision} holds once the response has been written or failed. */
+    /**
+     * Gives back the in-flight leases {@code decision} holds once the response has been written or
+     * failed, without holding up the thread that wrote it.
+     */
     private void releaseAtEnd(ContainerRequestContext request, QuotaDecision decision) {
         if (decision.receipt().holdsLeases()) {
-            ResponseEnd.onEnd(request, ending -> service.release(decision));
+            ResponseEnd.onEnd(request, ending -> service.releaseLater(decision));
         }
     }
 

@@ -61,8 +61,7 @@ final class QuotaResponseFilter implements ContainerResponseFilter {
         if (request.getProperty(QuotaFeature.PENDING) instanceof AmountInterceptor.Pending pending) {
             // answered before its body was read (an authorization filter refused it): still a request
             request.removeProperty(QuotaFeature.PENDING);
-            request.setProperty(QuotaFeature.DECISION,
-                    service.decideAfterBody(pending.caller(), pending.rule(), null, pending.beforeBody()));
+            request.setProperty(QuotaFeature.DECISION, pending.withoutAmount(service));
         }
         if (!(request.getProperty(QuotaFeature.DECISION) instanceof QuotaDecision decision)) {
             return;

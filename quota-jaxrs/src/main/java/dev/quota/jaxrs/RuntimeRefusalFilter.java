@@ -60,7 +60,7 @@ final class RuntimeRefusalFilter implements ContainerResponseFilter {
         }
         request.setProperty(QuotaFeature.DECISION, decision);
         if (decision.receipt().holdsLeases()) {
-            ResponseEnd.onEnd(request, ending -> service.release(decision));
+            ResponseEnd.onEnd(request, ending -> service.releaseLater(decision));
         }
         if (decision.allowed()) {
             RateLimitHeaders.addAllowed(response.getHeaders(), decision);

@@ -107,10 +107,23 @@ public final class HttpBench {
     /** As {@link #start(int, QuotaService, ContenderFilter, int)}; {@code transfers}: the layered route instead. */
     public static HttpServer start(int port, @Nullable QuotaService service, @Nullable ContenderFilter filter,
                                    int workers, boolean transfers) {
+        return start(port, service, filter, workers, transfers, -1);
+    }
+
+    /**
+     * As {@link #start(int, QuotaService, ContenderFilter, int, boolean)}, with the feature's
+     * {@code arrivedBodyBytes} ({@code QuotaFeature.Builder}); -1 keeps the feature's default.
+     */
+    public static HttpServer start(int port, @Nullable QuotaService service, @Nullable ContenderFilter filter,
+                                   int workers, boolean transfers, int arrivedBodyBytes) {
         ResourceConfig app = transfers ? new ResourceConfig(TransfersEndpoint.class, TransfersEndpoint.Reader.class)
                 : new ResourceConfig(AccountsEndpoint.class);
         if (service != null) {
-            app.register(QuotaFeature.builder(service).build());
+            QuotaFeature.Builder feature = QuotaFeature.builder(service);
+            if (arrivedBodyBytes >= 0) {
+                feature.arrivedBodyBytes(arrivedBodyBytes);
+            }
+            app.register(feature.build());
         }
         if (filter != null) {
             app.register(filter);

@@ -2,6 +2,7 @@ package dev.quota.jaxrs.internal;
 
 import jakarta.inject.Inject;
 import jakarta.inject.Provider;
+import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.PreMatching;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -32,6 +33,13 @@ public final class JettyPeer extends ProvidedPeer<Request> {
     @Override
     @Nullable Provider<Request> provider() {
         return requests;
+    }
+
+    @Override
+    void probeBody(ContainerRequestContext request, Request containerRequest) {
+        if (JETTY_12) {
+            request.setProperty(BodyProbe.PROPERTY, new JettyBody(containerRequest));
+        }
     }
 
     @Override

@@ -22,6 +22,13 @@ abstract class ProvidedPeer<R> implements ContainerRequestFilter {
     /** The peer address the container reports for {@code containerRequest}, or null. */
     abstract @Nullable String address(R containerRequest);
 
+    /**
+     * Leaves a {@link BodyProbe} for {@code containerRequest} where the runtime's entity stream
+     * cannot tell what of the body is here; by default nothing.
+     */
+    void probeBody(ContainerRequestContext request, R containerRequest) {
+    }
+
     @Override
     public final void filter(ContainerRequestContext request) {
         Provider<R> provider = provider();
@@ -31,6 +38,9 @@ abstract class ProvidedPeer<R> implements ContainerRequestFilter {
         String address;
         try {
             R containerRequest = provider.get();
+            if (containerRequest != null) {
+                probeBody(request, containerRequest);
+            }
             address = containerRequest == null ? null : address(containerRequest);
         } catch (RuntimeException notThisContainer) {
             // the container is on the class path, but another one serves this request; should no
