@@ -80,13 +80,20 @@ final class LeaseReturns {
         }
     }
 
-    /** Whether some return queued here has not been sent yet, or awaits its store's answer. */
-    boolean pending() {
+    /**
+     * A mark to take before a decision: the returns queued so far, or {@link #NONE_PENDING} when
+     * every one of them has had its store call. A return that completes while the decision runs
+     * still counts: the decision may have been refused for that very lease.
+     */
+    long mark() {
         long target = queued.get();
         synchronized (this) {
-            return returned < target;
+            return returned < target ? target : NONE_PENDING;
         }
     }
+
+    /** {@link #mark()} when no return was on its way. */
+    static final long NONE_PENDING = -1;
 
     /**
      * Waits, at most {@code max}, until every return queued before this call has had its store call.
@@ -95,7 +102,17 @@ final class LeaseReturns {
      * @throws InterruptedException if the thread is interrupted while waiting
      */
     boolean await(Duration max) throws InterruptedException {
-        long target = queued.get();
+        return await(queued.get(), max);
+    }
+
+    /**
+     * Waits, at most {@code max}, until the returns counted by {@code mark} ({@link #mark()}) have had
+     * their store call.
+     *
+     * @return whether they all did within {@code max}
+     * @throws InterruptedException if the thread is interrupted while waiting
+     */
+    boolean await(long target, Duration max) throws InterruptedException {
         long deadline = System.nanoTime() + max.toNanos();
         synchronized (this) {
             while (returned < target) {

@@ -230,8 +230,9 @@ public final class QuotaService implements AutoCloseable {
             Plan plan = planOf(cfg, customer);
             Rule r = ruleOf(cfg, rule);
             AmountLimits limits = amount == null ? null : amountLimits(cfg, amount.limits());
+            long returning = returns.mark();
             decision = decideOnce(cfg, customer, plan, r, amount, limits);
-            if (awaitedReturns(decision)) {
+            if (awaitedReturns(decision, returning)) {
                 decision = decideOnce(cfg, customer, plan, r, amount, limits);
             }
         }
@@ -252,19 +253,20 @@ public final class QuotaService implements AutoCloseable {
 
     /**
      * Whether {@code decision} was refused by an in-flight limit while this instance still had
-     * leases on their way back ({@link #releaseLater}), and those returns then went out (waiting at
+     * leases on their way back when it was made ({@code returning}, {@link LeaseReturns#mark()};
+     * {@link #releaseLater}), and those returns then went out (waiting at
      * most {@link #AWAIT_RETURNS}): the caller decides once more. A client that sends its next request
      * the moment it has read a response is then not refused for the lease of that response. The
      * refused attempt stays charged as a refusal is (its plan's one token).
      */
-    private boolean awaitedReturns(QuotaDecision decision) {
+    private boolean awaitedReturns(QuotaDecision decision, long returning) {
         LimitStatus violated = decision.violated();
         if (decision.outcome() != QuotaDecision.Outcome.REJECTED || violated == null
-                || violated.role() != LimitStatus.Role.IN_FLIGHT || !returns.pending()) {
+                || violated.role() != LimitStatus.Role.IN_FLIGHT || returning == LeaseReturns.NONE_PENDING) {
             return false;
         }
         try {
-            return returns.await(AWAIT_RETURNS);
+            return returns.await(returning, AWAIT_RETURNS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
@@ -300,8 +302,9 @@ public final class QuotaService implements AutoCloseable {
         }
         Plan plan = planOf(cfg, customer);
         Rule r = ruleOf(cfg, rule);
+        long returning = returns.mark();
         QuotaDecision decision = runner.run(share -> layout.plan(cfg, customer, plan, r, share));
-        if (awaitedReturns(decision)) {
+        if (awaitedReturns(decision, returning)) {
             decision = runner.run(share -> layout.plan(cfg, customer, plan, r, share));
         }
         remember(cfg, caller.keyHash(), caller.address(), decision);

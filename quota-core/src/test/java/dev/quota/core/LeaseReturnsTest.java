@@ -168,7 +168,7 @@ class LeaseReturnsTest {
         service.releaseLater(first);
         QuotaDecision next = service.decide(alice, "transfers");
 
-        assertThat(next.allowed()).isTrue();
+        assertThat(next.allowed()).as("%s; adjusts %s", next, store.adjusts).isTrue();
         assertThat(store.consumes.get() - consumesBefore).as("refused, then decided again").isEqualTo(2);
         assertThat(store.adjusts).hasSize(1);
     }
