@@ -4,6 +4,7 @@ import dev.quota.core.internal.ListsOf;
 import dev.quota.core.internal.LogThrottle;
 import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.LeaseHolder;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.spi.StoreFailures;
 import dev.quota.core.spi.Take;
@@ -21,6 +22,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +47,8 @@ final class DecisionRunner {
     private final IntSupplier liveInstances;
     /** This instance's place among the live instances, for the remainder of a divided limit; -1 unknown. */
     private final IntSupplier instanceRank;
+    /** Who takes this instance's leases on the shared store, and who is known dead. */
+    private final Supplier<LeaseHolder> leaseHolder;
     private final Duration unavailableRetryAfter;
     private final QuotaListener listener;
     /** Decisions made instead of the store, by who made them. */
@@ -61,15 +65,20 @@ final class DecisionRunner {
 
     DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
                    IntSupplier instanceRank, Duration unavailableRetryAfter, QuotaListener listener) {
-        this(store, fallback, clock, liveInstances, instanceRank, unavailableRetryAfter, listener, log::warn);
+        this(store, fallback, clock, liveInstances, instanceRank, unavailableRetryAfter, listener,
+                () -> LeaseHolder.NONE, null);
     }
 
-    /** With {@code warn} receiving the throttled "store unavailable" warnings instead of the log (tests). */
+    /**
+     * With {@code leaseHolder} taking the leases on the shared store, and {@code warn} receiving the
+     * throttled "store unavailable" warnings instead of the log (tests; null: the log).
+     */
     DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
                    IntSupplier instanceRank, Duration unavailableRetryAfter, QuotaListener listener,
-                   Consumer<String> warn) {
+                   Supplier<LeaseHolder> leaseHolder, @Nullable Consumer<String> warn) {
         this.failureWarnings = new LogThrottle(clock, 1, 1, Duration.ZERO);
-        this.warn = warn;
+        this.warn = warn != null ? warn : log::warn;
+        this.leaseHolder = leaseHolder;
         this.store = store;
         this.fallback = fallback;
         this.clock = clock;
@@ -366,7 +375,8 @@ final class DecisionRunner {
                 break;
             }
         }
-        List<Take> takes = DecisionCharge.of(slots);
+        // the in-JVM fallback's leases are this JVM's own: no holder there
+        List<Take> takes = DecisionCharge.of(slots, target == store ? leaseHolder() : LeaseHolder.NONE);
         List<ConsumeResult> results;
         try { // not through call(): a lambda per decision
             results = target.tryConsume(takes);
@@ -391,6 +401,17 @@ final class DecisionRunner {
         }
         return decision(QuotaDecision.Outcome.ALLOWED, slots, takes, results, -1, Duration.ZERO, now, target,
                 planTokens);
+    }
+
+    /** Who takes leases now: {@link LeaseHolder#NONE} (every lease held to its deadline) when the supplier fails. */
+    private LeaseHolder leaseHolder() {
+        try {
+            return Objects.requireNonNull(leaseHolder.get(), "lease holder");
+        } catch (RuntimeException e) {
+            log.debug("no lease holder ({}): leases taken now are held until given back or their deadline",
+                    e.toString());
+            return LeaseHolder.NONE;
+        }
     }
 
     /** How long until the request could pass on the bucket that refused it; zero for an in-flight limit. */

@@ -69,11 +69,8 @@ public final class QuotaService implements AutoCloseable {
         this.listener = new Listeners(listeners);
         // a decision tells the rankings directly, and times itself only for listeners that read it
         this.decisionListeners = builder.listeners.isEmpty() ? null : new Listeners(builder.listeners);
-        this.runner = builder.storeFailureWarnings == null
-                ? new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
-                        builder.unavailableRetryAfter, listener)
-                : new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
-                        builder.unavailableRetryAfter, listener, builder.storeFailureWarnings);
+        this.runner = new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
+                builder.unavailableRetryAfter, listener, builder.leaseHolder, builder.storeFailureWarnings);
         this.guard = new FailedKeyGuard(layout, runner, store, clock);
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);

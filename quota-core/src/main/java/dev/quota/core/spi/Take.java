@@ -21,8 +21,13 @@ import java.util.Objects;
  * @param shadow        whether this bucket only observes: its lack of tokens never refuses the
  *                      consume; it gives its tokens only when every take of the consume has its own,
  *                      and nothing on a refusal
+ * @param holder        for a lease set: the instance taking the lease, recorded in its slot, and the
+ *                      instances known dead, whose slots the take frees first ({@link LeaseHolder});
+ *                      {@link LeaseHolder#NONE} where no instance registry is wired. Other buckets
+ *                      ignore it
  */
-public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens, boolean shadow) {
+public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens, boolean shadow,
+                   LeaseHolder holder) {
 
     /**
      * @throws IllegalArgumentException if {@code tokens < 1}, refusalTokens is negative or above
@@ -31,6 +36,7 @@ public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalToke
     public Take {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(spec, "spec");
+        Objects.requireNonNull(holder, "holder");
         if (tokens < 1) {
             throw new IllegalArgumentException("tokens must be >= 1 but was " + tokens);
         }
@@ -43,14 +49,24 @@ public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalToke
         }
     }
 
+    /** A take without a {@link LeaseHolder}: a lease it holds is kept until given back or its deadline. */
+    public Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens, boolean shadow) {
+        this(key, spec, tokens, refusalTokens, shadow, LeaseHolder.NONE);
+    }
+
     /** An enforced take: its lack of tokens refuses the consume. */
     public Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens) {
-        this(key, spec, tokens, refusalTokens, false);
+        this(key, spec, tokens, refusalTokens, false, LeaseHolder.NONE);
     }
 
     /** An enforced take that is left alone when the consume is refused. */
     public static Take of(BucketKey key, BucketSpec spec, long tokens) {
-        return new Take(key, spec, tokens, 0, false);
+        return new Take(key, spec, tokens, 0, false, LeaseHolder.NONE);
+    }
+
+    /** This take by {@code holder}: for a lease set, the slot records it and dead holders' slots are freed. */
+    public Take heldBy(LeaseHolder holder) {
+        return new Take(key, spec, tokens, refusalTokens, shadow, holder);
     }
 
     /** Whether this take is charged when the consume is refused. */
