@@ -25,10 +25,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every instance has a member in the sorted set {@code <prefix>:instances}, scored with the
  * Redis time at which it expires. A daemon thread renews it every {@code heartbeatInterval}
- * (default 1 s) with a time to live of {@code timeToLive} (default 3 heartbeats), drops expired
- * members and reads the count, in one script: one round trip per instance per second, one key
- * (so it works on a cluster), and no clock of any instance involved. A crashed instance drops out
- * after its time to live; one that closes the registry, at once.
+ * (default 1 s) with a time to live of {@code timeToLive} (default 3 heartbeats) and reads the
+ * count of members not expired, in one script: one round trip per instance per second, keys in one
+ * hash slot (so it works on a cluster), and no clock of any instance involved. A crashed instance
+ * drops out of the count after its time to live; one that closes the registry, at once.
  *
  * <p><b>Dead instances.</b> An instance whose registration ended more than {@code deadMargin}
  * (default 5 s) ago, without a heartbeat and without closing, is declared dead, for good: its member
