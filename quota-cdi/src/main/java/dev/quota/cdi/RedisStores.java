@@ -31,7 +31,8 @@ final class RedisStores {
         try {
             InstanceRegistry instances = InstanceRegistry.builder(redis.client()).keyPrefix(settings.keyPrefix())
                     .build();
-            return new Stores.Built(redis, redis::ping, instances::liveInstances, instances::rank, List.of(instances));
+            return new Stores.Built(redis, redis::ping, instances::liveInstances, instances::rank,
+                    instances::leaseHolder, List.of(instances));
         } catch (RuntimeException e) {
             redis.close();
             throw e;

@@ -1,10 +1,12 @@
 package dev.quota.cdi;
 
 import dev.quota.core.QuotaStack;
+import dev.quota.core.spi.LeaseHolder;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.store.InMemoryStore;
 import java.util.List;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /** Builds the store {@code quota.store} names; a backend's classes are loaded only when it is chosen. */
@@ -20,17 +22,25 @@ final class Stores {
      * @param healthCheck   the store's ping, which puts it behind a circuit breaker; null for the in-JVM store
      * @param liveInstances how many instances share the limits, for the {@code local} failure policy
      * @param rank          this instance's place among them (who gets the remainder of a divided limit)
+     * @param leaseHolder   who takes this instance's leases, and which instances are known dead
      * @param companions    closed before the service (an instance registry)
      */
     record Built(QuotaStore store, @Nullable Runnable healthCheck, IntSupplier liveInstances, IntSupplier rank,
-                 List<AutoCloseable> companions) {
+                 Supplier<LeaseHolder> leaseHolder, List<AutoCloseable> companions) {
         Built {
             companions = List.copyOf(companions);
         }
 
+        /** Without an instance registry: leases held until given back or their deadline. */
+        Built(QuotaStore store, @Nullable Runnable healthCheck, IntSupplier liveInstances, IntSupplier rank,
+              List<AutoCloseable> companions) {
+            this(store, healthCheck, liveInstances, rank, () -> LeaseHolder.NONE, companions);
+        }
+
         /** The stack over this store: breaker (with a health check), instance count and companions. */
         QuotaStack.Builder stack() {
-            QuotaStack.Builder stack = QuotaStack.builder(store).liveInstances(liveInstances, rank);
+            QuotaStack.Builder stack = QuotaStack.builder(store).liveInstances(liveInstances, rank)
+                    .leaseHolder(leaseHolder);
             Runnable ping = healthCheck;
             if (ping != null) {
                 stack.healthCheck(ping);

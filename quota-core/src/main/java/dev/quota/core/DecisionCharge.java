@@ -5,6 +5,7 @@ import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ChargeRule;
 import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.LeaseHolder;
 import dev.quota.core.spi.Take;
 import java.util.List;
 
@@ -34,8 +35,16 @@ final class DecisionCharge {
     private DecisionCharge() {
     }
 
-    /** The takes of one decision, in draw order. */
+    /** The takes of one decision, in draw order, without a {@link LeaseHolder}. */
     static List<Take> of(List<Draw> draws) {
+        return of(draws, LeaseHolder.NONE);
+    }
+
+    /**
+     * The takes of one decision, in draw order; a lease set's taken by {@code holder}: its slot
+     * records the holder, and the slots of instances it knows dead are freed first.
+     */
+    static List<Take> of(List<Draw> draws, LeaseHolder holder) {
         if (draws.size() == 1) {
             return draws.get(0); // a one-limit decision's: the draw is the list of its take
         }
@@ -43,7 +52,8 @@ final class DecisionCharge {
         Object[] takes = ListsOf.gather(draws.size());
         try {
             for (int i = 0; i < draws.size(); i++) { // indexed: no iterator per decision
-                takes[i] = of(draws.get(i));
+                Take take = of(draws.get(i));
+                takes[i] = holder != LeaseHolder.NONE && take.spec().leases() ? take.heldBy(holder) : take;
             }
             return ListsOf.first(takes, draws.size());
         } finally {

@@ -4,6 +4,7 @@ import dev.quota.core.internal.ListsOf;
 import dev.quota.core.internal.LogThrottle;
 import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.LeaseHolder;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.spi.StoreFailures;
 import dev.quota.core.spi.Take;
@@ -46,6 +47,8 @@ final class DecisionRunner {
     private final IntSupplier liveInstances;
     /** This instance's place among the live instances, for the remainder of a divided limit; -1 unknown. */
     private final IntSupplier instanceRank;
+    /** Who takes this instance's leases on the shared store, and who is known dead. */
+    private final Supplier<LeaseHolder> leaseHolder;
     private final Duration unavailableRetryAfter;
     private final QuotaListener listener;
     /** Decisions made instead of the store, by who made them. */
@@ -64,19 +67,23 @@ final class DecisionRunner {
 
     DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
                    IntSupplier instanceRank, Duration unavailableRetryAfter, QuotaListener listener) {
-        this(store, fallback, clock, liveInstances, instanceRank, unavailableRetryAfter, listener, log::warn, null);
+        this(store, fallback, clock, liveInstances, instanceRank, unavailableRetryAfter, listener,
+                () -> LeaseHolder.NONE, null, null);
     }
 
     /**
-     * With {@code warn} receiving the throttled "store unavailable" warnings instead of the log
-     * (tests), and {@code shares} serving hot buckets of {@code store} from leased batches (null: none).
+     * With {@code leaseHolder} taking the leases on the shared store, {@code warn} receiving the
+     * throttled "store unavailable" warnings instead of the log (tests; null: the log), and
+     * {@code shares} serving hot buckets of {@code store} from leased batches (null: none).
      */
     DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
                    IntSupplier instanceRank, Duration unavailableRetryAfter, QuotaListener listener,
-                   Consumer<String> warn, @Nullable LeasedShares shares) {
+                   Supplier<LeaseHolder> leaseHolder, @Nullable Consumer<String> warn,
+                   @Nullable LeasedShares shares) {
         this.shares = shares;
         this.failureWarnings = new LogThrottle(clock, 1, 1, Duration.ZERO);
-        this.warn = warn;
+        this.warn = warn != null ? warn : log::warn;
+        this.leaseHolder = leaseHolder;
         this.store = store;
         this.fallback = fallback;
         this.clock = clock;
@@ -376,7 +383,8 @@ final class DecisionRunner {
                 break;
             }
         }
-        List<Take> takes = DecisionCharge.of(slots);
+        // the in-JVM fallback's leases are this JVM's own: no holder there
+        List<Take> takes = DecisionCharge.of(slots, target == store ? leaseHolder() : LeaseHolder.NONE);
         List<ConsumeResult> results;
         try { // not through call(): a lambda per decision
             LeasedShares leased = target == store ? shares : null;
@@ -403,6 +411,17 @@ final class DecisionRunner {
         }
         return decision(QuotaDecision.Outcome.ALLOWED, slots, takes, results, -1, Duration.ZERO, now, target,
                 planTokens);
+    }
+
+    /** Who takes leases now: {@link LeaseHolder#NONE} (every lease held to its deadline) when the supplier fails. */
+    private LeaseHolder leaseHolder() {
+        try {
+            return Objects.requireNonNull(leaseHolder.get(), "lease holder");
+        } catch (RuntimeException e) {
+            log.debug("no lease holder ({}): leases taken now are held until given back or their deadline",
+                    e.toString());
+            return LeaseHolder.NONE;
+        }
     }
 
     /** How long until the request could pass on the bucket that refused it; zero for an in-flight limit. */

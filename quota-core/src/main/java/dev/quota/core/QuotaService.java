@@ -86,9 +86,8 @@ public final class QuotaService implements AutoCloseable {
         this.shares = builder.tokenLeasing.enabled()
                 ? new LeasedShares(store, clock, builder.tokenLeasing, this::config, listener, builder.leaseSweeper)
                 : null;
-        Consumer<String> warnings = builder.storeFailureWarnings;
         this.runner = new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
-                builder.unavailableRetryAfter, listener, warnings != null ? warnings : DecisionRunner::warn, shares);
+                builder.unavailableRetryAfter, listener, builder.leaseHolder, builder.storeFailureWarnings, shares);
         this.guard = new FailedKeyGuard(layout, runner, store, clock);
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);

@@ -1,6 +1,7 @@
 package dev.quota.core;
 
 import dev.quota.core.spi.CustomerDirectory;
+import dev.quota.core.spi.LeaseHolder;
 import dev.quota.core.spi.QuotaStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /** Settings for a {@link QuotaService}; from {@link QuotaService#builder()}. */
@@ -23,6 +25,7 @@ public final class QuotaServiceBuilder {
     String keyPrefix = "quota";
     IntSupplier liveInstances = () -> 1;
     IntSupplier instanceRank = () -> -1;
+    Supplier<LeaseHolder> leaseHolder = () -> LeaseHolder.NONE;
     Duration unavailableRetryAfter = Duration.ofSeconds(1);
     final List<QuotaListener> listeners = new ArrayList<>();
     int rejectionLogRate = 20;
@@ -112,6 +115,20 @@ public final class QuotaServiceBuilder {
     public QuotaServiceBuilder liveInstances(IntSupplier liveInstances, IntSupplier rank) {
         this.liveInstances = Objects.requireNonNull(liveInstances, "liveInstances");
         this.instanceRank = Objects.requireNonNull(rank, "rank");
+        return this;
+    }
+
+    /**
+     * Who takes this instance's in-flight leases, and which instances are known dead, asked once per
+     * decision that takes a lease from the shared store: a lease set records the tag in the slot it
+     * takes, and frees, in the same store call, the slots of instances known dead, so a killed
+     * instance's leases come back at the customer's next request once the registry knows it dead,
+     * not at their lease timeout. For Redis: {@code registry::leaseHolder} (an
+     * {@code InstanceRegistry}). Default: {@link LeaseHolder#NONE}, every lease held until given
+     * back or its deadline; so is a supplier that throws. The in-JVM fallback never uses it.
+     */
+    public QuotaServiceBuilder leaseHolder(Supplier<LeaseHolder> leaseHolder) {
+        this.leaseHolder = Objects.requireNonNull(leaseHolder, "leaseHolder");
         return this;
     }
 

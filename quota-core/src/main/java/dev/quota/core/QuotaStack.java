@@ -2,6 +2,7 @@ package dev.quota.core;
 
 import dev.quota.core.config.ConfigReloader;
 import dev.quota.core.resilience.CircuitBreakerStore;
+import dev.quota.core.spi.LeaseHolder;
 import dev.quota.core.spi.QuotaStore;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,6 +88,7 @@ public final class QuotaStack implements AutoCloseable {
         private @Nullable Runnable healthCheck;
         private IntSupplier liveInstances = () -> 1;
         private IntSupplier rank = () -> 0;
+        private @Nullable Supplier<LeaseHolder> leaseHolder;
         private final List<AutoCloseable> companions = new ArrayList<>();
         private Consumer<QuotaServiceBuilder> service = builder -> { };
         private @Nullable Path configFile;
@@ -113,6 +116,16 @@ public final class QuotaStack implements AutoCloseable {
         public Builder liveInstances(IntSupplier count, IntSupplier rank) {
             this.liveInstances = Objects.requireNonNull(count, "count");
             this.rank = Objects.requireNonNull(rank, "rank");
+            return this;
+        }
+
+        /**
+         * Who takes this instance's in-flight leases and which instances are known dead; default
+         * {@link LeaseHolder#NONE}, or what {@link #service} sets (see
+         * {@link QuotaServiceBuilder#leaseHolder(Supplier)}).
+         */
+        public Builder leaseHolder(Supplier<LeaseHolder> holder) {
+            this.leaseHolder = Objects.requireNonNull(holder, "holder");
             return this;
         }
 
@@ -162,7 +175,12 @@ public final class QuotaStack implements AutoCloseable {
                 }
                 QuotaServiceBuilder builder = QuotaService.builder();
                 service.accept(builder);
-                built = builder.store(decideWith).liveInstances(liveInstances, rank).build();
+                builder.store(decideWith).liveInstances(liveInstances, rank);
+                Supplier<LeaseHolder> holder = leaseHolder;
+                if (holder != null) {
+                    builder.leaseHolder(holder);
+                }
+                built = builder.build();
                 Path file = configFile;
                 if (file != null) {
                     closeFirst.add(0, ConfigReloader.watch(file, built, reloadInterval, result -> { }));

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quota.core.resilience.CircuitBreakerStore;
 import dev.quota.core.resilience.OnePlan;
+import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.LeaseHolder;
 import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.spi.Take;
 import dev.quota.core.store.ForwardingStore;
 import dev.quota.core.store.InMemoryStore;
 import dev.quota.testkit.MutableClock;
@@ -13,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -84,5 +88,36 @@ class QuotaStackTest {
 
         assertThatThrownBy(stack::build).isInstanceOf(NullPointerException.class).hasMessageContaining("config");
         assertThat(closed).containsExactly("registry", "store");
+    }
+
+    @Test
+    void aLeaseHolder_reachesTheLeaseSetsTake_andOneSetInServiceSettingsIsNotReplaced() {
+        List<Take> taken = new CopyOnWriteArrayList<>();
+        QuotaStore store = new ForwardingStore(InMemoryStore.builder().clock(clock).build()) {
+            @Override
+            protected void before(String operation) {
+            }
+
+            @Override
+            public List<ConsumeResult> tryConsume(List<Take> takes) {
+                taken.addAll(takes);
+                return super.tryConsume(takes);
+            }
+        };
+        Plan free = new Plan("free", List.of(new Limit("burst", 3, Refill.greedy(3, Duration.ofHours(1)))),
+                FailurePolicy.CLOSED).withConcurrency(Concurrency.of(2));
+        QuotaConfig leased = QuotaConfig.builder().version(1).plan(free).build();
+        LeaseHolder byStack = new LeaseHolder(LeaseHolder.tagOf("stack"), Set.of());
+        LeaseHolder bySettings = new LeaseHolder(LeaseHolder.tagOf("settings"), Set.of());
+        try (QuotaStack stack = QuotaStack.builder(store).leaseHolder(() -> byStack)
+                .service(service -> service.config(leased).clock(clock)).build();
+             QuotaStack own = QuotaStack.builder(store)
+                .service(service -> service.config(leased).clock(clock).leaseHolder(() -> bySettings)).build()) {
+            stack.service().decide(Customer.of("alice", "free"), null);
+            own.service().decide(Customer.of("bob", "free"), null);
+        }
+
+        assertThat(taken).filteredOn(take -> take.spec().leases()).extracting(Take::holder)
+                .containsExactly(byStack, bySettings);
     }
 }

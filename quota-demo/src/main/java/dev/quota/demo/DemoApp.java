@@ -146,6 +146,8 @@ public final class DemoApp implements AutoCloseable {
                 .healthCheck(redis::ping)
                 // for the LOCAL failure policy: each live instance enforces 1/n of every limit
                 .liveInstances(instances::liveInstances, instances::rank)
+                // a killed instance's in-flight leases come back once the registry declares it dead
+                .leaseHolder(instances::leaseHolder)
                 .companion(instances)
                 .companion(metrics::close)
                 .service(service -> service.config(config).clock(settings.clock())

@@ -6,6 +6,7 @@ import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.LeaseHolder;
 import dev.quota.core.spi.Take;
 import dev.quota.core.spi.UnreadableBuckets;
 import java.io.ByteArrayInputStream;
@@ -18,7 +19,9 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.cache.processor.EntryProcessor;
 import javax.cache.processor.MutableEntry;
@@ -183,10 +186,39 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
                 out.writeShort(spec.length);
                 out.write(spec);
             }
+            encodeHolders(takes, out);
         } catch (IOException e) {
             throw new UncheckedIOException(e); // a byte array stream does not fail
         }
         return bytes.toByteArray();
+    }
+
+    /**
+     * The lease holders of the takes that have one, after the takes: their count, then per take its
+     * index, its tag, the count of dead tags and those. Nothing when no take has one, so a change
+     * reads the same to a member of a version without holders, which stops after the takes (its
+     * lease sets then keep every slot to its deadline, as they did).
+     */
+    private static void encodeHolders(List<Take> takes, DataOutputStream out) throws IOException {
+        int held = 0;
+        for (Take take : takes) {
+            held += take.holder() == LeaseHolder.NONE ? 0 : 1;
+        }
+        if (held == 0) {
+            return;
+        }
+        out.writeShort(held);
+        for (int i = 0; i < takes.size(); i++) {
+            LeaseHolder holder = takes.get(i).holder();
+            if (holder != LeaseHolder.NONE) {
+                out.writeShort(i);
+                out.writeLong(holder.tag());
+                out.writeInt(holder.deadTags().size());
+                for (long dead : holder.deadTags()) {
+                    out.writeLong(dead);
+                }
+            }
+        }
     }
 
     /**
@@ -274,7 +306,20 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
                 long extra = in.readLong();
                 byte[] spec = new byte[in.readUnsignedShort()];
                 in.readFully(spec);
-                takes.add(new Take(key, spec(spec), tokens, refusalTokens, shadow, extra));
+                takes.add(new Take(key, spec(spec), tokens, refusalTokens, shadow, extra, LeaseHolder.NONE));
+            }
+            if (in.available() > 0) { // the holders (encodeHolders)
+                int held = in.readUnsignedShort();
+                for (int h = 0; h < held; h++) {
+                    int index = in.readUnsignedShort();
+                    long tag = in.readLong();
+                    int deadCount = in.readInt();
+                    Set<Long> dead = new HashSet<>();
+                    for (int d = 0; d < deadCount; d++) {
+                        dead.add(in.readLong());
+                    }
+                    takes.set(index, takes.get(index).heldBy(new LeaseHolder(tag, dead)));
+                }
             }
             return takes;
         } catch (IOException e) {

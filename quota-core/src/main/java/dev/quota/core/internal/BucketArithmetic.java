@@ -7,6 +7,7 @@ import dev.quota.core.spi.BucketMath.Step;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ChargeRule;
 import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.LeaseHolder;
 import dev.quota.core.spi.Take;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
@@ -61,8 +62,20 @@ public final class BucketArithmetic {
      * {@code before}.
      */
     public static Step consume(@Nullable RemoteBucketState before, BucketSpec spec, long tokens, long nowNanos) {
+        return consume(before, spec, tokens, LeaseHolder.NONE, nowNanos);
+    }
+
+    /**
+     * {@link #consume(RemoteBucketState, BucketSpec, long, long)} by {@code holder}: from a lease
+     * set, the slots of instances it knows dead are freed first and the slots taken record its tag,
+     * in the one state written (a refused take writes nothing: the dead holders' slots count as
+     * free again at the next take). Other buckets ignore the holder.
+     */
+    public static Step consume(@Nullable RemoteBucketState before, BucketSpec spec, long tokens, LeaseHolder holder,
+                               long nowNanos) {
         if (spec.leases()) {
             LeaseSlots slots = LeaseSlots.of(before, spec, nowNanos);
+            slots.freeHeldByDead(holder);
             long free = slots.free();
             long capacity = spec.limits().get(0).capacity();
             if (free < tokens) {
@@ -70,7 +83,7 @@ public final class BucketArithmetic {
                 return new Step(new ConsumeResult(false, new long[] {Math.min(free, capacity)}, wait,
                         slots.nanosToAllFree(nowNanos)), null);
             }
-            long lease = slots.take(tokens, nowNanos);
+            long lease = slots.take(tokens, holder.tag(), nowNanos);
             return new Step(new ConsumeResult(true, new long[] {Math.min(free - tokens, capacity)}, 0,
                     slots.nanosToAllFree(nowNanos), lease), slots.state());
         }
@@ -86,10 +99,12 @@ public final class BucketArithmetic {
      * {@link #consume}'s answer, its state with the tokens taken put in {@code afters[i]} (null when
      * they were not): for a consume of several buckets, without a step per bucket.
      */
-    private static ConsumeResult consumeInto(@Nullable RemoteBucketState before, BucketSpec spec, long tokens,
-                                             long nowNanos, @Nullable RemoteBucketState[] afters, int i) {
+    private static ConsumeResult consumeInto(@Nullable RemoteBucketState before, Take take, long nowNanos,
+                                             @Nullable RemoteBucketState[] afters, int i) {
+        BucketSpec spec = take.spec();
+        long tokens = take.tokens();
         if (spec.leases() || before == null || !current(before, spec)) {
-            Step step = consume(before, spec, tokens, nowNanos);
+            Step step = consume(before, spec, tokens, take.holder(), nowNanos);
             afters[i] = step.after();
             return step.result();
         }
@@ -247,7 +262,7 @@ public final class BucketArithmetic {
             boolean all = true;
             for (int i = 0; i < n; i++) {
                 Take take = takes.get(i);
-                results[i] = consumeInto(before[i], take.spec(), take.tokens(), nowNanos, writes, i);
+                results[i] = consumeInto(before[i], take, nowNanos, writes, i);
                 all &= writes[i] != null;
             }
             if (all) {
@@ -270,7 +285,7 @@ public final class BucketArithmetic {
             long[] taken = ChargeRule.taken(takes, i -> steps[i].after() != null, i -> {
                 Take take = takes.get(i);
                 charged[i] = take.refusalTokens() == take.tokens() ? steps[i]
-                        : consume(before[i], take.spec(), take.refusalTokens(), nowNanos);
+                        : consume(before[i], take.spec(), take.refusalTokens(), take.holder(), nowNanos);
                 return charged[i].after() != null;
             });
             boolean admitted = ChargeRule.admitted(takes, i -> steps[i].after() != null);

@@ -1,6 +1,7 @@
 package dev.quota.core.internal;
 
 import dev.quota.core.spi.BucketSpec;
+import dev.quota.core.spi.LeaseHolder;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.BucketState;
@@ -10,9 +11,10 @@ import io.github.bucket4j.distributed.remote.RemoteStat;
 import io.github.bucket4j.distributed.serialization.Scope;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,23 +29,37 @@ import org.jspecify.annotations.Nullable;
  * <p>A slot's deadline is its lease's identity: giving back a lease frees the held slot with that
  * deadline. A lease that expired and whose slot was taken again has another deadline, so a late
  * give-back frees nothing: never more leases held than slots.
+ *
+ * <p>A held slot also records its holder ({@link LeaseHolder#tag()}) in its third word, Bucket4j's
+ * rounding error, which an interval refill of capacity 1 never reads before the slot's deadline
+ * (the refill waits for a whole interval, and then the slot is full again whatever the word holds).
+ * The stored form of that word: 0 for no holder (every state written before slots had holders,
+ * and a slot taken without a registry), {@link #TAGGED} with the tag in its low 56 bits for
+ * version 1. A word of any other form reads as no holder: such a slot is kept until its deadline.
+ * A take by a holder that knows the tag dead frees the slot ({@link #freeHeldByDead}).
  */
 public final class LeaseSlots {
 
-    /** Words per slot in the state: last refill, tokens, rounding error. */
+    /** Words per slot in the state: last refill, tokens, rounding error (the holder). */
     private static final int WORDS = 3;
+    /** The top byte of a holder word in stored form version 1: the tag is in the low 56 bits. */
+    static final long TAGGED = 1L << 56;
 
     private final BucketConfiguration configuration;
     private final long timeoutNanos;
     private final long version;
     /** The deadline of each slot's lease, 0 for a free slot. */
     private final long[] deadlines;
+    /** The tag of each held slot's holder, 0 for a free slot or one held by nobody known. */
+    private final long[] holders;
 
-    private LeaseSlots(BucketConfiguration configuration, long timeoutNanos, long version, long[] deadlines) {
+    private LeaseSlots(BucketConfiguration configuration, long timeoutNanos, long version, long[] deadlines,
+                       long[] holders) {
         this.configuration = configuration;
         this.timeoutNanos = timeoutNanos;
         this.version = version;
         this.deadlines = deadlines;
+        this.holders = holders;
     }
 
     /**
@@ -54,24 +70,60 @@ public final class LeaseSlots {
      */
     public static LeaseSlots of(@Nullable RemoteBucketState state, BucketSpec spec, long nowNanos) {
         BucketConfiguration specConfiguration = Bandwidths.configuration(spec);
-        long[] stored = state == null ? new long[0] : storedDeadlines(state, nowNanos);
+        long[][] stored = state == null ? new long[][] {new long[0], new long[0]} : storedSlots(state, nowNanos);
+        long[] storedDeadlines = stored[0];
+        long[] storedHolders = stored[1];
         Long storedVersion = state == null ? null : state.getConfigurationVersion();
-        if (state != null && storedVersion != null && storedVersion > spec.version() && stored.length > 0) {
+        if (state != null && storedVersion != null && storedVersion > spec.version() && storedDeadlines.length > 0) {
             BucketConfiguration newer = state.getConfiguration();
-            return new LeaseSlots(newer, newer.getBandwidths()[0].getRefillPeriodNanos(), storedVersion, stored);
+            return new LeaseSlots(newer, newer.getBandwidths()[0].getRefillPeriodNanos(), storedVersion,
+                    storedDeadlines, storedHolders);
         }
         int n = specConfiguration.getBandwidths().length;
         long[] deadlines;
-        if (stored.length == n) {
-            deadlines = stored;
+        long[] holders;
+        if (storedDeadlines.length == n) {
+            deadlines = storedDeadlines;
+            holders = storedHolders;
         } else {
-            long[] held = Arrays.stream(stored).filter(d -> d != 0).sorted().toArray();
+            // the held slots by deadline, the last ending first: those are kept when there are fewer slots
+            Integer[] held = IntStream.range(0, storedDeadlines.length).filter(i -> storedDeadlines[i] != 0).boxed()
+                    .sorted(Comparator.comparingLong((Integer i) -> storedDeadlines[i]).reversed())
+                    .toArray(Integer[]::new);
             deadlines = new long[n];
+            holders = new long[n];
             for (int i = 0; i < Math.min(n, held.length); i++) {
-                deadlines[i] = held[held.length - 1 - i];
+                deadlines[i] = storedDeadlines[held[i]];
+                holders[i] = storedHolders[held[i]];
             }
         }
-        return new LeaseSlots(specConfiguration, spec.leaseTimeout().toNanos(), spec.version(), deadlines);
+        return new LeaseSlots(specConfiguration, spec.leaseTimeout().toNanos(), spec.version(), deadlines, holders);
+    }
+
+    /**
+     * Frees every slot held by an instance {@code holder} knows dead ({@link LeaseHolder#heldByDead}),
+     * before their deadline: what a take does first, in the same atomic step.
+     *
+     * @return the number of slots freed
+     */
+    public int freeHeldByDead(LeaseHolder holder) {
+        if (holder.deadTags().isEmpty()) {
+            return 0;
+        }
+        int freed = 0;
+        for (int i = 0; i < deadlines.length; i++) {
+            if (deadlines[i] != 0 && holder.heldByDead(holders[i])) {
+                deadlines[i] = 0;
+                holders[i] = 0;
+                freed++;
+            }
+        }
+        return freed;
+    }
+
+    /** The tag recorded for each slot, 0 for a free one or one without a holder: for tests. */
+    long[] holders() {
+        return holders.clone();
     }
 
     /** The number of free slots. */
@@ -118,17 +170,19 @@ public final class LeaseSlots {
     }
 
     /**
-     * Holds {@code count} free slots until {@code nowNanos} + the lease timeout.
+     * Holds {@code count} free slots until {@code nowNanos} + the lease timeout, recording
+     * {@code tag} (0: none) as their holder.
      *
      * @return the deadline of the leases taken
      * @throws IllegalStateException if fewer slots are free
      */
-    public long take(long count, long nowNanos) {
+    public long take(long count, long tag, long nowNanos) {
         long deadline = nowNanos + timeoutNanos;
         long left = count;
         for (int i = 0; i < deadlines.length && left > 0; i++) {
             if (deadlines[i] == 0) {
                 deadlines[i] = deadline;
+                holders[i] = tag & LeaseHolder.TAG_MASK;
                 left--;
             }
         }
@@ -143,6 +197,7 @@ public final class LeaseSlots {
         for (int i = 0; i < deadlines.length; i++) {
             if (deadlines[i] == deadline && deadline != 0) {
                 deadlines[i] = 0;
+                holders[i] = 0;
                 return;
             }
         }
@@ -156,6 +211,7 @@ public final class LeaseSlots {
             // a held slot was refilled last when its lease was taken: one interval later it is free
             words[i * WORDS] = held ? deadlines[i] - timeoutNanos : 0;
             words[i * WORDS + 1] = held ? 0 : 1;
+            words[i * WORDS + 2] = held && holders[i] != 0 ? TAGGED | holders[i] : 0;
         }
         Map<String, Object> snapshot = new HashMap<>();
         snapshot.put("version", 1);
@@ -173,17 +229,19 @@ public final class LeaseSlots {
 
     /**
      * The deadline of each slot of a stored state, 0 for a free one (holding its token, or past its
-     * deadline); none when the state is not a lease set's (it then starts empty).
+     * deadline), and the tag of each held slot's holder, 0 for none; none when the state is not a
+     * lease set's (it then starts empty).
      */
-    private static long[] storedDeadlines(RemoteBucketState remote, long nowNanos) {
+    private static long[][] storedSlots(RemoteBucketState remote, long nowNanos) {
+        long[][] none = {new long[0], new long[0]};
         Bandwidth[] bandwidths = remote.getConfiguration().getBandwidths();
         BucketState state = remote.getState();
         if (!(state instanceof BucketState64BitsInteger words)) {
-            return new long[0];
+            return none;
         }
         for (Bandwidth bandwidth : bandwidths) {
             if (bandwidth.getCapacity() != 1 || !bandwidth.isRefillIntervally() || bandwidth.getRefillTokens() != 1) {
-                return new long[0];
+                return none;
             }
         }
         long[] data;
@@ -195,12 +253,18 @@ public final class LeaseSlots {
             throw new UncheckedIOException(e);
         }
         long[] deadlines = new long[bandwidths.length];
+        long[] holders = new long[bandwidths.length];
         for (int i = 0; i < bandwidths.length; i++) {
             if (data[i * WORDS + 1] < 1) {
                 long deadline = data[i * WORDS] + bandwidths[i].getRefillPeriodNanos();
-                deadlines[i] = deadline > nowNanos ? deadline : 0;
+                if (deadline > nowNanos) {
+                    deadlines[i] = deadline;
+                    long word = data[i * WORDS + 2];
+                    // version 1 of the holder word; 0 (no holder, or written before) and any other form: none
+                    holders[i] = (word & ~LeaseHolder.TAG_MASK) == TAGGED ? word & LeaseHolder.TAG_MASK : 0;
+                }
             }
         }
-        return deadlines;
+        return new long[][] {deadlines, holders};
     }
 }

@@ -26,8 +26,13 @@ import java.util.Objects;
  *                      admitted, and never taken on a refusal ({@link ChargeRule#extra}). The decision
  *                      asks for them to lease a batch of a hot bucket's tokens in the same store call
  *                      (see {@link ConsumeResult#extraTaken()})
+ * @param holder        for a lease set: the instance taking the lease, recorded in its slot, and the
+ *                      instances known dead, whose slots the take frees first ({@link LeaseHolder});
+ *                      {@link LeaseHolder#NONE} where no instance registry is wired. Other buckets
+ *                      ignore it
  */
-public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens, boolean shadow, long extra) {
+public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens, boolean shadow, long extra,
+                   LeaseHolder holder) {
 
     /**
      * @throws IllegalArgumentException if {@code tokens < 1}, refusalTokens is negative or above
@@ -37,6 +42,7 @@ public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalToke
     public Take {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(spec, "spec");
+        Objects.requireNonNull(holder, "holder");
         if (tokens < 1) {
             throw new IllegalArgumentException("tokens must be >= 1 but was " + tokens);
         }
@@ -56,24 +62,32 @@ public record Take(BucketKey key, BucketSpec spec, long tokens, long refusalToke
         }
     }
 
-    /** A take without extra tokens. */
+    /**
+     * A take without extra tokens and without a {@link LeaseHolder}: a lease it holds is kept until
+     * given back or its deadline.
+     */
     public Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens, boolean shadow) {
-        this(key, spec, tokens, refusalTokens, shadow, 0);
+        this(key, spec, tokens, refusalTokens, shadow, 0, LeaseHolder.NONE);
     }
 
     /** An enforced take: its lack of tokens refuses the consume. */
     public Take(BucketKey key, BucketSpec spec, long tokens, long refusalTokens) {
-        this(key, spec, tokens, refusalTokens, false);
+        this(key, spec, tokens, refusalTokens, false, 0, LeaseHolder.NONE);
     }
 
     /** An enforced take that is left alone when the consume is refused. */
     public static Take of(BucketKey key, BucketSpec spec, long tokens) {
-        return new Take(key, spec, tokens, 0, false);
+        return new Take(key, spec, tokens, 0, false, 0, LeaseHolder.NONE);
+    }
+
+    /** This take by {@code holder}: for a lease set, the slot records it and dead holders' slots are freed. */
+    public Take heldBy(LeaseHolder holder) {
+        return new Take(key, spec, tokens, refusalTokens, shadow, extra, holder);
     }
 
     /** This take asking for up to {@code extra} tokens more when the consume is admitted. */
     public Take withExtra(long extra) {
-        return extra == this.extra ? this : new Take(key, spec, tokens, refusalTokens, shadow, extra);
+        return extra == this.extra ? this : new Take(key, spec, tokens, refusalTokens, shadow, extra, holder);
     }
 
     /** Whether this take is charged when the consume is refused. */

@@ -9,12 +9,14 @@ import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.LeaseHolder;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.spi.Take;
 import dev.quota.testkit.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -226,5 +228,53 @@ public interface LeaseStoreContract {
 
         assertThat(held).isEqualTo(5);
         assertThat(free(key)).isZero();
+    }
+
+    private ConsumeResult takeBy(BucketKey key, LeaseHolder holder) {
+        return leaseStore().tryConsume(List.of(Take.of(key, FIVE, 1).heldBy(holder))).get(0);
+    }
+
+    @Test
+    default void aTakeByAnInstanceKnowingAnotherDead_freesExactlyTheDeadOnesSlots_inTheSameCall() {
+        BucketKey key = key();
+        long dead = LeaseHolder.tagOf("dead-instance");
+        long live = LeaseHolder.tagOf("live-instance");
+        long taker = LeaseHolder.tagOf("taking-instance");
+        for (int i = 0; i < 3; i++) {
+            assertThat(takeBy(key, new LeaseHolder(dead, Set.of())).tokensTaken()).isTrue();
+        }
+        takeBy(key, new LeaseHolder(live, Set.of()));
+        takeBy(key, new LeaseHolder(live, Set.of()));
+        assertThat(takeBy(key, new LeaseHolder(taker, Set.of())).tokensTaken()).as("five held").isFalse();
+        leaseClock().advance(Duration.ofSeconds(1));
+
+        LeaseHolder knowing = new LeaseHolder(taker, Set.of(dead));
+        ConsumeResult first = takeBy(key, knowing);
+
+        assertThat(first.tokensTaken()).isTrue();
+        assertThat(first.remaining()).as("the dead one's three freed, one taken").containsExactly(2);
+        assertThat(takeBy(key, knowing).tokensTaken()).isTrue();
+        assertThat(takeBy(key, knowing).tokensTaken()).isTrue();
+        assertThat(takeBy(key, knowing).tokensTaken()).as("the live one's two still count").isFalse();
+        assertThat(free(key)).isZero();
+    }
+
+    @Test
+    default void leasesOfAnInstanceNotKnownDead_orTakenWithoutATag_areKeptUntilTheirDeadline() {
+        BucketKey key = key();
+        long live = LeaseHolder.tagOf("live-instance");
+        takeBy(key, new LeaseHolder(live, Set.of()));
+        takeBy(key, new LeaseHolder(live, Set.of()));
+        take(key); // no holder: a single instance, or a take written before slots had holders
+        take(key);
+        take(key);
+        LeaseHolder knowingOthersDead = new LeaseHolder(LeaseHolder.tagOf("taking-instance"),
+                Set.of(LeaseHolder.tagOf("someone-else")));
+
+        assertThat(takeBy(key, knowingOthersDead).tokensTaken()).isFalse();
+        leaseClock().advance(TIMEOUT.minusNanos(1_000_000));
+        assertThat(takeBy(key, knowingOthersDead).tokensTaken()).as("1 ms before the deadline").isFalse();
+        leaseClock().advance(Duration.ofMillis(1));
+        assertThat(free(key)).isEqualTo(5);
     }
 }
