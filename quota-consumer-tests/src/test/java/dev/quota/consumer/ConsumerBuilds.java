@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * Every consumer project's build, started once for all the test classes that run them, and the one
@@ -25,6 +26,9 @@ import java.util.stream.Collectors;
  * order of {@link #LANES}, so that the projects of the first test class are ready first and the
  * others build while it runs its services. Stopped (lanes, Redis) as the test JVM exits, when the
  * build times are printed.
+ *
+ * <p>{@code -Dquota.consumers=jersey-3.1,resteasy-6.2} builds those projects only, for a developer
+ * who runs one test on a few runtimes: the tests of the others are skipped, saying so.
  */
 final class ConsumerBuilds {
 
@@ -43,6 +47,9 @@ final class ConsumerBuilds {
                     "quarkus-rest-cdi" + UNLISTED, HELIDON),
             // WARs, and the servers their builds unpack: mostly disk, little CPU
             List.of("payara-micro-6", "wildfly-38", "open-liberty"));
+
+    /** The system property naming the only projects to build, comma-separated; all of them without it. */
+    static final String SELECTED = "quota.consumers";
 
     private static ConsumerBuilds running;
 
@@ -70,6 +77,9 @@ final class ConsumerBuilds {
             ExecutorService lane = Executors.newSingleThreadExecutor(r -> new Thread(r, "consumer-builds-" + names.get(0)));
             lanes.add(lane);
             for (String name : names) {
+                if (!selected(name)) {
+                    continue;
+                }
                 boolean helidon = name.startsWith(HELIDON);
                 if (helidon && jdk21.isEmpty()) {
                     continue;
@@ -94,8 +104,19 @@ final class ConsumerBuilds {
         return redis.uri();
     }
 
-    /** The built project {@code name}, waiting for its build; fails the test when the build failed. */
+    /** Whether {@code name} is built: named by {@value #SELECTED}, or every project when it is not set. */
+    static boolean selected(String name) {
+        String selected = System.getProperty(SELECTED, "");
+        return selected.isBlank() || List.of(selected.split(",")).stream().map(String::trim).anyMatch(name::equals);
+    }
+
+    /**
+     * The built project {@code name}, waiting for its build; fails the test when the build failed,
+     * and skips it when {@value #SELECTED} leaves the project out.
+     */
     ConsumerProject built(String name) throws InterruptedException {
+        Assumptions.assumeTrue(selected(name), () -> name + " is not built: -D" + SELECTED + "="
+                + System.getProperty(SELECTED) + " leaves it out");
         CompletableFuture<ConsumerProject> build = builds.get(name);
         if (build == null) {
             throw new AssertionError(name + " is not built (a JDK it needs is missing, or it is in no lane)");

@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * transfers decided with their amount (429, 422, 400; never a 500), and the admin API: 200 with
  * the token, 401 without, 429 after too many wrong tokens from one address, and the top customers
  * of the process; an import charged exactly its rows, and at most two of a customer's imports
- * running at once (429 too-many-in-flight for the third); on every runtime.
+ * running at once (429 too-many-in-flight for the third); a statement streamed while it is charged,
+ * ending after exactly the rows its caller's plan had left, then 429; on every runtime.
  *
  * <p>On a container that does not tell the client's address, the service must refuse to start.
  *
@@ -179,6 +180,17 @@ class ConsumerBuildsTest {
     void imports_areChargedTheirRows_andAtMostTwoRunAtOnce(String name) throws InterruptedException {
         try (ConsumerProject.Running service = start(built(name))) {
             ReadmeChecks.importsSettledAndInFlight(service.port(), "", 2000, service::output);
+        }
+    }
+
+    /** Last: the statement spends its caller's plan to the end. */
+    @Order(7)
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("projects")
+    void statement_streamsExactlyTheRowsThePlanHasLeft_endsCleanly_andTheNextIs429(String name)
+            throws InterruptedException {
+        try (ConsumerProject.Running service = start(built(name))) {
+            ReadmeChecks.statementEndsWhenThePlanDoes(service.port(), "", service::output);
         }
     }
 }

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * started once and asked everything the plain runtimes' projects are asked: 200 with RateLimit
  * headers, 401 for an unknown key, anonymous callers limited per client address, transfers decided
  * with their amount (429, 422, 400; never a 500), an import settled to its rows with
- * {@code QuotaRequest.settle} and at most two of them running at once. Each WAR also holds a
+ * {@code QuotaRequest.settle} and at most two of them running at once, a statement metered with
+ * {@code QuotaRequest.meter()} that ends after exactly the rows its caller's plan had left. Each WAR also holds a
  * second application that lists its classes and forgets quota's provider: its requests are
  * refused 503, and the reason
  * logged, never served unlimited.
@@ -70,6 +71,8 @@ class EeServersTest {
             // acme's burst is nearly spent by now: its imports start again from a full day and burst
             builds.flushRedis();
             ReadmeChecks.importsSettledAndInFlight(port, EeServer.API, 2000, service::output);
+            // a caller of its own, from a full anonymous burst
+            ReadmeChecks.statementEndsWhenThePlanDoes(port, EeServer.API, service::output);
 
             // the servers' own reason phrases: Servlet 6 cannot hand them the library's (docs/runtimes.md's table)
             assertThat(statusLines).as("429 and 422 status lines").isEqualTo(server.statusLines());

@@ -18,7 +18,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * against the artifacts this build installed (Quarkus as an uber-jar), run as a process of its own
  * against a real Redis, and asked what {@link ConsumerBuildsTest} asks the other runtimes: 200 with
  * RateLimit headers, 401 for an unknown key, anonymous callers per client address, transfers decided
- * with their amount, an import charged its rows and at most two of them running at once.
+ * with their amount, an import charged its rows and at most two of them running at once, a statement
+ * that ends after exactly the rows its caller's plan had left.
  *
  * <p>Wired wrongly on purpose, an {@code Application} that lists its resources but not
  * {@code QuotaProviders}: on Quarkus the resource methods are refused 503, never served unlimited;
@@ -132,6 +133,17 @@ class QuarkusAndHelidonBuildsTest {
     void imports_areChargedTheirRows_andAtMostTwoRunAtOnce(String name) throws InterruptedException {
         try (ConsumerProject.Running service = start(built(name))) {
             ReadmeChecks.importsSettledAndInFlight(service.port(), "", 2000, service::output);
+        }
+    }
+
+    /** Last: the statement spends its caller's plan to the end. */
+    @Order(7)
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("enforced")
+    void statement_streamsExactlyTheRowsThePlanHasLeft_endsCleanly_andTheNextIs429(String name)
+            throws InterruptedException {
+        try (ConsumerProject.Running service = start(built(name))) {
+            ReadmeChecks.statementEndsWhenThePlanDoes(service.port(), "", service::output);
         }
     }
 }

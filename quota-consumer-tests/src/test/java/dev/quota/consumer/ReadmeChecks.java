@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.testkit.RawHttp;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -12,6 +14,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What the README promises a user's service, asked over real HTTP of a consumer project on any
@@ -25,6 +29,11 @@ final class ReadmeChecks {
     static final String ACME_KEY = "acme-demo-key-0001";
     static final String EXPORT = "/api/v1/accounts/7/export";
     static final String IMPORTS = "/api/v1/accounts/7/imports";
+    static final String STATEMENT = "/api/v1/accounts/7/statement";
+    /** An address no other check calls from: its anonymous burst is full when the statement check starts. */
+    private static final String STATEMENT_CALLER = "127.0.0.61";
+    /** The anonymous burst drips a token back every 12 s (5 a minute): the statement check's figures hold within that. */
+    private static final long DRIP_MILLIS = 12_000;
 
     private ReadmeChecks() {
     }
@@ -188,6 +197,60 @@ final class ReadmeChecks {
                 closeQuietly(request);
             }
         }
+    }
+
+    /**
+     * The README's statement (rule {@code statement}: 2 on arrival, then a token a row while it
+     * streams) ends when its caller's plan does: an anonymous caller of a fresh address (burst of 10)
+     * asks 2 days, which leaves it {@code r} (the response's {@code RateLimit}: 8, the estimate paid
+     * for the 2 rows), then 100 days, of which it is sent exactly {@code r} rows (docs/configuration.md:
+     * {@code r + debtCap}, {@code debtCap} 0), in a complete CSV (status 200, the header line, every row
+     * whole, the body ended as its framing says); the next statement is refused 429 while the plan is empty.
+     * The anonymous burst drips a token back every 12 s: the three requests take well under that, and
+     * a failure says how long they took.
+     */
+    static void statementEndsWhenThePlanDoes(int port, String api, Supplier<String> output) {
+        String statement = api + STATEMENT;
+        long start = System.nanoTime();
+        RawHttp.Answer twoDays = RawHttp.get(STATEMENT_CALLER, port, statement + "?days=2");
+        assertThat(twoDays.status()).as("a statement of 2 days; %s", output.get()).isEqualTo(200);
+        assertThat(twoDays.body()).isEqualTo("day,balance\n1,100.00\n2,100.00\n");
+        // its estimate, 2, paid for its 2 rows: what the header says is left is what is left
+        long left = remaining(twoDays.header("RateLimit"), "anonymous-burst");
+        assertThat(left).as("the estimate taken of the burst of 10").isEqualTo(8);
+
+        RawHttp.Answer hundredDays;
+        try {
+            hundredDays = RawHttp.get(STATEMENT_CALLER, port, statement + "?days=100");
+        } catch (UncheckedIOException e) {
+            throw new AssertionError("a statement of 100 days with " + left + " tokens left did not end cleanly"
+                    + " (no last chunk, or the connection broken off); " + output.get(), e);
+        }
+        long millis = Duration.ofNanos(System.nanoTime() - start).toMillis();
+        assertThat(hundredDays.status()).as("a statement of 100 days with %d left; %s", left, output.get())
+                .isEqualTo(200);
+        List<String> expected = new ArrayList<>(List.of("day,balance"));
+        for (long day = 1; day <= left; day++) {
+            expected.add(day + ",100.00");
+        }
+        assertThat(hundredDays.body().lines().toList()).as("the header, then exactly the %d rows the plan had left"
+                + " (%d ms after the first statement; a token drips back every %d ms); %s", left, millis, DRIP_MILLIS,
+                output.get()).isEqualTo(expected);
+        assertThat(hundredDays.body()).as("the last row complete").endsWith("\n");
+
+        RawHttp.Answer next = RawHttp.get(STATEMENT_CALLER, port, statement + "?days=1");
+        assertThat(next.status()).as("a statement once the plan is empty; %s", output.get()).isEqualTo(429);
+        assertThat(next.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(next.body()).contains("\"type\":\"urn:quota:problem:quota-exceeded\"")
+                .contains("\"limit\":\"anonymous-burst\"");
+    }
+
+    /** The {@code r} of {@code policy} in a {@code RateLimit} header: {@code "anonymous-burst";r=8;t=12}. */
+    private static long remaining(String rateLimit, String policy) {
+        assertThat(rateLimit).as("RateLimit").isNotNull();
+        Matcher matcher = Pattern.compile("\"" + policy + "\";r=(\\d+);").matcher(rateLimit);
+        assertThat(matcher.find()).as("%s in RateLimit: %s", policy, rateLimit).isTrue();
+        return Long.parseLong(matcher.group(1));
     }
 
     /** The first answer to any of {@code requests}, waiting at most 30 s for it. */

@@ -30,7 +30,8 @@ class ReadmeSnippetsTest {
             "java", "src/main/java/example/Main.java",
             "resource", "src/main/java/example/ExportResource.java",
             "amount", "src/main/java/example/TransferResource.java",
-            "import", "src/main/java/example/ImportResource.java");
+            "import", "src/main/java/example/ImportResource.java",
+            "statement", "src/main/java/example/StatementResource.java");
 
     private static final String RESOURCES = "src/main/resources/";
     private static final Map<String, String> CDI_LITE = Map.of(
@@ -38,7 +39,8 @@ class ReadmeSnippetsTest {
             "plans", "plans.yaml",
             "resource", "src/main/java/example/ExportResource.java",
             "amount", "src/main/java/example/TransferResource.java",
-            "cdi-import", "src/main/java/example/ImportResource.java");
+            "cdi-import", "src/main/java/example/ImportResource.java",
+            "cdi-statement", "src/main/java/example/StatementResource.java");
 
     /** A WAR on a Jakarta EE server: the snippets of docs/runtimes.md's "Jakarta EE server", and their files. */
     private static final Map<String, String> EE_WAR = Map.of(
@@ -47,7 +49,8 @@ class ReadmeSnippetsTest {
             "plans", RESOURCES + "plans.yaml",
             "resource", "src/main/java/example/ExportResource.java",
             "amount", "src/main/java/example/TransferResource.java",
-            "cdi-import", "src/main/java/example/ImportResource.java");
+            "cdi-import", "src/main/java/example/ImportResource.java",
+            "cdi-statement", "src/main/java/example/StatementResource.java");
 
     /**
      * The Quarkus, Helidon and Jakarta EE server projects: each snippet of the README they are
@@ -64,7 +67,8 @@ class ReadmeSnippetsTest {
                     "quarkus-provider", "src/main/java/example/QuotaWiring.java",
                     "resource", "src/main/java/example/ExportResource.java",
                     "amount", "src/main/java/example/TransferResource.java",
-                    "import", "src/main/java/example/ImportResource.java"),
+                    "import", "src/main/java/example/ImportResource.java",
+                    "statement", "src/main/java/example/StatementResource.java"),
             "quarkus-rest-cdi", with(CDI_LITE, "cdi-lite-properties", RESOURCES + "application.properties"),
             "quarkus-resteasy-cdi", with(CDI_LITE, "cdi-lite-properties", RESOURCES + "application.properties"),
             "helidon-mp-cdi", with(CDI_LITE, "cdi-lite-properties", RESOURCES + "META-INF/microprofile-config.properties"));

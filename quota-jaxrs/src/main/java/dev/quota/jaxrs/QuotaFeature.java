@@ -5,6 +5,7 @@ import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import dev.quota.jaxrs.internal.PeerAdapters;
 import dev.quota.jaxrs.internal.Peers;
+import dev.quota.jaxrs.internal.ResteasyRequestContext;
 import dev.quota.jaxrs.internal.ServiceCompanions;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -120,6 +121,10 @@ public final class QuotaFeature implements Feature {
             // registered as classes, so that the runtime creates and injects them
             context.register(adapter, Peers.PRIORITY);
         }
+        if ("RESTEasy".equals(peers.runtime()) && ResteasyRequestContext.available()) {
+            // so that a resource method takes @Context ContainerRequestContext for meter(request), as on Jersey
+            context.register(ResteasyRequestContext.class, Peers.PRIORITY);
+        }
         QuotaBindings bindings = new QuotaBindings(service);
         List<Object> enforcing = List.of(new QuotaRequestFilter(service, resolver, clientAddress, bindings,
                         arrivedBodyBytes),
@@ -175,18 +180,23 @@ public final class QuotaFeature implements Feature {
     /**
      * The meter of the request's actual cost, made on the first call: what the resource measures
      * there is settled against the rule's cost once the response has been written (a request the
-     * quota filter did not admit has nothing to settle: its meter measures for nobody). Portable where
-     * the runtime injects {@code ContainerRequestContext} (Jersey); elsewhere set the
-     * {@value QuotaMeter#HEADER} response header. Call it on the request's thread (in the resource
-     * method); the meter itself may then be used from any thread.
+     * quota filter did not admit has nothing to settle: its meter measures for nobody). A resource
+     * method takes the request with {@code @Context ContainerRequestContext request} on Jersey,
+     * RESTEasy (where this feature puts it into RESTEasy's context data, which lacks it otherwise)
+     * and Quarkus REST; with quota-cdi, {@code QuotaRequest.meter()} is the same meter. A runtime
+     * that injects none can set the {@value QuotaMeter#HEADER} response header instead, settled once
+     * at the end. Call it on the request's thread (in the resource method); the meter itself may
+     * then be used from any thread.
      */
     public static QuotaMeter meter(ContainerRequestContext request) {
-        if (request.getProperty(METER) instanceof QuotaMeter meter) {
+        // RESTEasy injects a proxy that answers on the request's thread only: the settle needs the request
+        ContainerRequestContext own = ResteasyRequestContext.own(request);
+        if (own.getProperty(METER) instanceof QuotaMeter meter) {
             return meter;
         }
         QuotaMeter meter = new QuotaMeter();
-        request.setProperty(METER, meter);
-        CostSettling.metered(request, meter);
+        own.setProperty(METER, meter);
+        CostSettling.metered(own, meter);
         return meter;
     }
 

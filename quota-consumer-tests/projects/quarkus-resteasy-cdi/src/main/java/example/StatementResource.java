@@ -1,0 +1,31 @@
+package example;
+
+import dev.quota.cdi.QuotaRequest;
+import dev.quota.jaxrs.Quota;
+import dev.quota.jaxrs.QuotaMeter;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.StreamingOutput;
+import java.nio.charset.StandardCharsets;
+
+@Path("/api/v1/accounts/{id}/statement")
+public class StatementResource {
+    @Inject QuotaRequest quota;                                       // this request, as quota counted it
+
+    @GET @Quota("statement") @Produces("text/csv")                    // rule "statement": 2 on arrival
+    public StreamingOutput statement(@QueryParam("days") int days) {
+        QuotaMeter meter = quota.meter();                             // then a token a row, as it streams
+        return out -> {
+            out.write("day,balance\n".getBytes(StandardCharsets.US_ASCII));
+            for (int day = 1; day <= days; day++) {
+                out.write((day + ",100.00\n").getBytes(StandardCharsets.US_ASCII));
+                if (!meter.add(1)) {
+                    break;                                            // the customer cannot pay another row
+                }
+            }
+        };
+    }
+}
