@@ -122,28 +122,7 @@ class HeavyHittersTest {
     @Test
     void addFromManyThreads_loosesNoCount() throws Exception {
         HeavyHitters wide = new HeavyHitters(clock, Duration.ofMinutes(5), Duration.ofMinutes(1), 100);
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(8);
-        try {
-            List<Future<?>> done = new java.util.ArrayList<>();
-            for (int t = 0; t < 8; t++) {
-                String id = "t" + t;
-                done.add(pool.submit(() -> {
-                    start.await();
-                    for (int i = 0; i < 1_000; i++) {
-                        wide.add(c(id), 1);
-                        wide.add(c("shared"), 1);
-                    }
-                    return null;
-                }));
-            }
-            start.countDown();
-            for (Future<?> f : done) {
-                f.get(30, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        addFromEightThreads(wide, 1_000);
 
         assertThat(wide.of(c("shared"))).isEqualTo(new TopCustomers.Entry("shared", Customer.Kind.ACCOUNT, 8_000, 0));
         assertThat(wide.top(10)).hasSize(9).allSatisfy(e -> assertThat(e.overcount()).isZero());
@@ -208,28 +187,7 @@ class HeavyHittersTest {
     @Test
     void addFromManyThreads_withStripes_loosesNoCount() throws Exception {
         HeavyHitters wide = new HeavyHitters(clock, Duration.ofMinutes(5), Duration.ofMinutes(1), 100, 8);
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(8);
-        try {
-            List<Future<?>> done = new java.util.ArrayList<>();
-            for (int t = 0; t < 8; t++) {
-                String id = "t" + t;
-                done.add(pool.submit(() -> {
-                    start.await();
-                    for (int i = 0; i < 20_000; i++) {
-                        wide.add(c(id), 1);
-                        wide.add(c("shared"), 1);
-                    }
-                    return null;
-                }));
-            }
-            start.countDown();
-            for (Future<?> f : done) {
-                f.get(60, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        addFromEightThreads(wide, 20_000);
 
         assertThat(wide.of(c("shared"))).isEqualTo(new TopCustomers.Entry("shared", Customer.Kind.ACCOUNT, 160_000, 0));
         assertThat(wide.top(10)).hasSize(9).allSatisfy(e -> assertThat(e.overcount()).isZero());
@@ -243,5 +201,31 @@ class HeavyHittersTest {
                 .hasMessage("window must be a whole number of slots but was PT1M30S for slots of PT1M");
         assertThatThrownBy(() -> new HeavyHitters(clock, Duration.ofMinutes(5), Duration.ofMinutes(1), 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("counters must be >= 1 but was 0");
+    }
+
+    /** Eight threads, started at once, each adding {@code each} to its own customer and to "shared". */
+    private void addFromEightThreads(HeavyHitters wide, int each) throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                String id = "t" + t;
+                done.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < each; i++) {
+                        wide.add(c(id), 1);
+                        wide.add(c("shared"), 1);
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 }
