@@ -342,11 +342,15 @@ final class LeasedShares implements AutoCloseable {
                 lost.sum(), held);
     }
 
-    /** Stops the sweeper, retires every batch and gives the tokens back in one store call. */
+    /**
+     * Stops the sweeper, retires every batch and gives the tokens back in one store call. A sweep
+     * in flight is waited for, not interrupted: cut short, its store call could not tell whether
+     * the store applied the return, and those tokens would be lost.
+     */
     @Override
     public void close() {
         if (sweeper != null) {
-            sweeper.shutdownNow();
+            sweeper.shutdown();
         }
         retireAll();
         synchronized (this) {

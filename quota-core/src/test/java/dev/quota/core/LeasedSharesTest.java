@@ -201,6 +201,44 @@ class LeasedSharesTest {
     }
 
     @Test
+    void close_whileTheSweeperIsGivingBatchesBack_waitsForIt_andLosesNoToken() throws Exception {
+        java.util.concurrent.CountDownLatch sending = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
+        QuotaStore slow = new ForwardingStore(store) {
+            @Override
+            protected void before(String operation) {
+                if (!operation.equals("adjust") || !Thread.currentThread().getName().equals("quota-leased-shares")) {
+                    return;
+                }
+                sending.countDown();
+                try {
+                    answer.await(); // a store call in flight, as a Redis client waits for its reply
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new QuotaStoreException("interrupted while waiting for the store (test)", e);
+                }
+            }
+        };
+        QuotaService service = QuotaService.builder().store(slow).clock(clock).config(config(Leasing.ON)).build();
+        decide(service, 50);
+        decide(service, 5); // a batch of 25, 20 of them unspent
+        clock.advance(Duration.ofMillis(500)); // the sweeper's next run gives them back
+
+        sending.await();
+        Thread closing = new Thread(service::close, "closing");
+        closing.start();
+        while (closing.getState() != Thread.State.BLOCKED && closing.isAlive()) {
+            Thread.onSpinWait(); // close waits for the sweep in flight (or, wrongly, cut it short)
+        }
+        answer.countDown();
+        closing.join();
+
+        assertThat(service.leasedTokens().lost()).as("the return in flight was not cut short").isZero();
+        assertThat(service.leasedTokens().returned()).isEqualTo(20);
+        assertThat(planLeft(service)).isEqualTo(10_000 - 55);
+    }
+
+    @Test
     void leasedPlan_withItsRuleRefusing_isAllOrNothing_theBatchKeepsOnlyTheRefusedRequestsToken() {
         QuotaService service = service();
         decide(service, 50); // the plan's batch: 25
