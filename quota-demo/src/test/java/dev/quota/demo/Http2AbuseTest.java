@@ -138,6 +138,7 @@ class Http2AbuseTest {
      */
     @Test
     void zeroWindowClients_holdNoWorker_andTheirStreamsAreReset_regressionForTrickledWindowUpdates() throws Exception {
+        String neighbourOutcome;
         InetAddress attackerAddress = InetAddress.getByName("127.0.0.67");
         List<RawHttp2> attackers = new ArrayList<>();
         List<RawHttp2.Watch> watches = new ArrayList<>();
@@ -172,6 +173,10 @@ class Http2AbuseTest {
                 }
             }, 0, 2, TimeUnit.SECONDS);
 
+            // a neighbour on the attacker's address (a colleague behind the same NAT), over HTTP/1.1:
+            // answered, or its connection closed, at once; never left without an answer
+            String early = neighbour(attackerAddress);
+            String late = null;
             long start = System.nanoTime();
             long end = start + TimeUnit.SECONDS.toNanos(25);
             while (System.nanoTime() < end) {
@@ -186,8 +191,13 @@ class Http2AbuseTest {
                 if (allEnded && System.nanoTime() - start > TimeUnit.SECONDS.toNanos(3)) {
                     break;
                 }
+                if (late == null && System.nanoTime() - start > TimeUnit.SECONDS.toNanos(6)) {
+                    late = neighbour(attackerAddress);
+                }
                 Thread.sleep(100); // the legitimate caller's pace
             }
+            neighbourOutcome = early + " / " + late;
+            System.out.println("NEIGHBOUR " + neighbourOutcome);
             // a saturated machine may not have ended every stream within the measured 25 s: the
             // claim is that none is held for ever, so wait for the rest, still trickling
             Await.until(Duration.ofSeconds(90), () -> {
@@ -205,6 +215,7 @@ class Http2AbuseTest {
             }
         }
 
+        assertThat(neighbourOutcome).as("a caller on the attacker's address, over HTTP/1.1").doesNotContain("no answer");
         assertThat(statuses).as("the legitimate caller's answers").isNotEmpty().allMatch(s -> s == 200 || s == 429);
         assertThat(latencies.stream().mapToLong(Long::longValue).max().orElseThrow())
                 .as("the legitimate caller's worst latency in ms, of %d requests: %s", latencies.size(), latencies)
@@ -267,6 +278,26 @@ class Http2AbuseTest {
         try (RawHttp2 other = RawHttp2.connect(api, InetAddress.getByName("127.0.0.66"))) {
             assertThat(other.get(authority(api), "/api/v1/accounts/ACC-1001", KEY, FREE).status())
                     .as("another client's connection").isEqualTo(200);
+        }
+    }
+
+    /** One HTTP/1.1 request from {@code from}: its status line, "closed", or "no answer" within 5 s. */
+    private String neighbour(InetAddress from) throws IOException {
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.bind(new java.net.InetSocketAddress(from, 0));
+            socket.connect(new java.net.InetSocketAddress(api.getHost(), api.getPort()), 5_000);
+            socket.setSoTimeout(5_000);
+            socket.getOutputStream().write(("GET /api/v1/accounts/ACC-1001 HTTP/1.1\r\nHost: " + authority(api)
+                    + "\r\n" + KEY + ": " + FREE + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+                    java.nio.charset.StandardCharsets.ISO_8859_1));
+            String line = in.readLine();
+            return line == null ? "closed" : line;
+        } catch (java.net.SocketTimeoutException e) {
+            return "no answer in 5 s";
+        } catch (java.net.SocketException e) {
+            return "closed (" + e.getMessage() + ")";
         }
     }
 }
