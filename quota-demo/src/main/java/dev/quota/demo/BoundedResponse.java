@@ -46,6 +46,8 @@ final class BoundedResponse extends Response.Wrapper {
     private final Object address;
     private final Callback completion;
     private final Scheduler scheduler;
+    /** HTTP/1.x: one response at a time on the connection, and a failed one closes it. */
+    private final boolean http1;
 
     /** Guarded by this: writes not yet given to Jetty. */
     private final ArrayDeque<Queued> queue = new ArrayDeque<>();
@@ -67,6 +69,7 @@ final class BoundedResponse extends Response.Wrapper {
         this.address = address;
         this.completion = completion;
         this.scheduler = request.getComponents().getScheduler();
+        this.http1 = request.getConnectionMetaData().getHttpVersion().getVersion() < 20;
     }
 
     @Override
@@ -167,11 +170,15 @@ final class BoundedResponse extends Response.Wrapper {
             next = queue.poll();
             inFlight = true;
         }
-        if (!bounds.acquire(connection, address)) {
-            fail(new TimeoutException("too many writes wait for this client already"));
+        // what an HTTP/1.x connection writes behind holds no worker, and the connection holds one
+        // response at a time: counted against the connection only, so a neighbour behind the same
+        // address as a client that does not read still gets its answer
+        boolean perAddress = !(http1 && next.caller() == null);
+        if (!bounds.acquire(connection, perAddress ? address : null)) {
+            fail(new TimeoutException("too many writes wait for this client already"), next);
             return;
         }
-        Flight flight = new Flight(next);
+        Flight flight = new Flight(next, perAddress ? address : null);
         flight.deadline = scheduler.schedule(flight::expire, bounds.timeout().toMillis(), TimeUnit.MILLISECONDS);
         super.write(next.last(), next.bytes(), flight);
     }
@@ -199,6 +206,11 @@ final class BoundedResponse extends Response.Wrapper {
     }
 
     private void fail(Throwable why) {
+        fail(why, null);
+    }
+
+    /** Fails the response: {@code taken}, a write polled from the queue that never reached Jetty, fails with the rest. */
+    private void fail(Throwable why, @Nullable Queued taken) {
         List<Callback> callers = new ArrayList<>();
         boolean complete;
         Throwable failed;
@@ -207,6 +219,12 @@ final class BoundedResponse extends Response.Wrapper {
                 failure = why;
             }
             failed = failure;
+            if (taken != null) {
+                inFlight = false;
+                if (taken.caller() != null) {
+                    callers.add(taken.caller());
+                }
+            }
             for (Queued queued : queue) {
                 if (queued.caller() != null) {
                     callers.add(queued.caller());
@@ -220,6 +238,11 @@ final class BoundedResponse extends Response.Wrapper {
         }
         for (Callback caller : callers) {
             caller.failed(failed);
+        }
+        if (http1) {
+            // the client learns at once, as an HTTP/2 client from its reset stream; Jetty would
+            // otherwise keep an HTTP/1.1 connection whose response it never began
+            getRequest().getConnectionMetaData().getConnection().getEndPoint().close(failed);
         }
         if (complete) {
             completion.failed(abort(failed));
@@ -244,11 +267,14 @@ final class BoundedResponse extends Response.Wrapper {
     /** One write Jetty holds: counted against the bounds once, given back once, failed at its deadline. */
     private final class Flight implements Callback {
         private final Queued write;
+        /** The address the write is counted against, null when only its connection. */
+        private final @Nullable Object counted;
         private final AtomicBoolean over = new AtomicBoolean();
         volatile Scheduler.@Nullable Task deadline;
 
-        Flight(Queued write) {
+        Flight(Queued write, @Nullable Object counted) {
             this.write = write;
+            this.counted = counted;
         }
 
         private boolean end() {
@@ -259,7 +285,7 @@ final class BoundedResponse extends Response.Wrapper {
             if (task != null) {
                 task.cancel();
             }
-            bounds.release(connection, address);
+            bounds.release(connection, counted);
             return true;
         }
 

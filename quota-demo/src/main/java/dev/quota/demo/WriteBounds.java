@@ -10,6 +10,7 @@ import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How long a response may wait for its client, and how many waiting writes one client may hold:
@@ -24,8 +25,12 @@ import org.eclipse.jetty.util.Callback;
  *       the HTTP/1.1 connection, and the worker, if one was waiting, is free at once.</li>
  *   <li>At most {@link #maxPerConnection} writes wait at once on one connection and
  *       {@link #maxPerAddress} on all the connections of one client address; a write past either
- *       fails at once, so its stream is reset. A write to a client that reads keeps up waits
- *       microseconds, so a healthy client never has more than one or two.</li>
+ *       fails at once: its HTTP/2 stream is reset, its HTTP/1.1 connection closed. A write to a
+ *       client that reads keeps up waits microseconds, so a healthy client never has more than
+ *       one or two. What an HTTP/1.1 connection writes behind (below) counts against its
+ *       connection only: it holds no worker, the connection carries one response at a time, and
+ *       so a caller behind the same address (a NAT) as a client that does not read is still
+ *       answered.</li>
  *   <li>The first {@value BoundedResponse#WRITE_BEHIND_BYTES} bytes of a response are copied and
  *       written behind: the worker goes on while they wait for the client, so a small answer
  *       (a 429 or 503 problem, an account) never holds a worker on a client that does not read.</li>
@@ -101,25 +106,32 @@ final class WriteBounds extends Handler.Wrapper {
         return writeTimeout;
     }
 
-    /** Counts one more waiting write for {@code connection} and {@code address}; false, counting nothing, past a bound. */
-    boolean acquire(Object connection, Object address) {
+    /**
+     * Counts one more waiting write for {@code connection} and {@code address} (null: the
+     * connection only); false, counting nothing, past a bound.
+     */
+    boolean acquire(Object connection, @Nullable Object address) {
         synchronized (waiting) {
             int onConnection = waiting.getOrDefault(connection, 0);
-            int onAddress = waiting.getOrDefault(address, 0);
-            if (onConnection >= maxPerConnection || onAddress >= maxPerAddress) {
+            int onAddress = address == null ? 0 : waiting.getOrDefault(address, 0);
+            if (onConnection >= maxPerConnection || (address != null && onAddress >= maxPerAddress)) {
                 return false;
             }
             waiting.put(connection, onConnection + 1);
-            waiting.put(address, onAddress + 1);
+            if (address != null) {
+                waiting.put(address, onAddress + 1);
+            }
             return true;
         }
     }
 
-    /** Gives back one write {@link #acquire} counted. */
-    void release(Object connection, Object address) {
+    /** Gives back one write {@link #acquire} counted, with the same arguments. */
+    void release(Object connection, @Nullable Object address) {
         synchronized (waiting) {
             waiting.computeIfPresent(connection, (k, n) -> n <= 1 ? null : n - 1);
-            waiting.computeIfPresent(address, (k, n) -> n <= 1 ? null : n - 1);
+            if (address != null) {
+                waiting.computeIfPresent(address, (k, n) -> n <= 1 ? null : n - 1);
+            }
         }
     }
 

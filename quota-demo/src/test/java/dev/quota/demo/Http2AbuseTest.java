@@ -132,6 +132,10 @@ class Http2AbuseTest {
      * workers, a connection and an address may have only a few writes waiting, and a write the
      * client does not take within the write timeout (10 s, the default) resets its stream.
      *
+     * <p>A neighbour of the attacker (its address, over HTTP/1.1, as behind one NAT) is answered
+     * before the stall and during it: what an HTTP/1.1 connection writes behind counts against its
+     * connection only, not the address the attacker's waiting writes fill.
+     *
      * <p>The legitimate caller (another address, a key) sends a request every 100 ms throughout;
      * its worst latency must stay under 1 s, the target of the issue this reproduces: it is about
      * 10 to 30 ms on an idle machine, so the margin is for a loaded one.
@@ -174,7 +178,7 @@ class Http2AbuseTest {
             }, 0, 2, TimeUnit.SECONDS);
 
             // a neighbour on the attacker's address (a colleague behind the same NAT), over HTTP/1.1:
-            // answered, or its connection closed, at once; never left without an answer
+            // answered, though the attacker's stalled writes fill the address's bound
             String early = neighbour(attackerAddress);
             String late = null;
             long start = System.nanoTime();
@@ -197,7 +201,6 @@ class Http2AbuseTest {
                 Thread.sleep(100); // the legitimate caller's pace
             }
             neighbourOutcome = early + " / " + late;
-            System.out.println("NEIGHBOUR " + neighbourOutcome);
             // a saturated machine may not have ended every stream within the measured 25 s: the
             // claim is that none is held for ever, so wait for the rest, still trickling
             Await.until(Duration.ofSeconds(90), () -> {
@@ -215,7 +218,8 @@ class Http2AbuseTest {
             }
         }
 
-        assertThat(neighbourOutcome).as("a caller on the attacker's address, over HTTP/1.1").doesNotContain("no answer");
+        assertThat(neighbourOutcome).as("a caller on the attacker's address, over HTTP/1.1, before and during the stall")
+                .matches("HTTP/1.1 (200|429) [^/]* / HTTP/1.1 (200|429) .*");
         assertThat(statuses).as("the legitimate caller's answers").isNotEmpty().allMatch(s -> s == 200 || s == 429);
         assertThat(latencies.stream().mapToLong(Long::longValue).max().orElseThrow())
                 .as("the legitimate caller's worst latency in ms, of %d requests: %s", latencies.size(), latencies)
