@@ -10,7 +10,6 @@ import dev.quota.core.spi.UnreadableBuckets;
 import dev.quota.redis.internal.keystate.KeyState;
 import dev.quota.redis.internal.keystate.KeyStates;
 import io.github.bucket4j.TimeMeter;
-import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,15 +48,17 @@ public final class CasEngine {
     private final Pipeline pipeline;
     private final Combiner combiner;
 
-    public CasEngine(RedisLink link, TimeMeter clock, LongSupplier wallNanos, ExpirationAfterWriteStrategy expiry,
-              long timeoutNanos, int maxLostRaces, long trustNanos, boolean reuseState, boolean cluster,
-              int maxKnownKeys) {
+    /**
+     * @param link      where every command goes
+     * @param clock     the time buckets are computed at
+     * @param wallNanos how long a flight has been out (System.nanoTime unless a test freezes it)
+     */
+    public CasEngine(RedisLink link, TimeMeter clock, LongSupplier wallNanos, EngineSettings settings) {
         this.link = link;
         this.clock = clock;
-        this.timeoutNanos = timeoutNanos;
-        this.known = new KeyStates(maxKnownKeys);
-        this.pipeline = new Pipeline(link, clock, wallNanos, expiry, timeoutNanos, maxLostRaces, trustNanos,
-                reuseState, cluster, known);
+        this.timeoutNanos = settings.timeoutNanos();
+        this.known = new KeyStates(settings.maxKnownKeys());
+        this.pipeline = new Pipeline(link, clock, wallNanos, settings, known);
         this.combiner = new Combiner(pipeline);
     }
 
