@@ -79,7 +79,7 @@ public class KeysInFlightLincheckTest {
 
     @Test
     void modelChecking() {
-        new ModelCheckingOptions().iterations(100).invocationsPerIteration(200).threads(2).actorsPerThread(4)
+        new ModelCheckingOptions().iterations(20).invocationsPerIteration(30).threads(2).actorsPerThread(4)
                 .actorsBefore(6).sequentialSpecification(Model.class).check(getClass());
     }
 
