@@ -135,7 +135,9 @@ final class HazelcastLeaseHolders implements LeaseHolders {
                 oldest = Math.min(oldest, entry.getValue() + kept);
             }
         }
-        LeaseHolder holder = new LeaseHolder(self == null ? 0 : LeaseHolder.tagOf(self.toString()), dead);
+        // nothing to record and nobody to free: the take stays as it came, byte for byte
+        LeaseHolder holder = self == null && dead.isEmpty() ? LeaseHolder.NONE
+                : new LeaseHolder(self == null ? 0 : LeaseHolder.tagOf(self.toString()), dead);
         return new Known(self, holder, dead.isEmpty() ? at + kept : oldest);
     }
 
