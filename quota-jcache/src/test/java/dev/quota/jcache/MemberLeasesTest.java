@@ -11,6 +11,7 @@ import dev.quota.testkit.Await;
 import dev.quota.testkit.MutableClock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,7 +54,8 @@ class MemberLeasesTest {
             JCacheStore.Update update) {
         int leaving = grid.startMember();
         long leavingTag = tag(leaving);
-        JCacheStore deciding = store(0, update);
+        CountingCache counting = CountingCache.of(grid.cache(0, "leases-" + update));
+        JCacheStore deciding = JCacheStore.builder(counting.cache()).update(update).clock(clock).build();
         JCacheStore live = store(1, update);
         JCacheStore dying = store(leaving, update);
         BucketKey key = new BucketKey("quota:{c.member-" + UUID.randomUUID() + "}:l");
@@ -68,9 +70,12 @@ class MemberLeasesTest {
         Await.until(Duration.ofSeconds(120), () -> deciding.leaseHolder().deadTags().contains(leavingTag),
                 () -> "the cluster to remove member " + leaving);
 
+        counting.reset();
         ConsumeResult first = take(deciding, key);
         assertThat(first.tokensTaken()).isTrue();
         assertThat(first.remaining()).as("the terminated member's three freed, one taken").containsExactly(2);
+        assertThat(counting.calls()).as("in the take's own entry change").isEqualTo(
+                update == JCacheStore.Update.COMPARE_AND_SWAP ? Map.of("get", 1, "replace", 1) : Map.of("invoke", 1));
         assertThat(take(deciding, key).tokensTaken()).isTrue();
         assertThat(take(live, key).tokensTaken()).as("on the live member too").isTrue();
         assertThat(take(deciding, key).tokensTaken()).as("the live members' leases still count").isFalse();
