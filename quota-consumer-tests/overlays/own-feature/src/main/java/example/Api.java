@@ -2,6 +2,7 @@ package example;
 
 import dev.quota.core.QuotaService;
 import dev.quota.jaxrs.QuotaFeature;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.ws.rs.ApplicationPath;
 import jakarta.ws.rs.core.Application;
@@ -10,12 +11,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The hybrid wiring: quota-cdi builds the service from settings, and the application registers a
- * QuotaFeature of its own over it, with Helidon's client address. It says once that its own client
+ * QuotaFeature of its own over it, with Helidon's client address. A bean (Helidon registers an
+ * Application that is one), listing its resources. It says once on stdout that its own client
  * address was asked, so the test knows its feature is the one that counts.
  */
 @ApplicationPath("/")
+@ApplicationScoped
 public class Api extends Application {
     private static final AtomicBoolean ASKED = new AtomicBoolean();
+
+    @Override
+    public Set<Class<?>> getClasses() {
+        return Set.of(ExportResource.class, ImportResource.class, StatementResource.class, TransferResource.class);
+    }
 
     @Override
     public Set<Object> getSingletons() {
