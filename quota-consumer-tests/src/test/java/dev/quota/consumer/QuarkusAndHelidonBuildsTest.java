@@ -127,6 +127,27 @@ class QuarkusAndHelidonBuildsTest {
         }
     }
 
+    /**
+     * The hybrid wiring (operations.md, "Registering your own QuotaFeature over quota-cdi's
+     * service"): quota-cdi builds the service from settings and the application, an
+     * {@code @ApplicationScoped Application} listing its resources, registers its own QuotaFeature
+     * over that service with Helidon's client address. Its requests are enforced, never refused 503
+     * {@code quota-not-enforced}, and counted once (a second count would leave the export's burst
+     * at 0 and refuse the first anonymous export): the exports and anonymous callers answer exactly
+     * as with quota-cdi's own providers, and it is the application's feature that counts (its
+     * client address is asked).
+     */
+    @Order(5)
+    @org.junit.jupiter.api.Test
+    void helidon_anApplicationRegisteringItsOwnQuotaFeatureOverQuotaCdisService_isEnforced_countedOnce()
+            throws InterruptedException {
+        try (ConsumerProject.Running service = start(built(HELIDON + ConsumerBuilds.OWN_FEATURE))) {
+            ConsumerBuildsTest.answersAsTheReadmeSays(service);
+            assertThat(service.output()).doesNotContain("quota-not-enforced")
+                    .contains("example: client address from the application's own QuotaFeature");
+        }
+    }
+
     @Order(6)
     @ParameterizedTest(name = "{0}")
     @MethodSource("enforced")
