@@ -39,7 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Hazelcast has removed it, its 3 leases come back at the customer's next request, not before, and
  * exactly 3: the survivor's 2 and this JVM's own still count, on this member and on the survivor.
  * Every clock of the stores stands still, so no lease ever reaches its deadline here; how long
- * Hazelcast takes to notice the kill is awaited, never bounded.
+ * Hazelcast takes to notice the kill is awaited, never bounded. An operator's view on this member
+ * shows the processes' leases, a bucket reset leaves them, and a confirmed release frees them all,
+ * after which the limit holds again at exactly 5.
  */
 class KilledMemberLeasesTest {
 
@@ -96,6 +98,11 @@ class KilledMemberLeasesTest {
         JCacheStore store = JCacheStore.builder(JCacheStore.cache(manager, "quota-buckets")).clock(clock).build();
         try (QuotaService service = QuotaService.builder().store(store).config(LeaseHoldingMemberProcess.config())
                 .clock(clock).build()) {
+            assertThat(service.admin().inFlight(customer).get(0).held())
+                    .as("the standing, read on this member, shows the other processes' leases").isEqualTo(5);
+            service.admin().reset(customer);
+            assertThat(service.admin().inFlight(customer).get(0).held()).as("a bucket reset leaves leases")
+                    .isEqualTo(5);
             QuotaDecision sixth = service.decide(customer, null);
             assertThat(sixth.outcome()).as("five held by the two processes").isEqualTo(QuotaDecision.Outcome.REJECTED);
             assertThat(sixth.violated().policy()).isEqualTo("free-in-flight");
@@ -134,6 +141,15 @@ class KilledMemberLeasesTest {
                     .as("on the survivor too: five held (its 2, this member's 3), the killed one known dead")
                     .isEqualTo("TOOK false dead=[" + killedTag + "]");
             assertThat(member.getCluster().getMembers()).hasSize(2);
+
+            // an operator's release frees every lease, the survivor's too; the limit counts from zero
+            assertThat(service.admin().releaseLeases(customer).get(0).held()).isEqualTo(5);
+            assertThat(service.admin().inFlight(customer).get(0).held()).isZero();
+            int afterRelease = 0;
+            for (int i = 0; i < 10; i++) {
+                afterRelease += service.decide(customer, null).allowed() ? 1 : 0;
+            }
+            assertThat(afterRelease).as("counted from zero, never past the limit").isEqualTo(LeaseHoldingMemberProcess.CONCURRENCY);
             // the figure operations.md publishes
             System.out.printf("killed member removed %d ms after kill -9, its leases free %d ms after it%n",
                     Duration.ofNanos(removedAt.get() - killedAt).toMillis(),
