@@ -149,7 +149,8 @@ class KilledMemberLeasesTest {
             for (int i = 0; i < 10; i++) {
                 afterRelease += service.decide(customer, null).allowed() ? 1 : 0;
             }
-            assertThat(afterRelease).as("counted from zero, never past the limit").isEqualTo(LeaseHoldingMemberProcess.CONCURRENCY);
+            assertThat(afterRelease).as("counted from zero, never past the limit")
+                    .isEqualTo(LeaseHoldingMemberProcess.CONCURRENCY);
             // the figure operations.md publishes
             System.out.printf("killed member removed %d ms after kill -9, its leases free %d ms after it%n",
                     Duration.ofNanos(removedAt.get() - killedAt).toMillis(),
