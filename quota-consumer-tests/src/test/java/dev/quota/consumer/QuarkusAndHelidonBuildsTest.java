@@ -34,6 +34,7 @@ class QuarkusAndHelidonBuildsTest {
 
     private static final String ACME_KEY = "acme-demo-key-0001";
     private static final String UNLISTED = ConsumerBuilds.UNLISTED;
+    private static final String UNLISTED_BEAN = ConsumerBuilds.UNLISTED_BEAN;
     private static final String HELIDON = ConsumerBuilds.HELIDON;
 
     private static ConsumerBuilds builds;
@@ -45,7 +46,7 @@ class QuarkusAndHelidonBuildsTest {
 
     /** An Application listing its resources without QuotaProviders: refused. */
     static List<String> refused() {
-        return List.of("quarkus-rest-cdi" + UNLISTED, "quarkus-resteasy-cdi" + UNLISTED);
+        return List.of("quarkus-rest-cdi" + UNLISTED, "quarkus-resteasy-cdi" + UNLISTED, HELIDON + UNLISTED_BEAN);
     }
 
     @BeforeAll
@@ -117,7 +118,7 @@ class QuarkusAndHelidonBuildsTest {
 
     @Order(5)
     @org.junit.jupiter.api.Test
-    void helidon_addsQuotaProvidersToAnApplicationListingItsClasses_soItIsEnforced() throws InterruptedException {
+    void helidon_ignoresAnApplicationThatIsNotACdiBean_andEnforcesTheResourcesItDiscovers() throws InterruptedException {
         try (ConsumerProject.Running service = start(built(HELIDON + UNLISTED))) {
             assertThat(service.output()).contains("quota: on, every resource method of this application is counted");
             RawHttp.Answer export = RawHttp.get("127.0.0.1", service.port(), "/api/v1/accounts/7/export",
