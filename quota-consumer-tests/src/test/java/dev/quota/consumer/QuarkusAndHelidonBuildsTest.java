@@ -118,7 +118,8 @@ class QuarkusAndHelidonBuildsTest {
 
     @Order(5)
     @org.junit.jupiter.api.Test
-    void helidon_ignoresAnApplicationThatIsNotACdiBean_andEnforcesTheResourcesItDiscovers() throws InterruptedException {
+    void helidon_ignoresAnApplicationThatIsNotACdiBean_andEnforcesTheResourcesItDiscovers()
+            throws InterruptedException {
         try (ConsumerProject.Running service = start(built(HELIDON + UNLISTED))) {
             assertThat(service.output()).contains("quota: on, every resource method of this application is counted");
             RawHttp.Answer export = RawHttp.get("127.0.0.1", service.port(), "/api/v1/accounts/7/export",
