@@ -96,7 +96,8 @@ final class ReadReply<T> extends CompletableFuture<T>
     public void accept(@Nullable T answer, @Nullable Throwable failure) {
         if (failure != null && !isDone() && !redirected && (unwritten || RedissonLink.redirected(failure))) {
             redirected = true;
-            link.readThroughExecutor(read, keys).whenComplete(this);
+            // not kept: the answer comes back to this accept, which completes this future either way
+            CompletableFuture<?> unused = link.readThroughExecutor(read, keys).whenComplete(this);
             return;
         }
         if (!redirected) {
