@@ -64,7 +64,7 @@ public final class CasEngine {
 
     /** Takes tokens for one decision (the semantics of {@link dev.quota.core.spi.QuotaStore#tryConsume(List)}). */
     public List<ConsumeResult> consume(List<Take> takes) {
-        return run(new ConsumeJob(takes));
+        return ConsumeJob.results(run(new ConsumeJob(takes)));
     }
 
     /** Several consumes at once, in one round trip when they can share one (one per slot in a cluster). */
@@ -78,7 +78,7 @@ public final class CasEngine {
         List<List<ConsumeResult>> out = new ArrayList<>(jobs.size());
         try {
             for (CasJob job : jobs) {
-                out.add(combiner.await(job));
+                out.add(ConsumeJob.results(combiner.await(job)));
             }
         } catch (RuntimeException | Error e) {
             jobs.forEach(CasJob::abandon); // this caller reads no more of them
@@ -113,8 +113,8 @@ public final class CasEngine {
         }
     }
 
-    /** Runs {@code job} through the combiner and answers its outcome. */
-    public <T> T run(CasJob job) {
+    /** Runs {@code job} through the combiner and answers its outcome ({@link CasJob#outcome}). */
+    public Object run(CasJob job) {
         combiner.submit(job);
         return combiner.await(job);
     }

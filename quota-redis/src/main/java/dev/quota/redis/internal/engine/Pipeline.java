@@ -171,7 +171,7 @@ public final class Pipeline implements Combiner.Work {
             return;
         }
         if (!job.read) {
-            boolean missing = job.rounds == 0 && reuseState ? readsForgotten(job, now) : readsAll(job, now);
+            boolean missing = (job.rounds == 0 && reuseState) ? readsForgotten(job, now) : readsAll(job, now);
             if (missing) {
                 toRead.add(job);
                 return;

@@ -98,7 +98,8 @@ final class ReadReply<T> extends CompletableFuture<T>
         if (failure != null && !isDone() && !redirected && (unwritten || RedissonLink.redirected(failure)
                 || RedissonLink.tryAgain(failure))) {
             redirected = true;
-            link.readThroughExecutor(read, keys).whenComplete(this);
+            // not kept: the answer comes back to this accept, which completes this future either way
+            CompletableFuture<?> unused = link.readThroughExecutor(read, keys).whenComplete(this);
             return;
         }
         if (!redirected) {
