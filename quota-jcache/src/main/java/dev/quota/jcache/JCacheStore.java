@@ -220,10 +220,10 @@ public final class JCacheStore extends PerBucketStore {
         @Nullable LeaseHolder holder = null;
         for (int i = 0; i < takes.size(); i++) {
             Take take = takes.get(i);
-            if (take.spec().leases() && take.holder() == LeaseHolder.NONE) {
+            if (take.spec().leases() && LeaseHolder.NONE.equals(take.holder())) {
                 if (holder == null) {
                     holder = holders.current();
-                    if (holder == LeaseHolder.NONE) {
+                    if (LeaseHolder.NONE.equals(holder)) {
                         return takes;
                     }
                     held = new ArrayList<>(takes);
