@@ -126,15 +126,17 @@ class Http2AbuseTest {
 
     /**
      * Two connections from one address announce a stream window of 0, open 64 requests each, and
-     * open each stream's window by one byte every 2 s, which keeps every stream from Jetty's idle
-     * timeout: before the write bounds, each answer held a worker on a write that could not
+     * keep opening their streams' windows a byte at a time (60 window updates a second, round the
+     * streams still open, under the server's cut of control frames), which keeps every stream from
+     * Jetty's idle timeout: before the write bounds, each answer held a worker on a write that could not
      * complete and every other caller waited about 45 s. Now the answers are written behind their
      * workers, a connection and an address may have only a few writes waiting, and a write the
      * client does not take within the write timeout (10 s, the default) resets its stream.
      *
      * <p>A neighbour of the attacker (its address, over HTTP/1.1, as behind one NAT) is answered
-     * before the stall and during it: what an HTTP/1.1 connection writes behind counts against its
-     * connection only, not the address the attacker's waiting writes fill.
+     * before the stall and while the attacker's waiting writes fill the address's bound (observed
+     * on the server's {@link WriteBounds}): what an HTTP/1.1 connection writes behind counts
+     * against its connection only.
      *
      * <p>The legitimate caller (another address, a key) sends a request every 100 ms throughout;
      * its worst latency must stay under 1 s, the target of the issue this reproduces: it is about
@@ -164,19 +166,28 @@ class Http2AbuseTest {
                     opened.add(attacker.open(authority(api), "/api/v1/rates"));
                 }
             }
+            // one byte of window at a time, 6 streams every 100 ms round the streams the server has
+            // not ended: 60 frames a second, under the server's cut of control frames (as an
+            // attacker keeps it), so it is the write bounds that end the streams, never that cut
+            int[] next = {0};
             trickle.scheduleWithFixedDelay(() -> {
+                List<int[]> open = new ArrayList<>();
                 for (int c = 0; c < attackers.size(); c++) {
                     for (int stream : streams.get(c)) {
                         if (!watches.get(c).ended(stream)) {
-                            try {
-                                attackers.get(c).windowUpdate(stream, 1);
-                            } catch (IOException closed) {
-                                return;
-                            }
+                            open.add(new int[] {c, stream});
                         }
                     }
                 }
-            }, 2, 2, TimeUnit.SECONDS); // not at once: a burst of 128 updates would trip the control-frame cut
+                for (int k = 0; k < 6 && !open.isEmpty(); k++) {
+                    int[] pick = open.get(Math.floorMod(next[0]++, open.size()));
+                    try {
+                        attackers.get(pick[0]).windowUpdate(pick[1], 1);
+                    } catch (IOException closed) {
+                        return;
+                    }
+                }
+            }, 100, 100, TimeUnit.MILLISECONDS);
 
             // a neighbour on the attacker's address (a colleague behind the same NAT), over HTTP/1.1:
             // answered before the attack holds anything, and once the attacker's stalled writes fill
@@ -185,7 +196,9 @@ class Http2AbuseTest {
             WriteBounds bounds = demo.app.writeBounds();
             Await.until(Duration.ofSeconds(30),
                     () -> bounds.waiting(attackerAddress) >= WriteBounds.MAX_WAITING_PER_ADDRESS,
-                    () -> "the attacker's writes to fill its address's bound");
+                    () -> "the attacker's writes to fill its address's bound (waiting now: "
+                            + bounds.waiting(attackerAddress) + "; streams ended per connection: "
+                            + ended(watches, streams) + ")");
             String late = neighbour(attackerAddress);
             waitingAfter = bounds.waiting(attackerAddress);
             long start = System.nanoTime();
@@ -289,6 +302,15 @@ class Http2AbuseTest {
             assertThat(other.get(authority(api), "/api/v1/accounts/ACC-1001", KEY, FREE).status())
                     .as("another client's connection").isEqualTo(200);
         }
+    }
+
+    /** How many of each connection's streams the server has ended. */
+    private static List<Long> ended(List<RawHttp2.Watch> watches, List<List<Integer>> streams) {
+        List<Long> out = new ArrayList<>();
+        for (int c = 0; c < watches.size(); c++) {
+            out.add(streams.get(c).stream().filter(watches.get(c)::ended).count());
+        }
+        return out;
     }
 
     /** One HTTP/1.1 request from {@code from}: its status line, "closed", or "no answer" within 5 s. */
