@@ -29,11 +29,17 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * The decision path without a store's network: {@link QuotaService} over the in-JVM store, one
- * limit, {@link HttpBench#CUSTOMERS} customers, each thread deciding for customers no other thread
- * uses, so that the only thing the threads share is the service itself. Throughput per thread that
- * falls as threads are added shows a lock or a counter every decision takes; on a machine with
- * fewer cores than threads it also falls by the cores' share, which the table's last column
- * divides out ({@code per thread x threads / min(threads, cores)}).
+ * limit, {@link HttpBench#CUSTOMERS} customers, in two cases:
+ * <ul>
+ *   <li>{@code decide} and {@code identifyAndDecide}: each thread decides for customers no other
+ *       thread uses, so that the only thing the threads share is the service itself. Throughput per
+ *       busy core that falls as threads are added shows a lock or a counter every decision takes.
+ *   <li>{@code decideOneCustomer}: every thread decides for the same customer, so every decision
+ *       takes that customer's one bucket (its leased batch, {@code HotBucket}, or the store's entry):
+ *       this serialization is inherent, and the figure shows what it costs beyond it.
+ * </ul>
+ * On a machine with fewer cores than threads the throughput per thread also falls by the cores'
+ * share, which the table's last column divides out ({@code per thread x threads / min(threads, cores)}).
  *
  * <pre>
  * java -jar quota-bench/target/quota-bench.jar decisions [--quick]
@@ -99,6 +105,12 @@ public class DecisionPathBench {
         return service.decide(customers[turn.customer()], null);
     }
 
+    /** Every thread deciding for one customer: one bucket, so the threads meet on its lock. */
+    @Benchmark
+    public QuotaDecision decideOneCustomer() {
+        return service.decide(customers[0], null);
+    }
+
     /** A request's API key resolved to its customer, then decided, as the filter does. */
     @Benchmark
     public QuotaDecision identifyAndDecide(Turn turn) {
@@ -107,7 +119,7 @@ public class DecisionPathBench {
     }
 
     /**
-     * Runs both benchmarks at 1, 4, 16 and 64 threads and prints operations per second per thread.
+     * Runs the three benchmarks at 1, 4, 16 and 64 threads and prints operations per second per thread.
      *
      * @param args {@code --quick}: one warm-up and one measured second per point
      * @throws Exception if JMH fails
@@ -116,7 +128,7 @@ public class DecisionPathBench {
         boolean quick = List.of(args).contains("--quick");
         int cores = Runtime.getRuntime().availableProcessors();
         List<String[]> rows = new ArrayList<>();
-        for (String benchmark : List.of("decide", "identifyAndDecide")) {
+        for (String benchmark : List.of("decide", "identifyAndDecide", "decideOneCustomer")) {
             double perThreadAtOne = 0;
             for (int threads : THREADS) {
                 Options options = new OptionsBuilder()
