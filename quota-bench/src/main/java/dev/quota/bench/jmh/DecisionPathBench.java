@@ -138,7 +138,8 @@ public class DecisionPathBench {
     /**
      * Runs the four benchmarks at 1, 4, 16 and 64 threads and prints operations per second per thread.
      *
-     * @param args {@code --quick}: one warm-up and one measured second per point
+     * @param args {@code --quick}: one warm-up and one measured second per point (a smoke run:
+     *             past 4 threads the path is not yet compiled); else 10 warm-up and 5 measured
      * @throws Exception if JMH fails
      */
     public static void main(String[] args) throws Exception {
@@ -153,7 +154,10 @@ public class DecisionPathBench {
                         .threads(threads)
                         .forks(1)
                         .jvmArgsAppend(JVM_ARGS)
-                        .warmupIterations(quick ? 1 : 3).warmupTime(TimeValue.seconds(1))
+                        // 10 s: at 16 and 64 threads on 2 cores the compiler competes with every
+                        // runnable thread, and 3 s left the path partly compiled (a path whose
+                        // threads park behind a lock warms faster, and looked faster for it)
+                        .warmupIterations(quick ? 1 : 10).warmupTime(TimeValue.seconds(1))
                         .measurementIterations(quick ? 1 : 5).measurementTime(TimeValue.seconds(1))
                         .timeUnit(TimeUnit.SECONDS)
                         .build();
