@@ -41,8 +41,7 @@ import org.jspecify.annotations.Nullable;
  * truth of that stripe's share, so the sum is never below the truth), its overcount the sum of
  * theirs; a customer with more than {@code 1/counters} of a slot's weight has more than that
  * share of at least one stripe's slot, so it is a candidate. Memory: about 24 KB a stripe with
- * 100 counters and 6 slots; on 8 processors, once contended, 16 stripes, about 400 KB a sketch
- * (the top-customers view keeps two).
+ * 100 counters and 6 slots; on 8 processors, once contended, 16 stripes, about 400 KB.
  *
  * <p>Thread safety: a stripe's slots are guarded by its lock, held briefly and without waiting
  * for anything; {@link #stripes} only grows, under this object's lock, and is read without it.
