@@ -29,19 +29,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Stripes. {@link #add} runs on every request thread, so one lock for the whole sketch would
  * serialize every decision of the JVM. The sketch starts as one stripe (one ring of slots, one
- * lock); a thread that finds its stripe's lock taken does not wait for it: the stripes double,
- * up to twice the number of processors rounded up to a power of two, and the thread moves for
- * good (its probe, {@link #PROBES}, changes) to the first free stripe it finds. A holder may be
- * descheduled while it holds a stripe (more request threads than cores), so passing over a taken
- * stripe is what keeps the others running: a thread waits only when every stripe is taken
- * (DecisionPathBench, {@code decide} at 16 threads on 2 cores: with as many stripes as cores
- * and a wait on the second taken one, decisions queued on these locks). On a quiet
- * machine there is one stripe and the counts are those of one summary. A read merges the
- * stripes: a customer's count is the sum of its counts in every stripe (each never below the
- * truth of that stripe's share, so the sum is never below the truth), its overcount the sum of
- * theirs; a customer with more than {@code 1/counters} of a slot's weight has more than that
- * share of at least one stripe's slot, so it is a candidate. Memory: about 24 KB a stripe with
- * 100 counters and 6 slots; on 8 processors, once contended, 16 stripes, about 400 KB.
+ * lock); a thread that finds its stripe's lock taken adds a stripe, doubling them up to the
+ * number of processors rounded up to a power of two, and moves to another. A thread keeps
+ * to its stripe ({@link #PROBES}), so on a quiet machine there is one stripe and the counts are
+ * those of one summary. A read merges the stripes: a customer's count is the sum of its counts
+ * in every stripe (each never below the truth of that stripe's share, so the sum is never below
+ * the truth), its overcount the sum of theirs; a customer with more than {@code 1/counters} of a
+ * slot's weight has more than that share of at least one stripe's slot, so it is a candidate.
  *
  * <p>Thread safety: a stripe's slots are guarded by its lock, held briefly and without waiting
  * for anything; {@link #stripes} only grows, under this object's lock, and is read without it.
@@ -53,7 +47,7 @@ final class HeavyHitters {
                     .thenComparing(Comparator.comparingLong(TopCustomers.Entry::atLeast).reversed())
                     .thenComparing(TopCustomers.Entry::customer)
                     .thenComparing(TopCustomers.Entry::kind);
-    /** Each thread's place among the stripes: fixed for a thread until it finds its stripe taken. */
+    /** Each thread's place among the stripes: fixed for a thread until its stripe is contended. */
     private static final ThreadLocal<int[]> PROBES =
             ThreadLocal.withInitial(() -> new int[] {mix(Thread.currentThread().getId())});
 
@@ -70,11 +64,11 @@ final class HeavyHitters {
      * @param counters customers counted per slot, {@code >= 1}
      */
     HeavyHitters(Clock clock, Duration window, Duration slot, int counters) {
-        this(clock, window, slot, counters, 2 * Runtime.getRuntime().availableProcessors());
+        this(clock, window, slot, counters, Runtime.getRuntime().availableProcessors());
     }
 
-    /** As above, with at most {@code maxStripes} (rounded up to a power of two) stripes. */
-    HeavyHitters(Clock clock, Duration window, Duration slot, int counters, int maxStripes) {
+    /** As above, with at most {@code processors} (rounded up to a power of two) stripes. */
+    HeavyHitters(Clock clock, Duration window, Duration slot, int counters, int processors) {
         if (counters < 1) {
             throw new IllegalArgumentException("counters must be >= 1 but was " + counters);
         }
@@ -87,55 +81,24 @@ final class HeavyHitters {
         // the current, partly filled slot and the whole slots of the window before it
         this.ringLength = (int) (window.toMillis() / slotMillis) + 1;
         this.counters = counters;
-        this.maxStripes = Integer.highestOneBit(Math.max(1, Math.min(maxStripes, 1 << 10)) * 2 - 1);
+        this.maxStripes = Integer.highestOneBit(Math.max(1, Math.min(processors, 1 << 10)) * 2 - 1);
         this.stripes = new Stripe[] {new Stripe(ringLength, counters)};
     }
 
     /** Counts {@code weight} for {@code who} now. */
     void add(Customer who, long weight) {
-        Stripe stripe = lockOne(PROBES.get());
+        int[] probe = PROBES.get();
+        Stripe[] current = stripes;
+        Stripe stripe = current[probe[0] & (current.length - 1)];
+        if (!stripe.lock.tryLock()) {
+            // contended: this thread moves on, to a stripe that may be new
+            probe[0] = mix(probe[0]);
+            current = current.length < maxStripes ? grow(current) : current;
+            stripe = current[probe[0] & (current.length - 1)];
+            stripe.lock.lock();
+        }
         try {
             stripe.add(Math.floorDiv(clock.millis(), slotMillis), who, weight);
-        } finally {
-            stripe.lock.unlock();
-        }
-    }
-
-    /**
-     * Locks a stripe for this thread: its own when free; else, once the stripes have doubled (up
-     * to their bound), the first free one from a new place on, which becomes its own. It waits
-     * only when it found every stripe taken.
-     */
-    private Stripe lockOne(int[] probe) {
-        Stripe[] current = stripes;
-        Stripe own = current[probe[0] & (current.length - 1)];
-        if (own.lock.tryLock()) {
-            return own;
-        }
-        // taken: its holder may be descheduled, so this thread moves on for good
-        probe[0] = mix(probe[0]);
-        if (current.length < maxStripes) {
-            current = grow(current);
-        }
-        int mask = current.length - 1;
-        for (int k = 0; k < current.length; k++) {
-            Stripe next = current[(probe[0] + k) & mask];
-            if (next.lock.tryLock()) {
-                probe[0] += k;
-                return next;
-            }
-        }
-        Stripe wait = current[probe[0] & mask];
-        wait.lock.lock();
-        return wait;
-    }
-
-    /** Runs {@code whileHeld} holding stripe {@code index}'s lock: the test's seam for a holder that is not running. */
-    void holdingStripe(int index, Runnable whileHeld) {
-        Stripe stripe = stripes[index];
-        stripe.lock.lock();
-        try {
-            whileHeld.run();
         } finally {
             stripe.lock.unlock();
         }
@@ -159,7 +122,7 @@ final class HeavyHitters {
         }
     }
 
-    /** The stripes now (at least one, at most twice the processors rounded up to a power of two). */
+    /** The stripes now (at least one, at most the processors rounded up to a power of two). */
     int stripeCount() {
         return stripes.length;
     }

@@ -152,54 +152,13 @@ class HeavyHittersTest {
     }
 
     @Test
-    void stripes_neverExceedTheirBoundRoundedUpToAPowerOfTwo() {
+    void stripes_neverExceedTheProcessorsRoundedUpToAPowerOfTwo() {
         HeavyHitters striped = new HeavyHitters(clock, Duration.ofMinutes(5), Duration.ofMinutes(1), 3, 3);
         striped.addTo(3, c("a"), 1);
 
         assertThatThrownBy(() -> striped.addTo(4, c("a"), 1)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("stripe must be 0 to 3 but was 4");
         assertThat(striped.stripeCount()).isEqualTo(4);
-    }
-
-    @Test
-    void add_whenItsStripeIsHeld_countsInAnotherWithoutWaitingForTheHolder() throws Exception {
-        HeavyHitters striped = new HeavyHitters(clock, Duration.ofMinutes(5), Duration.ofMinutes(1), 3, 4);
-        boolean[] doneWhileHeld = new boolean[1];
-        Thread adder = new Thread(() -> striped.add(c("a"), 5));
-
-        // the one stripe is held, as by a holder the scheduler took off its core
-        striped.holdingStripe(0, () -> {
-            adder.start();
-            try {
-                adder.join(TimeUnit.SECONDS.toMillis(30)); // generous: it must not wait for this holder at all
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            doneWhileHeld[0] = !adder.isAlive();
-        });
-        adder.join();
-
-        assertThat(doneWhileHeld[0]).isTrue();
-        assertThat(striped.stripeCount()).isEqualTo(2);
-        assertThat(striped.of(c("a"))).isEqualTo(new TopCustomers.Entry("a", Customer.Kind.ACCOUNT, 5, 0));
-    }
-
-    @Test
-    void add_whenEveryStripeIsHeld_waitsAndLosesNoCount() throws Exception {
-        HeavyHitters one = new HeavyHitters(clock, Duration.ofMinutes(5), Duration.ofMinutes(1), 3, 1);
-        Thread adder = new Thread(() -> one.add(c("a"), 5));
-
-        one.holdingStripe(0, () -> {
-            adder.start();
-            // it can go nowhere else: wait until it is parked on this stripe's lock
-            while (adder.getState() != Thread.State.WAITING) {
-                Thread.onSpinWait();
-            }
-        });
-        adder.join();
-
-        assertThat(one.stripeCount()).isEqualTo(1);
-        assertThat(one.of(c("a"))).isEqualTo(new TopCustomers.Entry("a", Customer.Kind.ACCOUNT, 5, 0));
     }
 
     @Test
