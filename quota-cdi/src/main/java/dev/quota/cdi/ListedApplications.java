@@ -90,7 +90,7 @@ public final class ListedApplications implements ServletContainerInitializer {
     /** {@code "api"} -> {@code "/api/*"}; {@code "/"} or {@code ""} -> {@code "/*"}. */
     static String pattern(String applicationPath) {
         List<String> parts = new ArrayList<>();
-        for (String part : applicationPath.split("/")) {
+        for (String part : applicationPath.split("/", -1)) { // every part, empty ones skipped below
             if (!part.isEmpty() && !part.equals("*")) {
                 parts.add(part);
             }

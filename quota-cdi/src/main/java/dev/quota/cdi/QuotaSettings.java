@@ -317,7 +317,8 @@ public final class QuotaSettings {
     private static List<String> caller(SettingsSource source, List<String> problems) {
         String value = text(source, CALLER, "api-key");
         List<String> out = new ArrayList<>();
-        for (String part : value.split(",")) {
+        // limit 0: trailing empty parts are dropped ("api-key," reads as api-key), as it has always read
+        for (String part : value.split(",", 0)) {
             String kind = part.trim().toLowerCase(Locale.ROOT);
             if (!kind.equals("api-key") && !kind.equals("principal")) {
                 problems.add(CALLER + ": unknown caller \"" + clip(part.trim())

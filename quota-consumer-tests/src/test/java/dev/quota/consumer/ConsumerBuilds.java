@@ -35,6 +35,10 @@ final class ConsumerBuilds {
     /** Helidon 4 needs Java 21 or later. */
     static final String HELIDON = "helidon-mp-cdi";
     static final String UNLISTED = "+unlisted-application";
+    /** The same, its {@code Application} a CDI bean: Helidon registers only such an application as it is. */
+    static final String UNLISTED_BEAN = "+unlisted-bean-application";
+    /** The application registers its own QuotaFeature over quota-cdi's service. */
+    static final String OWN_FEATURE = "+own-feature";
 
     /**
      * The lanes and their builds. Jersey 4 twice in one lane would be a third build there: the
@@ -42,9 +46,9 @@ final class ConsumerBuilds {
      */
     private static final List<List<String>> LANES = List.of(
             List.of("jersey-3.1", "jersey-4.0", "quarkus-rest", "quarkus-resteasy-cdi",
-                    "quarkus-resteasy-cdi" + UNLISTED, HELIDON + UNLISTED),
+                    "quarkus-resteasy-cdi" + UNLISTED, HELIDON + UNLISTED, HELIDON + UNLISTED_BEAN),
             List.of("resteasy-6.2", "resteasy-7.0", "tomcat-10.1", ConsumerProject.UNSUPPORTED, "quarkus-rest-cdi",
-                    "quarkus-rest-cdi" + UNLISTED, HELIDON),
+                    "quarkus-rest-cdi" + UNLISTED, HELIDON, HELIDON + OWN_FEATURE),
             // WARs, and the servers their builds unpack: mostly disk, little CPU
             List.of("payara-micro-6", "wildfly-38", "open-liberty"));
 

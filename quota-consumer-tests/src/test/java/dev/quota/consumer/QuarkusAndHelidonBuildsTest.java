@@ -34,6 +34,7 @@ class QuarkusAndHelidonBuildsTest {
 
     private static final String ACME_KEY = "acme-demo-key-0001";
     private static final String UNLISTED = ConsumerBuilds.UNLISTED;
+    private static final String UNLISTED_BEAN = ConsumerBuilds.UNLISTED_BEAN;
     private static final String HELIDON = ConsumerBuilds.HELIDON;
 
     private static ConsumerBuilds builds;
@@ -45,7 +46,7 @@ class QuarkusAndHelidonBuildsTest {
 
     /** An Application listing its resources without QuotaProviders: refused. */
     static List<String> refused() {
-        return List.of("quarkus-rest-cdi" + UNLISTED, "quarkus-resteasy-cdi" + UNLISTED);
+        return List.of("quarkus-rest-cdi" + UNLISTED, "quarkus-resteasy-cdi" + UNLISTED, HELIDON + UNLISTED_BEAN);
     }
 
     @BeforeAll
@@ -117,13 +118,35 @@ class QuarkusAndHelidonBuildsTest {
 
     @Order(5)
     @org.junit.jupiter.api.Test
-    void helidon_addsQuotaProvidersToAnApplicationListingItsClasses_soItIsEnforced() throws InterruptedException {
+    void helidon_ignoresAnApplicationThatIsNotACdiBean_andEnforcesTheResourcesItDiscovers()
+            throws InterruptedException {
         try (ConsumerProject.Running service = start(built(HELIDON + UNLISTED))) {
             assertThat(service.output()).contains("quota: on, every resource method of this application is counted");
             RawHttp.Answer export = RawHttp.get("127.0.0.1", service.port(), "/api/v1/accounts/7/export",
                     "X-API-Key", ACME_KEY);
             assertThat(export.status()).as("%s", service.output()).isEqualTo(200);
             assertThat(export.header("RateLimit")).startsWith("\"free-burst\";r=10;t=1, ");
+        }
+    }
+
+    /**
+     * The hybrid wiring (operations.md, "Registering your own QuotaFeature over quota-cdi's
+     * service"): quota-cdi builds the service from settings and the application, an
+     * {@code @ApplicationScoped Application} listing its resources, registers its own QuotaFeature
+     * over that service with Helidon's client address. Its requests are enforced, never refused 503
+     * {@code quota-not-enforced}, and counted once (a second count would leave the export's burst
+     * at 0 and refuse the first anonymous export): the exports and anonymous callers answer exactly
+     * as with quota-cdi's own providers, and it is the application's feature that counts (its
+     * client address is asked).
+     */
+    @Order(5)
+    @org.junit.jupiter.api.Test
+    void helidon_anApplicationRegisteringItsOwnQuotaFeatureOverQuotaCdisService_isEnforced_countedOnce()
+            throws InterruptedException {
+        try (ConsumerProject.Running service = start(built(HELIDON + ConsumerBuilds.OWN_FEATURE))) {
+            ConsumerBuildsTest.answersAsTheReadmeSays(service);
+            assertThat(service.output()).doesNotContain("quota-not-enforced")
+                    .contains("example: client address from the application's own QuotaFeature");
         }
     }
 

@@ -62,7 +62,7 @@ final class BucketLayout {
     static final String GUARD_POLICY_PREFIX = "identity";
 
     private final String prefix;
-    /** What a customer's keys begin with, before the key part: {@code quota:{c.}. */
+    /** What a customer's keys begin with, before the key part: <code>quota:{c.</code> */
     private final String customerHead;
     private final Clock clock;
     /**
@@ -343,6 +343,8 @@ final class BucketLayout {
             return ALL[index(role, onFailure, mode)];
         }
 
+        // the ordinals place each combination in ALL, built in this JVM from the same enums: never stored
+        @SuppressWarnings("EnumOrdinal")
         private static int index(LimitStatus.Role role, FailurePolicy onFailure, Mode mode) {
             return (role.ordinal() * POLICIES + onFailure.ordinal()) * MODES + mode.ordinal();
         }
@@ -389,6 +391,8 @@ final class BucketLayout {
      * a while, makes its key and nothing else, and a busy customer is kept from its second decision.
      */
     private BucketKey planKey(Customer customer) {
+        // the ordinal tells the kinds apart in a hash of this JVM's slot table: never stored
+        @SuppressWarnings("EnumOrdinal")
         int hash = customer.id().hashCode() * 31 + customer.kind().ordinal();
         int slot = (hash ^ hash >>> 16) & (PART_SLOTS - 1);
         CustomerPart known = customerParts[slot];

@@ -50,10 +50,13 @@ final class DecisionCharge {
         }
         // an immutable list of its own array, which a receipt keeps as it is: no list grown and copied
         Object[] takes = ListsOf.gather(draws.size());
+        // NONE, handed round where no instance registry is wired, is a sentinel: tested by identity
+        @SuppressWarnings("ReferenceEquality")
+        boolean registered = holder != LeaseHolder.NONE;
         try {
             for (int i = 0; i < draws.size(); i++) { // indexed: no iterator per decision
                 Take take = of(draws.get(i));
-                takes[i] = holder != LeaseHolder.NONE && take.spec().leases() ? take.heldBy(holder) : take;
+                takes[i] = registered && take.spec().leases() ? take.heldBy(holder) : take;
             }
             return ListsOf.first(takes, draws.size());
         } finally {

@@ -214,22 +214,21 @@ final class DecisionRunner {
             warnThrottled(e, "applying failure policy " + policy);
             QuotaDecision.Fallback fallenBack = new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.of(policy),
                     reason);
-            switch (policy) {
-                case OPEN:
-                    return new QuotaDecision(QuotaDecision.Outcome.UNENFORCED, List.of(), null, Duration.ZERO,
-                            Receipt.NONE, fallenBack);
-                case CLOSED:
-                    return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter,
-                            Receipt.NONE, fallenBack);
-                default:
+            return switch (policy) {
+                case OPEN -> new QuotaDecision(QuotaDecision.Outcome.UNENFORCED, List.of(), null, Duration.ZERO,
+                        Receipt.NONE, fallenBack);
+                case CLOSED -> new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null,
+                        unavailableRetryAfter, Receipt.NONE, fallenBack);
+                default -> {
                     if (!fallbackActive.get() && fallbackActive.compareAndSet(false, true)) {
                         log.warn("quota fallback engaged: limits are enforced in this JVM until the store answers");
                         listener.onFallback(true);
                     }
                     // not a decision yet: the caller makes it in this JVM (see run(List))
-                    return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter,
+                    yield new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter,
                             Receipt.NONE, fallenBack);
-            }
+                }
+            };
         }
         // read first: a compare-and-set that fails still takes the cache line from every other core
         if (fallbackActive.get() && fallbackActive.compareAndSet(true, false)) {

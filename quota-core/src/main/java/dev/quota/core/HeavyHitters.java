@@ -361,6 +361,8 @@ final class HeavyHitters {
         }
 
         private static int home(String id, Customer.Kind kind, int mask) {
+            // the ordinal tells the kinds apart in a hash of this JVM's table: never stored
+            @SuppressWarnings("EnumOrdinal")
             int h = id.hashCode() * 31 + kind.ordinal();
             return (h ^ h >>> 16) & mask;
         }

@@ -152,8 +152,8 @@ final class LeaseReturns {
     /** The leases of {@code batch}, one {@code adjust} call per store (more when a lease set repeats). */
     private void send(List<QuotaDecision> batch) {
         try {
-            Map<QuotaStore, List<List<Adjustment>>> calls = new IdentityHashMap<>(2);
-            Map<QuotaStore, List<Set<String>>> keysOf = new IdentityHashMap<>(2);
+            IdentityHashMap<QuotaStore, List<List<Adjustment>>> calls = new IdentityHashMap<>(2);
+            IdentityHashMap<QuotaStore, List<Set<String>>> keysOf = new IdentityHashMap<>(2);
             for (QuotaDecision decision : batch) {
                 Receipt receipt = decision.receipt();
                 QuotaStore store = receipt.leaseStore();

@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -97,7 +98,10 @@ final class LeasedShares implements AutoCloseable {
                 thread.setDaemon(true);
                 return thread;
             });
-            sweeper.scheduleWithFixedDelay(this::sweepQuietly, period, period, TimeUnit.NANOSECONDS);
+            // the future is not kept: sweepQuietly logs its own failures, so no run ends the schedule,
+            // and close() ends it by shutting the executor down
+            ScheduledFuture<?> unused =
+                    sweeper.scheduleWithFixedDelay(this::sweepQuietly, period, period, TimeUnit.NANOSECONDS);
         } else {
             this.sweeper = null;
         }

@@ -249,6 +249,11 @@ final class ApiServer implements AutoCloseable {
         return parts.service();
     }
 
+    /** The write bounds in front of the application, for tests that watch what a client holds. */
+    WriteBounds writeBounds() {
+        return (WriteBounds) server.getHandler();
+    }
+
     String redisDescription() {
         return parts.redisDescription();
     }

@@ -180,6 +180,11 @@ public final class DemoApp implements AutoCloseable {
         return servers.stream().map(ApiServer::managementUri).toList();
     }
 
+    /** The write bounds of the first instance, for tests that watch what a client holds. */
+    WriteBounds writeBounds() {
+        return servers.get(0).writeBounds();
+    }
+
     /** The quota service of each instance, in the order of {@link #baseUris()}. */
     public List<QuotaService> services() {
         return servers.stream().map(ApiServer::service).toList();

@@ -105,8 +105,13 @@ final class EndpointRule {
         }
         String method = httpMethod != null ? httpMethod : requestMethod;
         Cached current = cached;
-        if (current != null && current.config == config && current.method.equals(method)) {
-            return current.rule;
+        if (current != null) {
+            // the active config's instance: a reload makes another, so the cache misses and matches again
+            @SuppressWarnings("ReferenceEquality")
+            boolean sameConfig = current.config == config;
+            if (sameConfig && current.method.equals(method)) {
+                return current.rule;
+            }
         }
         String rule = match(config, method);
         cached = new Cached(config, method, rule);

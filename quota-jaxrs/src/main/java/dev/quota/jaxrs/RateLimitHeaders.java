@@ -195,12 +195,19 @@ final class RateLimitHeaders {
             this.policy = quoted + ";q=" + limit.capacity() + ";w=" + windowSeconds(limit);
         }
 
+        // a table by instance (the slot is the name's identity hash): equal values elsewhere only miss,
+        // and their items are made again, the same
+        @SuppressWarnings("ReferenceEquality")
+        private static boolean sameInstances(Items items, String name, Limit limit) {
+            return items.policyName == name && items.limit == limit;
+        }
+
         static Items of(LimitStatus status) {
             String name = status.policy();
             Limit limit = status.limit();
             int slot = System.identityHashCode(name) & (SLOTS - 1);
             Items items = TABLE[slot];
-            if (items == null || items.policyName != name || items.limit != limit) {
+            if (items == null || !sameInstances(items, name, limit)) {
                 items = new Items(name, limit);
                 TABLE[slot] = items;
             }

@@ -1,5 +1,6 @@
 package dev.quota.jaxrs;
 
+import dev.quota.jaxrs.internal.Commits;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
@@ -195,7 +196,7 @@ public final class ResponseEnd {
          * those bytes, not as an error), and the exception that breaks the body off.
          */
         private IOException cutOff() throws IOException {
-            out.flush();
+            Commits.commitAndFlush(out);
             return new IOException("quota: the customer's plan has nothing left; the response is cut off after "
                     + bytes + " bytes");
         }

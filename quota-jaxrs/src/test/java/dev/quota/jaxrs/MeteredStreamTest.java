@@ -404,6 +404,21 @@ class MeteredStreamTest {
         assertThat(planRemaining()).isZero();
     }
 
+    @Test
+    void download_cutOffBeforeTheResponseIsCommitted_is200WithThePaidBytes_neverA500() throws Exception {
+        start(Streams.DEFAULT);
+        fixture.server.get("/api/v1/statements/csv/450", "X-API-Key", KEY); // 450 of the 500: 50 left
+        assertThat(nextSettlement().actual()).isEqualTo(450);
+
+        String response = raw("/api/v1/statements/download/" + MILLION);
+
+        // 50 tokens at 100 bytes: 5,000 bytes, less than the runtime buffers before it commits
+        assertThat(response).startsWith("HTTP/1.1 200 ");
+        String body = response.substring(response.indexOf("\r\n\r\n") + 4);
+        assertThat(response.contains("Transfer-Encoding: chunked") ? dechunked(body) : body.length()).isEqualTo(5_000);
+        assertThat(planRemaining()).isZero();
+    }
+
     /** The data bytes of a chunked body, up to where it broke off. */
     private static int dechunked(String body) {
         int bytes = 0;

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -39,9 +40,9 @@ final class BucketEntry {
     static final BucketEntry EMPTY = new BucketEntry(new TreeMap<>());
 
     /** Field to bucket, sorted so the stored form depends on the buckets only. */
-    private final TreeMap<String, Field> fields;
+    private final SortedMap<String, Field> fields;
 
-    private BucketEntry(TreeMap<String, Field> fields) {
+    private BucketEntry(SortedMap<String, Field> fields) {
         this.fields = fields;
     }
 
@@ -249,7 +250,10 @@ final class BucketEntry {
     }
 
     /** One bucket: its state, and the bytes it was read in (null: changed, serialized when written). */
-    private record Field(byte @Nullable [] read, RemoteBucketState state) {
+    private record Field(
+            // the bytes as read, written back as they are: never compared, copied or changed
+            @SuppressWarnings("ArrayRecordComponent") byte @Nullable [] read,
+            RemoteBucketState state) {
         byte[] bytes() {
             return read != null ? read : BucketMath.serialize(state);
         }

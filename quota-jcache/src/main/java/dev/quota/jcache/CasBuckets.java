@@ -141,7 +141,10 @@ final class CasBuckets implements Buckets {
     }
 
     /** What a key holds: its bytes (null: no entry) and the buckets they encode. */
-    private record Stored(byte @Nullable [] bytes, BucketEntry entry) {
+    private record Stored(
+            // the bytes as read, what the compare-and-set expects to find: the record is never compared
+            @SuppressWarnings("ArrayRecordComponent") byte @Nullable [] bytes,
+            BucketEntry entry) {
         static final Stored NONE = new Stored(null, BucketEntry.EMPTY);
     }
 }

@@ -193,6 +193,13 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
         return bytes.toByteArray();
     }
 
+    // NONE is the holder every take carries where no instance registry is wired: the sentinel's identity
+    // says "no holder"; a registry's holder is sent even when it has no tag nor dead tags
+    @SuppressWarnings("ReferenceEquality")
+    private static boolean holds(LeaseHolder holder) {
+        return holder != LeaseHolder.NONE;
+    }
+
     /**
      * The lease holders of the takes that have one, after the takes: their count, then per take its
      * index, its tag, the count of dead tags and those. Nothing when no take has one, so a change
@@ -202,7 +209,7 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
     private static void encodeHolders(List<Take> takes, DataOutputStream out) throws IOException {
         int held = 0;
         for (Take take : takes) {
-            held += take.holder() == LeaseHolder.NONE ? 0 : 1;
+            held += holds(take.holder()) ? 1 : 0;
         }
         if (held == 0) {
             return;
@@ -210,7 +217,7 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
         out.writeShort(held);
         for (int i = 0; i < takes.size(); i++) {
             LeaseHolder holder = takes.get(i).holder();
-            if (holder != LeaseHolder.NONE) {
+            if (holds(holder)) {
                 out.writeShort(i);
                 out.writeLong(holder.tag());
                 out.writeInt(holder.deadTags().size());

@@ -10,8 +10,9 @@ import javax.cache.CacheManager;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The member count of a Hazelcast grid, and this member's rank in it. Loaded only when Hazelcast is
- * on the class path; see {@link JCacheStore#members} and {@link JCacheStore#rank}.
+ * The member count of a Hazelcast grid, this member's rank in it, and this member as a lease holder.
+ * Loaded only when Hazelcast is on the class path; see {@link JCacheStore#members},
+ * {@link JCacheStore#rank} and {@link JCacheStoreBuilder#memberLeases}.
  */
 final class HazelcastMembers {
 
@@ -45,6 +46,15 @@ final class HazelcastMembers {
             }
             return -1;
         };
+    }
+
+    /**
+     * This member as the holder of its in-flight leases on the grid behind {@code cache}, watching
+     * which members leave it, or null when the cache is not Hazelcast's.
+     */
+    static @Nullable LeaseHolders leaseHoldersOf(Cache<?, ?> cache) {
+        HazelcastInstance hazelcast = instance(cache);
+        return hazelcast == null ? null : new HazelcastLeaseHolders(hazelcast, cache.getName(), System::nanoTime);
     }
 
     private static @Nullable HazelcastInstance instance(Cache<?, ?> cache) {

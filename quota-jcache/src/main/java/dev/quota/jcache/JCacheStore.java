@@ -5,6 +5,7 @@ import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.LeaseHolder;
 import dev.quota.core.spi.PerBucketStore;
 import dev.quota.core.spi.StoreFailures;
 import dev.quota.core.spi.Take;
@@ -25,6 +26,7 @@ import javax.cache.configuration.MutableConfiguration;
 import javax.cache.expiry.EternalExpiryPolicy;
 import javax.cache.expiry.ExpiryPolicy;
 import javax.cache.expiry.ModifiedExpiryPolicy;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Buckets in a JCache (JSR-107) cache of {@code String} keys and {@code byte[]} values, shared by every
@@ -64,6 +66,13 @@ import javax.cache.expiry.ModifiedExpiryPolicy;
  * bucket needs to refill fully (e.g. {@link #cache(CacheManager, String, Duration)}); the store warns
  * when a bucket needs longer.
  *
+ * <p>In-flight leases on Hazelcast: a lease this store takes for a decision that names no
+ * {@link LeaseHolder} records this member (the tag of its member UUID), and each take from a lease
+ * set frees, in the same entry change, the slots of the members the cluster removed while this
+ * member watched (killed, their host gone): a dead member's leases come back at each customer's next
+ * request once the cluster has removed it, not at their lease timeout. A live member's are never
+ * freed. See {@link JCacheStoreBuilder#memberLeases}.
+ *
  * <p>Failures of the cache become {@link QuotaStoreException}s: the decision is refused with 503,
  * and behind a {@link dev.quota.core.resilience.CircuitBreakerStore} whose {@link #ping} fails, the
  * limits' failure policy answers.
@@ -86,14 +95,18 @@ public final class JCacheStore extends PerBucketStore {
     private final Update update;
     private final Buckets buckets;
     private final String description;
+    /** Who holds the leases taken without a holder: this Hazelcast member, or nobody. */
+    private final LeaseHolders holders;
     /** {@code cache 'name' failed on }, the start of a failure's message. */
     private final String failedOn;
 
-    JCacheStore(Cache<String, byte[]> cache, Update update, Buckets buckets, String description) {
+    JCacheStore(Cache<String, byte[]> cache, Update update, Buckets buckets, String description,
+                LeaseHolders holders) {
         this.cache = cache;
         this.update = update;
         this.buckets = buckets;
         this.description = description;
+        this.holders = holders;
         this.failedOn = "cache '" + cache.getName() + "' failed on ";
     }
 
@@ -142,10 +155,8 @@ public final class JCacheStore extends PerBucketStore {
      * and runs the application; a grid with members that do not serve it divides more than needed.
      */
     public static IntSupplier members(Cache<?, ?> cache) {
-        try {
-            Class.forName("com.hazelcast.cache.HazelcastCacheManager", false, JCacheStore.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
-            return () -> 1; // no Hazelcast here: another provider
+        if (!hazelcastHere()) {
+            return () -> 1; // another provider
         }
         IntSupplier hazelcast = HazelcastMembers.of(cache);
         return hazelcast != null ? hazelcast : () -> 1;
@@ -159,18 +170,36 @@ public final class JCacheStore extends PerBucketStore {
      * without a remote call; on other providers always 0 (they count 1 member).
      */
     public static IntSupplier rank(Cache<?, ?> cache) {
-        try {
-            Class.forName("com.hazelcast.cache.HazelcastCacheManager", false, JCacheStore.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
-            return () -> 0; // no Hazelcast here: another provider, counted as one member
+        if (!hazelcastHere()) {
+            return () -> 0; // another provider, counted as one member
         }
         IntSupplier hazelcast = HazelcastMembers.rankOf(cache);
         return hazelcast != null ? hazelcast : () -> 0;
     }
 
+    /** This member as the holder of the leases taken through {@code cache}: on Hazelcast its member, else nobody. */
+    static LeaseHolders leaseHolders(Cache<?, ?> cache) {
+        if (!hazelcastHere()) {
+            return LeaseHolders.NONE;
+        }
+        LeaseHolders hazelcast = HazelcastMembers.leaseHoldersOf(cache);
+        return hazelcast != null ? hazelcast : LeaseHolders.NONE;
+    }
+
+    /** Whether Hazelcast's classes can be loaded here; the store never loads them otherwise. */
+    private static boolean hazelcastHere() {
+        try {
+            Class.forName("com.hazelcast.cache.HazelcastCacheManager", false, JCacheStore.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
     @Override
     protected ConsumeResult consumeOne(Take take) {
-        return call(take.key(), () -> buckets.consume(List.of(take)).get(0));
+        List<Take> held = held(List.of(take));
+        return call(take.key(), () -> buckets.consume(held).get(0));
     }
 
     /** One group per entry: all of a customer's buckets in one step, a shared limit in another. */
@@ -181,7 +210,33 @@ public final class JCacheStore extends PerBucketStore {
 
     @Override
     protected List<ConsumeResult> consumeGroup(List<Take> group) {
-        return call(group.get(0).key(), () -> buckets.consume(group));
+        List<Take> held = held(group);
+        return call(group.get(0).key(), () -> buckets.consume(held));
+    }
+
+    /** The takes, a lease take without a holder held by this member ({@link #holders}); the same list when none is. */
+    private List<Take> held(List<Take> takes) {
+        List<Take> held = takes;
+        @Nullable LeaseHolder holder = null;
+        for (int i = 0; i < takes.size(); i++) {
+            Take take = takes.get(i);
+            if (take.spec().leases() && LeaseHolder.NONE.equals(take.holder())) {
+                if (holder == null) {
+                    holder = holders.current();
+                    if (LeaseHolder.NONE.equals(holder)) {
+                        return takes;
+                    }
+                    held = new ArrayList<>(takes);
+                }
+                held.set(i, take.heldBy(holder));
+            }
+        }
+        return held;
+    }
+
+    /** The holder a lease taken now without one would get (tests). */
+    LeaseHolder leaseHolder() {
+        return holders.current();
     }
 
     @Override
@@ -247,9 +302,13 @@ public final class JCacheStore extends PerBucketStore {
         return description;
     }
 
-    /** Releases nothing: the cache, its manager and the grid belong to the application or server. */
+    /**
+     * Stops watching the grid's members; releases nothing else: the cache, its manager and the grid
+     * belong to the application or server.
+     */
     @Override
     public void close() {
+        holders.close();
     }
 
     private <T> T call(BucketKey key, Supplier<T> operation) {

@@ -15,8 +15,8 @@ import javax.cache.Cache;
 
 /**
  * Settings for a {@link JCacheStore}. Defaults: {@link JCacheStore.Update#COMPARE_AND_SWAP}, the system
- * clock, a retry budget of 1,000 lost compare-and-swap races, an expiry margin of 60 s, and per-entry expiry where the provider
- * supports it.
+ * clock, a retry budget of 1,000 lost compare-and-swap races, an expiry margin of 60 s, per-entry expiry where the provider
+ * supports it, and on Hazelcast in-flight leases held by this member ({@link #memberLeases}).
  */
 public final class JCacheStoreBuilder {
 
@@ -26,6 +26,7 @@ public final class JCacheStoreBuilder {
     private int retryBudget = DEFAULT_RETRY_BUDGET;
     private Duration expiryMargin = Duration.ofSeconds(60);
     private boolean perEntryExpiry = true;
+    private boolean memberLeases = true;
 
     /** The default {@link #retryBudget}: 1,000 lost races. */
     public static final int DEFAULT_RETRY_BUDGET = RetryBudget.DEFAULT_LOST_RACES;
@@ -92,6 +93,24 @@ public final class JCacheStoreBuilder {
     }
 
     /**
+     * Whether, on Hazelcast, the in-flight leases this store takes are held by this member; default
+     * true. Then a lease taken for a decision that names no holder
+     * ({@code QuotaServiceBuilder.leaseHolder} left at its default) records this member's tag (of
+     * its member UUID), and every take from a lease set frees, in the same entry change, the slots
+     * of members the cluster removed while this member watched: a killed member's leases come back
+     * at each customer's next request once the cluster has removed it (Hazelcast's failure
+     * detection), not at their lease timeout. A live member's are never freed: only the cluster's
+     * own member list says who left, and the members that removed a member refuse its operations.
+     * With false, or on another provider, such leases are held until given back or their deadline.
+     * A client of the grid (not a member) takes leases without a tag and frees those of removed
+     * members.
+     */
+    public JCacheStoreBuilder memberLeases(boolean byMember) {
+        this.memberLeases = byMember;
+        return this;
+    }
+
+    /**
      * The store. In {@link JCacheStore.Update#COMPARE_AND_SWAP}, first checks with a probe entry (written,
      * replaced and removed) that the cache's {@code replace(key, old, new)} replaces an unchanged entry
      * given the value read from it, and refuses a stale one.
@@ -110,7 +129,7 @@ public final class JCacheStoreBuilder {
         if (update == JCacheStore.Update.ENTRY_PROCESSOR) {
             CacheLifetime lifetime = CacheLifetime.of(cache, false);
             lifetime.warnIfEternal();
-            return new JCacheStore(cache, update, new ProcessorBuckets(cache, lifetime, time),
+            return store(new ProcessorBuckets(cache, lifetime, time),
                     "jcache '" + cache.getName() + "' (" + provider + "), entry processors, entries "
                             + lifetime.describe());
         }
@@ -122,9 +141,15 @@ public final class JCacheStoreBuilder {
         }
         String expiry = writer.perEntryExpiry() ? "each entry expires " + expiryMargin.toSeconds()
                 + " s after its bucket is full again" : "entries " + lifetime.describe();
-        return new JCacheStore(cache, update, new CasBuckets(cache, writer, lifetime, time, retryBudget,
-                expiryMargin.toNanos()),
+        return store(new CasBuckets(cache, writer, lifetime, time, retryBudget, expiryMargin.toNanos()),
                 "jcache '" + cache.getName() + "' (" + provider + "), compare-and-swap, " + expiry);
+    }
+
+    /** The store over {@code buckets}, its leases held by this member where it can tell one (the last step: it watches the grid). */
+    private JCacheStore store(Buckets buckets, String description) {
+        LeaseHolders holders = memberLeases ? JCacheStore.leaseHolders(cache) : LeaseHolders.NONE;
+        String leases = holders == LeaseHolders.NONE ? "" : ", in-flight leases held by this grid member";
+        return new JCacheStore(cache, update, buckets, description + leases, holders);
     }
 
     /** Writes, replaces and removes a probe entry: a replace must compare what it is given by content. */

@@ -39,7 +39,7 @@ class JCacheCompareAndSwapStoreTest extends JCacheStoreContract {
         Cache<String, byte[]> objects = grid.cache(1, "object-races");
         var time = dev.quota.core.internal.Bandwidths.timeMeter(clock);
         JCacheStore racing = new JCacheStore(objects, update(), new CasBuckets(objects, new JCacheWriter(objects),
-                CacheLifetime.of(objects, false), time, 20, 0), "racing");
+                CacheLifetime.of(objects, false), time, 20, 0), "racing", LeaseHolders.NONE);
         BucketKey key = freshKey();
         BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
         assertThat(racing.tryConsume(key, spec, 1).tokensTaken()).as("a new bucket is created, no race").isTrue();

@@ -156,7 +156,7 @@ public final class MicrometerQuotaListener implements QuotaListener {
     public void onSettle(Settlement settlement) {
         Objects.requireNonNull(settles.get(settlement.outcome()), "a counter per outcome, made at start").increment();
         if (settlement.change() > 0) {
-            tokensCharged.increment(settlement.change());
+            tokensCharged.increment((double) settlement.change());
         } else if (settlement.change() < 0) {
             tokensGivenBack.increment(-(double) settlement.change());
         }

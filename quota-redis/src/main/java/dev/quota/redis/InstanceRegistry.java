@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -248,7 +249,10 @@ public final class InstanceRegistry implements AutoCloseable {
     private void start(Duration interval) {
         heartbeat();
         long nanos = interval.toNanos();
-        heartbeats.scheduleWithFixedDelay(this::heartbeat, nanos, nanos, TimeUnit.NANOSECONDS);
+        // the future is not kept: heartbeat catches and logs its failures, so no run ends the schedule,
+        // and close() ends it by shutting the executor down
+        ScheduledFuture<?> unused =
+                heartbeats.scheduleWithFixedDelay(this::heartbeat, nanos, nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Settings for an {@link InstanceRegistry}. */

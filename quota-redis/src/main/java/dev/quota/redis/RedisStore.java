@@ -13,6 +13,7 @@ import dev.quota.core.spi.StoreFailures;
 import dev.quota.core.spi.Take;
 import dev.quota.redis.internal.encoding.KeySlots;
 import dev.quota.redis.internal.engine.CasEngine;
+import dev.quota.redis.internal.engine.EngineSettings;
 import dev.quota.redis.internal.transport.RedissonLink;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import java.util.ArrayList;
@@ -72,10 +73,10 @@ public final class RedisStore implements QuotaStore {
         this.cluster = client.getConfig().isClusterConfig();
         var expiry = ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(builder.expiryMargin);
         this.redisson = new RedissonLink(((Redisson) client).getCommandExecutor(), builder.ownConnections);
-        this.engine = new CasEngine(builder.link.apply(redisson),
-                Bandwidths.timeMeter(builder.clock), builder.wallNanos, expiry, builder.timeout.toNanos(),
-                builder.retryBudget, builder.rejectLocallyFor.toNanos(), builder.reuseWrittenState, cluster,
-                builder.maxRememberedKeys);
+        this.engine = new CasEngine(builder.link.apply(redisson), Bandwidths.timeMeter(builder.clock), builder.wallNanos,
+                new EngineSettings(expiry, builder.timeout.toNanos(), builder.retryBudget,
+                        builder.rejectLocallyFor.toNanos(), builder.reuseWrittenState, cluster,
+                        builder.maxRememberedKeys));
         // a Redis clock given to this store samples through this store's client, and stops with it
         this.attachedClock = builder.clock instanceof RedisTimeClock redisTime && redisTime.attach(client)
                 ? redisTime : null;

@@ -7,6 +7,7 @@ import java.time.ZoneId;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -176,7 +177,9 @@ public final class RedisTimeClock extends Clock implements AutoCloseable {
                 return thread;
             });
             long nanos = resyncInterval.toNanos();
-            executor.scheduleWithFixedDelay(this::sample, nanos, nanos, TimeUnit.NANOSECONDS);
+            // the future is not kept: sample catches and logs its failures, so no run ends the schedule,
+            // and stop() ends it by shutting the executor down
+            ScheduledFuture<?> unused = executor.scheduleWithFixedDelay(this::sample, nanos, nanos, TimeUnit.NANOSECONDS);
             scheduler = executor;
             return true;
         }

@@ -130,6 +130,119 @@ class RedisClusterStoreTest extends QuotaStoreContract {
         }
     }
 
+    /**
+     * A resharding under load: two instances (two clients), eight threads, decide for 40 customers
+     * whose buckets share one slot while that slot moves to another master, first key by key (the
+     * old master answers {@code ASK} for a key that has left), then for good ({@code MOVED}). No
+     * decision fails, and each customer gets exactly its limit.
+     */
+    @Test
+    void aSlotMovedUnderLoad_noDecisionFails_andEveryCustomerGetsExactlyItsLimit() throws Exception {
+        RedisClusterTopology cluster = redis.clusterTopology();
+        int capacity = 30;
+        int asks = 45; // each customer asks more than its limit, and too few times a second to be leased
+        var config = OnePlan.config("free", capacity, Refill.greedy(1, Duration.ofHours(1)), FailurePolicy.CLOSED);
+        List<Customer> customers = customersInOneSlot(40);
+        QuotaStore second = newStore(clock);
+        QuotaService a = QuotaService.builder().store(store).clock(clock).keyPrefix("reshard").config(config).build();
+        QuotaService b = QuotaService.builder().store(second).clock(clock).keyPrefix("reshard").config(config).build();
+        Map<String, java.util.concurrent.atomic.AtomicInteger> allowed = new java.util.concurrent.ConcurrentHashMap<>();
+        for (Customer customer : customers) {
+            allowed.put(customer.id(), new java.util.concurrent.atomic.AtomicInteger());
+        }
+        assertThat(a.decide(customers.get(0), null).allowed()).isTrue();
+        allowed.get(customers.get(0).id()).incrementAndGet();
+        String key = onlyKey(cluster, "reshard:*");
+        int slot = RedisClusterTopology.slot(key);
+        assertThat(slot).as("the slot of every chosen customer's bucket").isEqualTo(slotOf(customers.get(0)));
+        RedisServer from = cluster.masterForSlot(slot);
+        RedisServer to = cluster.masters().stream().filter(master -> master != from).findFirst().orElseThrow();
+        try (RespClient resp = RespClient.connect(from.host(), from.port())) {
+            resp.command("CONFIG", "RESETSTAT");
+        }
+
+        java.util.concurrent.BlockingQueue<Customer> work = new java.util.concurrent.LinkedBlockingQueue<>();
+        for (int i = 0; i < asks; i++) {
+            work.addAll(customers);
+        }
+        work.remove(customers.get(0)); // asked once already
+        int total = work.size();
+        java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+        List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        int threads = 8;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        long redirects;
+        try {
+            List<java.util.concurrent.Future<?>> running = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                QuotaService instance = t % 2 == 0 ? a : b;
+                running.add(pool.submit(() -> {
+                    for (Customer customer = work.poll(); customer != null; customer = work.poll()) {
+                        QuotaDecision decision = instance.decide(customer, null);
+                        if (decision.outcome() == QuotaDecision.Outcome.ALLOWED) {
+                            allowed.get(customer.id()).incrementAndGet();
+                        } else if (decision.outcome() != QuotaDecision.Outcome.REJECTED) {
+                            failures.add(decision.outcome() + " " + decision);
+                        }
+                        done.incrementAndGet();
+                    }
+                }));
+            }
+            while (done.get() < total / 4) {
+                Thread.onSpinWait(); // a quarter decided: the slot moves while the rest are
+            }
+            int before = done.get();
+            moveSlot(cluster, slot, from, to);
+            int during = done.get() - before;
+            for (java.util.concurrent.Future<?> future : running) {
+                future.get();
+            }
+            System.out.println("cluster: decisions while the slot moved: " + during);
+            try (RespClient resp = RespClient.connect(from.host(), from.port())) {
+                redirects = resp.info("errorstats").lines()
+                        .filter(line -> line.startsWith("errorstat_MOVED") || line.startsWith("errorstat_ASK"))
+                        .mapToLong(line -> Long.parseLong(line.substring(line.indexOf("count=") + 6)))
+                        .sum();
+            }
+        } finally {
+            pool.shutdownNow();
+            a.close();
+            b.close();
+            second.close();
+            moveSlot(cluster, slot, to, from);
+        }
+
+        assertThat(failures).as("decisions that failed while the slot moved").isEmpty();
+        assertThat(done.get()).isEqualTo(total);
+        assertThat(redirects).as("MOVED and ASK answers of the slot's old master").isPositive();
+        for (Customer customer : customers) {
+            assertThat(allowed.get(customer.id())).as("admitted for %s", customer.id()).hasValue(capacity);
+        }
+    }
+
+    /** {@code n} customers of plan free whose buckets share one cluster slot. */
+    private static List<Customer> customersInOneSlot(int n) {
+        List<Customer> out = new ArrayList<>();
+        int slot = -1;
+        for (int i = 0; out.size() < n; i++) {
+            Customer customer = Customer.of("resharded-" + i, "free");
+            int its = slotOf(customer);
+            if (slot < 0) {
+                slot = its;
+            }
+            if (its == slot) {
+                out.add(customer);
+            }
+        }
+        return out;
+    }
+
+    /** The cluster slot of a customer's buckets: their hash tag is {@code c.} and the customer's key part. */
+    private static int slotOf(Customer customer) {
+        return RedisClusterTopology.slot("{c." + dev.quota.core.internal.Hashes.keyPart(customer.kind().name(),
+                customer.id()) + "}");
+    }
+
     /** The one key matching {@code pattern} on any master. */
     private static String onlyKey(RedisClusterTopology cluster, String pattern) {
         List<String> keys = new ArrayList<>();

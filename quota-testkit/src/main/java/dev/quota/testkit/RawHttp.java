@@ -251,8 +251,9 @@ public final class RawHttp {
         if (end < 0) {
             throw new IOException("no complete response head in: " + text);
         }
-        List<String> lines = List.of(text.substring(0, end).split("\r\n"));
-        int status = Integer.parseInt(lines.get(0).split(" ")[1]);
+        // the head stops before its blank line: no empty line at its end
+        List<String> lines = List.of(text.substring(0, end).split("\r\n", -1));
+        int status = Integer.parseInt(lines.get(0).split(" ", -1)[1]);
         Map<String, String> headers = new LinkedHashMap<>();
         for (String line : lines.subList(1, lines.size())) {
             int colon = line.indexOf(':');

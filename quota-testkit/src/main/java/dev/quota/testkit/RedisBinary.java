@@ -124,7 +124,7 @@ public final class RedisBinary {
             return path;
         }
         String pathVar = env.getOrDefault("PATH", "");
-        for (String dir : pathVar.split(File.pathSeparator)) {
+        for (String dir : pathVar.split(File.pathSeparator, -1)) { // empty entries skipped below
             if (dir.isEmpty()) {
                 continue;
             }

@@ -81,8 +81,8 @@ public final class RespClient implements AutoCloseable {
             }
             out.flush();
             Object reply = read();
-            if (reply instanceof RedisErrorReply) {
-                throw (RedisErrorReply) reply;
+            if (reply instanceof RedisErrorReply error) {
+                throw error;
             }
             return reply;
         } catch (IOException e) {
@@ -102,13 +102,13 @@ public final class RespClient implements AutoCloseable {
      */
     public Map<String, Long> commandStats() {
         Map<String, Long> calls = new LinkedHashMap<>();
-        for (String line : info("commandstats").split("\r\n")) {
+        for (String line : info("commandstats").split("\r\n", -1)) { // other lines, empty ones too, skipped
             if (!line.startsWith("cmdstat_")) {
                 continue;
             }
             int colon = line.indexOf(':');
             String name = line.substring("cmdstat_".length(), colon);
-            for (String field : line.substring(colon + 1).split(",")) {
+            for (String field : line.substring(colon + 1).split(",", -1)) {
                 if (field.startsWith("calls=")) {
                     calls.put(name, Long.parseLong(field.substring("calls=".length())));
                 }
@@ -135,7 +135,7 @@ public final class RespClient implements AutoCloseable {
 
     /** The value of {@code name} in INFO text ({@code role:master} gives "master"), or null if absent. */
     static String infoField(String info, String name) {
-        for (String line : info.split("\r\n")) {
+        for (String line : info.split("\r\n", -1)) {
             if (line.startsWith(name + ":")) {
                 return line.substring(name.length() + 1);
             }
@@ -150,13 +150,16 @@ public final class RespClient implements AutoCloseable {
         }
         String line = readLine();
         switch (type) {
-            case '+':
+            case '+' -> {
                 return line;
-            case '-':
+            }
+            case '-' -> {
                 return new RedisErrorReply(line);
-            case ':':
+            }
+            case ':' -> {
                 return Long.parseLong(line);
-            case '$': {
+            }
+            case '$' -> {
                 int length = Integer.parseInt(line);
                 if (length < 0) {
                     return null;
@@ -167,7 +170,7 @@ public final class RespClient implements AutoCloseable {
                 }
                 return new String(bytes, StandardCharsets.UTF_8);
             }
-            case '*': {
+            case '*' -> {
                 int count = Integer.parseInt(line);
                 if (count < 0) {
                     return null;
@@ -178,8 +181,7 @@ public final class RespClient implements AutoCloseable {
                 }
                 return items;
             }
-            default:
-                throw new IOException("not a RESP2 reply type: '" + (char) type + "' followed by " + line);
+            default -> throw new IOException("not a RESP2 reply type: '" + (char) type + "' followed by " + line);
         }
     }
 

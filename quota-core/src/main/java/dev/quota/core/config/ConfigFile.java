@@ -31,7 +31,9 @@ final class ConfigFile {
      * The file's first {@code MAX_SIZE + 1} bytes at most: one more than allowed means it grew
      * past the limit after the size check, which the loader then refuses without parsing.
      */
-    record Content(byte[] bytes) implements Read {
+    record Content(
+            // the bytes read, handed to the loader alone: never compared, copied or changed
+            @SuppressWarnings("ArrayRecordComponent") byte[] bytes) implements Read {
     }
 
     /**

@@ -129,11 +129,11 @@ final class ConfigMap {
             return null;
         }
         Object value = values.get(key);
-        if (!(value instanceof Number)) {
+        if (!(value instanceof Number given)) {
             problems.error(path(key), "must be a number but was " + ConfigProblems.describe(value));
             return null;
         }
-        double number = ((Number) value).doubleValue();
+        double number = given.doubleValue();
         if (!(number > 0) || Double.isInfinite(number)) {
             problems.error(path(key), "must be a finite number > 0 but was " + value);
             return null;

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -72,7 +73,9 @@ public final class ConfigReloader implements AutoCloseable {
             return t;
         });
         long millis = interval.toMillis();
-        scheduler.scheduleWithFixedDelay(this::poll, millis, millis, TimeUnit.MILLISECONDS);
+        // the future is not kept: poll reports its own failures (Throwable included), so no run ends the
+        // schedule, and close() ends it by shutting the executor down
+        ScheduledFuture<?> unused = scheduler.scheduleWithFixedDelay(this::poll, millis, millis, TimeUnit.MILLISECONDS);
     }
 
     /**

@@ -46,7 +46,7 @@ final class YamlTree {
     private final PlainConstructor scalars;
     private final Yaml yaml;
     /** Nodes already turned into values: an alias yields the same object, not a copy. */
-    private final Map<Node, @Nullable Object> built = new IdentityHashMap<>();
+    private final IdentityHashMap<Node, @Nullable Object> built = new IdentityHashMap<>();
     /** Collections being built: meeting one again means an alias points into itself. */
     private final Set<Node> building = Collections.newSetFromMap(new IdentityHashMap<>());
 

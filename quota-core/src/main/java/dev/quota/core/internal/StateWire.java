@@ -75,7 +75,10 @@ public final class StateWire {
     }
 
     /** A configuration and its stored form, as Bucket4j writes it. */
-    private record Known(BucketConfiguration configuration, byte[] bytes, int hash) {
+    private record Known(BucketConfiguration configuration,
+                         // written once, then only read: never compared (the table holds one per instance)
+                         @SuppressWarnings("ArrayRecordComponent") byte[] bytes,
+                         int hash) {
     }
 
     /** The stored form of {@code state}, byte for byte Bucket4j's. */
@@ -250,8 +253,8 @@ public final class StateWire {
      */
     private static int configurationEnd(byte[] bytes, int start) {
         int p = start + 4;
-        int bandwidths = (bytes[p] & 0xff) << 24 | (bytes[p + 1] & 0xff) << 16 | (bytes[p + 2] & 0xff) << 8
-                | bytes[p + 3] & 0xff;
+        int bandwidths = ((bytes[p] & 0xff) << 24) | ((bytes[p + 1] & 0xff) << 16) | ((bytes[p + 2] & 0xff) << 8)
+                | (bytes[p + 3] & 0xff);
         if (bandwidths < 1 || bandwidths > bytes.length) {
             throw new IllegalArgumentException("not a configuration");
         }
@@ -259,7 +262,7 @@ public final class StateWire {
         for (int i = 0; i < bandwidths; i++) {
             p += BANDWIDTH_FIXED;
             if (bytes[p++] != 0) {
-                p += 2 + ((bytes[p] & 0xff) << 8 | bytes[p + 1] & 0xff);
+                p += 2 + (((bytes[p] & 0xff) << 8) | (bytes[p + 1] & 0xff));
             }
         }
         if (p > bytes.length) {
@@ -275,8 +278,14 @@ public final class StateWire {
     private static Known known(BucketConfiguration configuration) throws IOException {
         int slot = System.identityHashCode(configuration) & (SLOTS - 1);
         Known known = BY_INSTANCE[slot];
-        if (known != null && known.configuration == configuration) {
-            return known;
+        if (known != null) {
+            // the table is by instance (the slot is the identity hash): an equal configuration
+            // elsewhere only misses, and is written again
+            @SuppressWarnings("ReferenceEquality")
+            boolean same = known.configuration == configuration;
+            if (same) {
+                return known;
+            }
         }
         Sink count = new Sink();
         BucketConfiguration.SERIALIZATION_HANDLE.serialize(Adapter.INSTANCE, count, configuration,
@@ -357,7 +366,7 @@ public final class StateWire {
             }
             long value = 0;
             for (int i = 0; i < count; i++) {
-                value = value << 8 | bytes[position + i] & 0xff;
+                value = (value << 8) | (bytes[position + i] & 0xff);
             }
             position += count;
             return value;

@@ -12,6 +12,7 @@ import dev.quota.core.spi.Take;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -210,7 +211,9 @@ public final class CircuitBreakerStore implements QuotaStore {
     void startProbing(Duration interval) {
         if (prober != null) {
             long nanos = interval.toNanos();
-            prober.scheduleWithFixedDelay(this::probe, nanos, nanos, TimeUnit.NANOSECONDS);
+            // the future is not kept: a failed health check is caught in check(), and close() ends the
+            // schedule by shutting the executor down
+            ScheduledFuture<?> unused = prober.scheduleWithFixedDelay(this::probe, nanos, nanos, TimeUnit.NANOSECONDS);
         }
     }
 

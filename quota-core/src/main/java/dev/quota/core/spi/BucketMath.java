@@ -40,7 +40,10 @@ public final class BucketMath {
      * What a consume of several buckets does: the answer per take, and the states to write (null
      * where a bucket is left as it is).
      */
-    public record Outcome(List<ConsumeResult> results, @Nullable RemoteBucketState[] writes) {
+    public record Outcome(List<ConsumeResult> results,
+                          // per take, made by the consume for the store that writes them, never compared; a
+                          // list would cost a copy on every consume
+                          @SuppressWarnings("ArrayRecordComponent") @Nullable RemoteBucketState[] writes) {
     }
 
     /**
@@ -110,7 +113,11 @@ public final class BucketMath {
                 : addTokens(state, adjustment.spec(), adjustment.tokens(), nowNanos);
     }
 
-    /** @throws IllegalArgumentException if {@code takes} is empty or a key appears twice */
+    /**
+     * Checks that a consume has takes, each of its own bucket.
+     *
+     * @throws IllegalArgumentException if {@code takes} is empty or a key appears twice
+     */
     public static void requireDistinctKeys(List<Take> takes) {
         if (takes.isEmpty()) {
             throw new IllegalArgumentException("a consume needs at least one take");

@@ -24,8 +24,11 @@ package dev.quota.core.spi;
  * @param extraTaken  the tokens taken beyond the take's own ({@link Take#extra()}): at most what it
  *                    asked for, only on an admitted consume; {@code remaining} is counted after them
  */
-public record ConsumeResult(boolean tokensTaken, long[] remaining, long nanosToWait, long nanosToFull, long lease,
-                            long extraTaken) {
+public record ConsumeResult(boolean tokensTaken,
+                            // owned by the caller, not copied (see @param remaining): no copy per take on the
+                            // decision path; a result is never compared
+                            @SuppressWarnings("ArrayRecordComponent") long[] remaining,
+                            long nanosToWait, long nanosToFull, long lease, long extraTaken) {
 
     /** A result that holds no lease. */
     public ConsumeResult(boolean tokensTaken, long[] remaining, long nanosToWait, long nanosToFull) {

@@ -178,11 +178,18 @@ public final class InMemoryStore implements QuotaStore {
     private HeldBucket lockedBucket(BucketKey key) {
         while (true) {
             HeldBucket bucket = bucket(key);
+            boolean current = false;
             bucket.lock.lock();
-            if (buckets.asMap().get(key.value()) == bucket) {
+            try {
+                current = buckets.asMap().get(key.value()) == bucket;
+            } finally {
+                if (!current) {
+                    bucket.lock.unlock(); // replaced meanwhile (or the look-up threw): held by no one
+                }
+            }
+            if (current) {
                 return bucket;
             }
-            bucket.lock.unlock();
         }
     }
 

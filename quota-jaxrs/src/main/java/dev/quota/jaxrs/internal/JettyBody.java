@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
 import java.nio.ByteBuffer;
+import java.util.Objects;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.jspecify.annotations.Nullable;
@@ -62,7 +63,21 @@ final class JettyBody implements BodyProbe {
         InputStream rest = failed == null ? request.getEntityStream() : new InputStream() {
             @Override
             public int read() throws IOException {
-                throw failed instanceof IOException io ? io : new IOException(failed);
+                throw failure();
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                // as InputStream's own: the arguments checked, nothing asked nothing read, else the failure
+                Objects.checkFromIndexSize(off, len, b.length);
+                if (len == 0) {
+                    return 0;
+                }
+                throw failure();
+            }
+
+            private IOException failure() {
+                return failed instanceof IOException io ? io : new IOException(failed);
             }
         };
         request.setEntityStream(new SequenceInputStream(read, rest));

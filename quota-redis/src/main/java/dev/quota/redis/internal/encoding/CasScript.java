@@ -39,35 +39,35 @@ import org.jspecify.annotations.Nullable;
  */
 public final class CasScript {
 
-    static final String TEXT = String.join("\n",
-            "local a = ARGV[1]",
-            "local sep = string.find(a, ';', 1, true)",
-            "local h = {}",
-            "for n in string.gmatch(string.sub(a, 1, sep - 1), '%d+') do h[#h + 1] = n end",
-            "local pos = sep + 1",
-            "local bad = {}",
-            "local new = {}",
-            "for i = 1, #KEYS do",
-            "  local el = tonumber(h[3 * i - 2])",
-            "  local nl = tonumber(h[3 * i - 1])",
-            "  local exp = string.sub(a, pos, pos + el - 1)",
-            "  new[i] = string.sub(a, pos + el, pos + el + nl - 1)",
-            "  pos = pos + el + nl",
-            "  local cur = redis.call('GET', KEYS[i])",
-            "  if (el == 0 and cur) or (el > 0 and (not cur or redis.sha1hex(cur) ~= exp)) then",
-            "    bad[#bad + 1] = tostring(i)",
-            "    bad[#bad + 1] = cur or ''",
-            "  end",
-            "end",
-            "if #bad > 0 then return bad end",
-            "for i = 1, #KEYS do",
-            "  if new[i] ~= '' then",
-            "    local ttl = h[3 * i]",
-            "    if ttl ~= '0' then redis.call('SET', KEYS[i], new[i], 'PX', ttl)",
-            "    else redis.call('SET', KEYS[i], new[i]) end",
-            "  end",
-            "end",
-            "return {}");
+    static final String TEXT = """
+            local a = ARGV[1]
+            local sep = string.find(a, ';', 1, true)
+            local h = {}
+            for n in string.gmatch(string.sub(a, 1, sep - 1), '%d+') do h[#h + 1] = n end
+            local pos = sep + 1
+            local bad = {}
+            local new = {}
+            for i = 1, #KEYS do
+              local el = tonumber(h[3 * i - 2])
+              local nl = tonumber(h[3 * i - 1])
+              local exp = string.sub(a, pos, pos + el - 1)
+              new[i] = string.sub(a, pos + el, pos + el + nl - 1)
+              pos = pos + el + nl
+              local cur = redis.call('GET', KEYS[i])
+              if (el == 0 and cur) or (el > 0 and (not cur or redis.sha1hex(cur) ~= exp)) then
+                bad[#bad + 1] = tostring(i)
+                bad[#bad + 1] = cur or ''
+              end
+            end
+            if #bad > 0 then return bad end
+            for i = 1, #KEYS do
+              if new[i] ~= '' then
+                local ttl = h[3 * i]
+                if ttl ~= '0' then redis.call('SET', KEYS[i], new[i], 'PX', ttl)
+                else redis.call('SET', KEYS[i], new[i]) end
+              end
+            end
+            return {}""";
 
     /** Where a call's first key is: it routes the call in a cluster. */
     public static final int FIRST_KEY = 2;
@@ -226,7 +226,9 @@ public final class CasScript {
     }
 
     /** A key that held something other than expected: its index in the script's keys and its bytes (null: none). */
-    public record Difference(int index, byte @Nullable [] holds) {
+    public record Difference(int index,
+                             // the reply's bytes, handed on to be remembered: never compared, copied or changed
+                             @SuppressWarnings("ArrayRecordComponent") byte @Nullable [] holds) {
     }
 
     /** The differences the script answered; empty when it wrote. */

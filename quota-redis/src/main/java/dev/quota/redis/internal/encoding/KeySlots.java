@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Redis Cluster hash slots: CRC16 (XMODEM) of the key's hash tag (the part between the first
- * {@code {} and the next {@code }}, when not empty) or of the whole key, modulo 16384. Keys of one
+ * <code>{</code> and the next <code>}</code>, when not empty) or of the whole key, modulo 16384. Keys of one
  * slot can be changed by one script.
  */
 public final class KeySlots {

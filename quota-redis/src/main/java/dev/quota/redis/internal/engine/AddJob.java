@@ -33,6 +33,6 @@ final class AddJob extends CasJob {
             Cell cell = round.cell(adjustment.key().value());
             cell.write(BucketMath.adjust(cell.state, adjustment, round.now()), round.expiry());
         }
-        answer(Boolean.TRUE);
+        answer(true);
     }
 }

@@ -25,15 +25,16 @@ public final class BucketRepair {
      * Answers 0 when it kept the key, 1 when there is none, 3 when it deleted unreadable bytes,
      * and {@code 10 +} the type's place in {@link #TYPES} when it deleted a key of another type.
      */
-    public static final String DELETE_IF_UNCHANGED = "local kind = redis.call('TYPE', KEYS[1])['ok']\n"
-            + "if kind == 'none' then return 1 end\n"
-            + "if kind ~= 'string' then\n"
-            + "  redis.call('DEL', KEYS[1])\n"
-            + "  local types = {list = 1, set = 2, zset = 3, hash = 4, stream = 5}\n"
-            + "  return 10 + (types[kind] or 0)\n"
-            + "end\n"
-            + "if #ARGV > 0 and redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 3 end\n"
-            + "return 0";
+    public static final String DELETE_IF_UNCHANGED = """
+            local kind = redis.call('TYPE', KEYS[1])['ok']
+            if kind == 'none' then return 1 end
+            if kind ~= 'string' then
+              redis.call('DEL', KEYS[1])
+              local types = {list = 1, set = 2, zset = 3, hash = 4, stream = 5}
+              return 10 + (types[kind] or 0)
+            end
+            if #ARGV > 0 and redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 3 end
+            return 0""";
     /** The types {@link #DELETE_IF_UNCHANGED} names, by their place. */
     private static final List<String> TYPES = List.of("OTHER", "LIST", "SET", "ZSET", "HASH", "STREAM");
     /** {@link #DELETE_IF_UNCHANGED}'s answer when it deleted unreadable bytes. */
@@ -48,7 +49,7 @@ public final class BucketRepair {
      */
     static boolean deleted(String key, @Nullable Long answer, byte @Nullable [] unreadable,
                            @Nullable Throwable failure) {
-        if (answer == null || answer != DELETED_UNREADABLE && answer < 10) {
+        if (answer == null || (answer != DELETED_UNREADABLE && answer < 10)) {
             return false;
         }
         if (answer == DELETED_UNREADABLE) {

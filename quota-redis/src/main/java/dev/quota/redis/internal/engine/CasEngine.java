@@ -10,7 +10,6 @@ import dev.quota.core.spi.UnreadableBuckets;
 import dev.quota.redis.internal.keystate.KeyState;
 import dev.quota.redis.internal.keystate.KeyStates;
 import io.github.bucket4j.TimeMeter;
-import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,21 +48,23 @@ public final class CasEngine {
     private final Pipeline pipeline;
     private final Combiner combiner;
 
-    public CasEngine(RedisLink link, TimeMeter clock, LongSupplier wallNanos, ExpirationAfterWriteStrategy expiry,
-              long timeoutNanos, int maxLostRaces, long trustNanos, boolean reuseState, boolean cluster,
-              int maxKnownKeys) {
+    /**
+     * @param link      where every command goes
+     * @param clock     the time buckets are computed at
+     * @param wallNanos how long a flight has been out (System.nanoTime unless a test freezes it)
+     */
+    public CasEngine(RedisLink link, TimeMeter clock, LongSupplier wallNanos, EngineSettings settings) {
         this.link = link;
         this.clock = clock;
-        this.timeoutNanos = timeoutNanos;
-        this.known = new KeyStates(maxKnownKeys);
-        this.pipeline = new Pipeline(link, clock, wallNanos, expiry, timeoutNanos, maxLostRaces, trustNanos,
-                reuseState, cluster, known);
+        this.timeoutNanos = settings.timeoutNanos();
+        this.known = new KeyStates(settings.maxKnownKeys());
+        this.pipeline = new Pipeline(link, clock, wallNanos, settings, known);
         this.combiner = new Combiner(pipeline);
     }
 
     /** Takes tokens for one decision (the semantics of {@link dev.quota.core.spi.QuotaStore#tryConsume(List)}). */
     public List<ConsumeResult> consume(List<Take> takes) {
-        return run(new ConsumeJob(takes));
+        return ConsumeJob.results(run(new ConsumeJob(takes)));
     }
 
     /** Several consumes at once, in one round trip when they can share one (one per slot in a cluster). */
@@ -77,7 +78,7 @@ public final class CasEngine {
         List<List<ConsumeResult>> out = new ArrayList<>(jobs.size());
         try {
             for (CasJob job : jobs) {
-                out.add(combiner.await(job));
+                out.add(ConsumeJob.results(combiner.await(job)));
             }
         } catch (RuntimeException | Error e) {
             jobs.forEach(CasJob::abandon); // this caller reads no more of them
@@ -112,8 +113,8 @@ public final class CasEngine {
         }
     }
 
-    /** Runs {@code job} through the combiner and answers its outcome. */
-    public <T> T run(CasJob job) {
+    /** Runs {@code job} through the combiner and answers its outcome ({@link CasJob#outcome}). */
+    public Object run(CasJob job) {
         combiner.submit(job);
         return combiner.await(job);
     }

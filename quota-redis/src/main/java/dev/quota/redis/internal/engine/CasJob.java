@@ -112,14 +112,14 @@ public abstract class CasJob extends LinkedQueue.Linked<CasJob> implements Suppl
         abandoned = true;
     }
 
-    @SuppressWarnings("unchecked")
-    final <T> T outcome() {
+    /** What the job answered, once done; its failure thrown. Typed by the job that answers it. */
+    final Object outcome() {
         RuntimeException failed = failure;
         if (failed != null) {
             throw failed;
         }
         // every job's compute answers before the job can complete
-        return (T) Objects.requireNonNull(provisional, "a job completes only once computed");
+        return Objects.requireNonNull(provisional, "a job completes only once computed");
     }
 
     /** Answers every job of {@code jobs} not answered yet with {@code t}, as a store failure. */

@@ -70,8 +70,11 @@ public final class Combiner {
         return job;
     }
 
-    /** Waits for {@code job}, stepping for everyone whenever the flag is free; answers its outcome. */
-    <T> T await(CasJob job) {
+    /**
+     * Waits for {@code job}, stepping for everyone whenever the flag is free; answers its outcome
+     * ({@link CasJob#outcome}: its failure thrown).
+     */
+    Object await(CasJob job) {
         while (!job.done) {
             if (combining.compareAndSet(false, true)) {
                 try {

@@ -78,4 +78,10 @@ final class ConsumeJob extends CasJob {
         Arrays.fill(states, 0, n, null);
         answer(results);
     }
+
+    /** The outcome of a consume job ({@link CasJob#outcome}), as its {@link #compute} answers it. */
+    @SuppressWarnings("unchecked") // compute answers a List<ConsumeResult>, nothing else
+    static List<ConsumeResult> results(Object outcome) {
+        return (List<ConsumeResult>) outcome;
+    }
 }

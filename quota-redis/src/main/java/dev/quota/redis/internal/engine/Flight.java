@@ -96,7 +96,8 @@ public abstract class Flight extends LinkedQueue.Linked<Flight> implements BiCon
         if (reply instanceof ScriptReply script) {
             script.whenDone(this);
         } else {
-            reply.whenComplete(this);
+            // not kept: replied() only queues this flight, and the reply itself is read in settle
+            CompletableFuture<?> unused = reply.whenComplete(this);
         }
     }
 

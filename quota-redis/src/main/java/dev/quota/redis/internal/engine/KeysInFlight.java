@@ -31,9 +31,10 @@ public final class KeysInFlight {
 
     /**
      * The most scripts out on one key at once: what a conflict in the middle costs at most. Every
-     * transfer carries the shared rule's key, so this depth is every transfer's: at 4, a transfer
-     * paced at half the peak waited for a slot behind that key for 1 to 20 ms (quota-bench 5b at
-     * +0.5 ms, p99 17 to 23 ms); at 16 it goes at once, a script a decision, as a Lua script would.
+     * transfer carries the shared rule's key, so this depth is every transfer's: a shallower one
+     * makes a paced transfer wait for a slot behind that key, a deeper one lets it go at once, a
+     * script a decision, as a Lua script would. The figures behind the choice are quota-bench's
+     * scenario 5b (paced p99 at +0.5 ms) in docs/BENCHMARKS.md.
      */
     public static final int MAX_DEPTH = 16;
     /** How long after a conflict on a key its scripts wait for each other's replies (flight clock). */

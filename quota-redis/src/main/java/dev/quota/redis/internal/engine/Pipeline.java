@@ -83,18 +83,16 @@ public final class Pipeline implements Combiner.Work {
     private final List<CasJob> toRead = new ArrayList<>();
     private final Set<String> reads = new LinkedHashSet<>();
 
-    Pipeline(RedisLink link, TimeMeter clock, LongSupplier wallNanos, ExpirationAfterWriteStrategy expiry,
-             long timeoutNanos, int maxLostRaces, long trustNanos, boolean reuseState, boolean cluster,
-             KeyStates known) {
+    Pipeline(RedisLink link, TimeMeter clock, LongSupplier wallNanos, EngineSettings settings, KeyStates known) {
         this.link = link;
         this.clock = clock;
         this.wallNanos = wallNanos;
-        this.expiry = expiry;
-        this.timeoutNanos = timeoutNanos;
-        this.maxLostRaces = maxLostRaces;
-        this.trustNanos = trustNanos;
-        this.reuseState = reuseState;
-        this.cluster = cluster;
+        this.expiry = settings.expiry();
+        this.timeoutNanos = settings.timeoutNanos();
+        this.maxLostRaces = settings.maxLostRaces();
+        this.trustNanos = settings.trustNanos();
+        this.reuseState = settings.reuseWrittenState();
+        this.cluster = settings.cluster();
         this.known = known;
         this.flying = new KeysInFlight(reuseState);
         this.round = new CasRound(known, flying, expiry, cluster);
@@ -173,7 +171,7 @@ public final class Pipeline implements Combiner.Work {
             return;
         }
         if (!job.read) {
-            boolean missing = job.rounds == 0 && reuseState ? readsForgotten(job, now) : readsAll(job, now);
+            boolean missing = (job.rounds == 0 && reuseState) ? readsForgotten(job, now) : readsAll(job, now);
             if (missing) {
                 toRead.add(job);
                 return;

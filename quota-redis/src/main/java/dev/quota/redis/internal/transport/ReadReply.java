@@ -15,8 +15,9 @@ import org.redisson.client.protocol.RedisCommand;
 /**
  * A read ({@code GET} of a key, {@code MGET} of a slot's keys) on the store's own connection to the
  * master ({@link RespConnection}), written by the connection's thread with the read itself as the
- * task; answered with a redirect, or not taken by the connection, it goes again through the
- * executor (which follows the redirect), whose reply completes it. The engine's own timeout
+ * task; answered with a redirect or {@code TRYAGAIN}, or not taken by the connection, it goes
+ * again through the executor (which follows the redirect, and sends it again while a migrating
+ * slot answers {@code TRYAGAIN}), whose reply completes it. The engine's own timeout
  * completes it too, and then closes the connection. A read on the connection costs its bytes and
  * this object; through the executor it also cost a pooled connection taken and given back, retry
  * and timeout timers and their promises.
@@ -94,9 +95,11 @@ final class ReadReply<T> extends CompletableFuture<T>
     /** The answer of the command on the connection or through the executor. */
     @Override
     public void accept(@Nullable T answer, @Nullable Throwable failure) {
-        if (failure != null && !isDone() && !redirected && (unwritten || RedissonLink.redirected(failure))) {
+        if (failure != null && !isDone() && !redirected && (unwritten || RedissonLink.redirected(failure)
+                || RedissonLink.tryAgain(failure))) {
             redirected = true;
-            link.readThroughExecutor(read, keys).whenComplete(this);
+            // not kept: the answer comes back to this accept, which completes this future either way
+            CompletableFuture<?> unused = link.readThroughExecutor(read, keys).whenComplete(this);
             return;
         }
         if (!redirected) {

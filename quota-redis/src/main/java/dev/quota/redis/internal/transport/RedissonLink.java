@@ -8,12 +8,14 @@ import dev.quota.redis.internal.engine.RedisLink;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletionException;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RFuture;
 import org.redisson.client.RedisNoScriptException;
 import org.redisson.client.RedisRedirectException;
+import org.redisson.client.RedisTryAgainException;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.protocol.RedisCommand;
 import org.redisson.client.protocol.RedisCommands;
@@ -33,7 +35,10 @@ import org.redisson.command.CommandAsyncExecutor;
  * script's text, which runs it and leaves it in that server's script cache; where a Cluster node
  * answers that another node serves the slot ({@code MOVED}, {@code ASK}), it did not run it either,
  * and the call goes again through the executor, which follows the redirect; so it does when the
- * connection did not take the command (closed before it was written: Redis never saw it). Any
+ * connection did not take the command (closed before it was written: Redis never saw it). A node
+ * that refuses a call of several keys with {@code TRYAGAIN} (their slot is migrating, some keys
+ * moved and some not) did not run it either: it goes again after {@value #TRY_AGAIN_MILLIS} ms,
+ * until it runs or the engine's timeout ends it. Any
  * other failure is the call's, as through the executor with no retries (the builder sets none): a
  * script is never sent twice unless it certainly did not run ({@link ScriptReply}). The store's
  * connection has no timer of Redisson's: a reply that never comes is timed out by the engine's own
@@ -43,6 +48,11 @@ import org.redisson.command.CommandAsyncExecutor;
 public final class RedissonLink implements RedisLink {
 
     static final RedisCommand<List<Object>> EVALSHA_LIST = new RedisCommand<>(RedisCommands.EVAL_LIST, "EVALSHA");
+    /**
+     * How long a command refused with {@code TRYAGAIN} waits before it goes again: about what a
+     * resharding tool takes to {@code MIGRATE} the next keys of the slot.
+     */
+    static final long TRY_AGAIN_MILLIS = 5;
     /** {@code GET} as {@link RedisCommands#GET} sends and decodes it, typed for the bytes it answers. */
     static final RedisCommand<byte[]> GET = new RedisCommand<>("GET");
 
@@ -117,6 +127,28 @@ public final class RedissonLink implements RedisLink {
         return message != null && (message.startsWith("MOVED ") || message.startsWith("ASK "));
     }
 
+    /**
+     * Whether a Cluster node refused a command of several keys because its slot is being migrated
+     * and only some of the keys have moved yet ({@code TRYAGAIN}): the command did not run, and the
+     * same command succeeds once the migration has moved the rest.
+     */
+    static boolean tryAgain(Throwable failure) {
+        Throwable cause = cause(failure);
+        if (cause instanceof RedisTryAgainException) {
+            return true;
+        }
+        String message = cause.getMessage();
+        return message != null && message.startsWith("TRYAGAIN");
+    }
+
+    /**
+     * Runs {@code task} after {@link #TRY_AGAIN_MILLIS}, on the client's timer: a command refused with
+     * {@code TRYAGAIN} goes again then, and again, until it runs or the engine's timeout ends the call.
+     */
+    void later(Runnable task) {
+        redis.getServiceManager().newTimeout(timeout -> task.run(), TRY_AGAIN_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
     /** A failure as Redisson raised it, out of the future's wrapping. */
     static Throwable cause(Throwable failure) {
         return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
@@ -145,10 +177,31 @@ public final class RedissonLink implements RedisLink {
         return reply;
     }
 
-    /** Sends the read {@code command} of {@code keys} through Redisson's executor, routed by the first key. */
+    /**
+     * Sends the read {@code command} of {@code keys} through Redisson's executor, routed by the first
+     * key; refused with {@code TRYAGAIN} (an {@code MGET} while its slot migrates), it goes again.
+     */
     <T> CompletableFuture<T> readThroughExecutor(RedisCommand<T> command, Object[] keys) {
-        RFuture<T> reply = redis.readAsync((String) keys[0], ByteArrayCodec.INSTANCE, command, keys);
-        return reply.toCompletableFuture();
+        CompletableFuture<T> reply = new CompletableFuture<>();
+        readInto(reply, command, keys);
+        return reply;
+    }
+
+    private <T> void readInto(CompletableFuture<T> reply, RedisCommand<T> command, Object[] keys) {
+        RFuture<T> sent = redis.readAsync((String) keys[0], ByteArrayCodec.INSTANCE, command, keys);
+        sent.whenComplete((answer, failure) -> {
+            if (failure == null) {
+                reply.complete(answer);
+            } else if (!reply.isDone() && tryAgain(failure)) {
+                later(() -> {
+                    if (!reply.isDone()) {
+                        readInto(reply, command, keys);
+                    }
+                });
+            } else {
+                reply.completeExceptionally(failure);
+            }
+        });
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -16,6 +17,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.redisson.client.NettyHook;
@@ -81,6 +83,11 @@ public final class RespConnection extends ByteToMessageDecoder {
     final RedisClient node;
     private final RespCommands commands;
     private final Runnable onClose;
+    /**
+     * Told when a close of the channel ends: one that failed is logged. What a close means for the
+     * replies in flight happens in {@link #channelInactive} either way.
+     */
+    private final ChannelFutureListener closeFailure;
     private volatile int state = CONNECTING;
     private volatile boolean wasReady;
     private volatile @Nullable Channel channel;
@@ -96,6 +103,11 @@ public final class RespConnection extends ByteToMessageDecoder {
         this.node = node;
         this.commands = commands;
         this.onClose = onClose;
+        this.closeFailure = done -> {
+            if (!done.isSuccess()) {
+                LOG.debug("closing the connection to {} failed: {}", node, String.valueOf(done.cause()));
+            }
+        };
     }
 
     /**
@@ -118,7 +130,8 @@ public final class RespConnection extends ByteToMessageDecoder {
     }
 
     private void connect() {
-        node.resolveAddr().whenComplete((address, failure) -> {
+        // not kept: the callback reports its own failures (logged, then closed)
+        CompletableFuture<?> unused = node.resolveAddr().whenComplete((address, failure) -> {
             if (address == null) {
                 LOG.warn("cannot resolve {}: {}", node, failure == null ? "no address" : failure.toString());
                 closed(); // not resolved: the executor reports why, and a later call tries again
@@ -158,7 +171,7 @@ public final class RespConnection extends ByteToMessageDecoder {
         }
         channel = connecting.channel();
         if (state == CLOSED) {
-            connecting.channel().close(); // the store closed meanwhile
+            connecting.channel().close().addListener(closeFailure); // the store closed meanwhile
         }
         connecting.addListener(done -> {
             if (!done.isSuccess()) {
@@ -208,9 +221,9 @@ public final class RespConnection extends ByteToMessageDecoder {
         ByteBuf bytes = pooled(to, command); // first: a copy that failed leaves no reply awaited for nothing sent
         inFlight.add(reply);
         writesSinceTick++;
-        // no promise a command: a write that fails closes the channel (exceptionCaught), which
-        // fails every reply in flight
-        to.writeAndFlush(bytes, to.voidPromise());
+        // no promise a command (what it answers is the channel's void promise, not kept): a write that
+        // fails closes the channel (exceptionCaught), which fails every reply in flight
+        ChannelFuture unused = to.writeAndFlush(bytes, to.voidPromise());
     }
 
     /**
@@ -235,7 +248,8 @@ public final class RespConnection extends ByteToMessageDecoder {
         super.channelActive(ctx);
         RedisClientConfig config = node.getConfig();
         // a hand-shake not answered within the connect timeout: closed, and tried again later
-        ctx.channel().eventLoop().schedule(() -> {
+        // not kept: it needs no cancelling (past the hand-shake, it finds the state changed and does nothing)
+        io.netty.util.concurrent.ScheduledFuture<?> unusedTimeout = ctx.channel().eventLoop().schedule(() -> {
             if (state == CONNECTING) {
                 close("no hand-shake within " + config.getConnectTimeout() + " ms");
             }
@@ -248,7 +262,7 @@ public final class RespConnection extends ByteToMessageDecoder {
                            @Nullable Throwable failure) {
         if (failure != null) {
             LOG.warn("no credentials for {}: {}", node, failure.toString());
-            to.close();
+            to.close().addListener(closeFailure);
             return;
         }
         String password = config.getAddress().getPassword();
@@ -295,14 +309,14 @@ public final class RespConnection extends ByteToMessageDecoder {
             LOG.warn("cannot hand-shake with {}: {}", node, failure.getMessage());
             Channel to = channel;
             if (to != null) {
-                to.close();
+                to.close().addListener(closeFailure);
             }
         }
     }
 
     private void becomeReady(Channel to, RedisClientConfig config) {
         if (state != CONNECTING || !to.isActive()) {
-            to.close(); // closed during the hand-shake
+            to.close().addListener(closeFailure); // closed during the hand-shake
             return;
         }
         int interval = config.getPingConnectionInterval();
@@ -401,7 +415,7 @@ public final class RespConnection extends ByteToMessageDecoder {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         LOG.debug("connection to {} failed", node, cause);
-        ctx.close();
+        ctx.close().addListener(closeFailure);
     }
 
     /** Closes it (any thread): the replies in flight fail; the next call makes another. */
@@ -412,7 +426,7 @@ public final class RespConnection extends ByteToMessageDecoder {
         }
         closed();
         if (to != null) {
-            to.close();
+            to.close().addListener(closeFailure);
         }
     }
 

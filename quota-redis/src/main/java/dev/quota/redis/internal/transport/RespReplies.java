@@ -45,9 +45,10 @@ final class RespReplies {
         }
         byte type = in.readByte();
         switch (type) {
-            case '+':
+            case '+' -> {
                 return skipLine(in) ? SIMPLE : INCOMPLETE;
-            case '-': {
+            }
+            case '-' -> {
                 int end = lineEnd(in);
                 if (end < 0) {
                     return INCOMPLETE;
@@ -56,13 +57,14 @@ final class RespReplies {
                 in.readerIndex(end + 2);
                 return new ErrorReply(message);
             }
-            case ':': {
+            case ':' -> {
                 long value = number(in);
                 return value == NO_LINE ? INCOMPLETE : Long.valueOf(value);
             }
-            case '$':
+            case '$' -> {
                 return bulk(in);
-            case '*': {
+            }
+            case '*' -> {
                 long count = number(in);
                 if (count == NO_LINE) {
                     return INCOMPLETE;
@@ -83,8 +85,9 @@ final class RespReplies {
                 }
                 return Arrays.asList(items);
             }
-            default:
+            default -> {
                 return new ErrorReply("ERR unexpected reply type '" + (char) type + "'");
+            }
         }
     }
 

@@ -25,7 +25,8 @@ import org.redisson.client.protocol.RedisCommands;
  * ({@link RespConnection}), or of the executor's; unless the script certainly did not run (Redis
  * answered {@code NOSCRIPT} or a redirect, or the connection could not take it), and then the call
  * goes again through the executor: as {@code EVALSHA}, or as {@code EVAL} with the text when Redis
- * did not know the script. The engine's own timeout completes it too, and then closes the
+ * did not know the script; after a few milliseconds when a node refused it with {@code TRYAGAIN}
+ * (its keys' slot migrating, some keys moved and some not), as often as it is refused. The engine's own timeout completes it too, and then closes the
  * connection, whose later replies could not be trusted to be in step.
  *
  * <p>On a connection, the command is written as RESP bytes into one pooled buffer on the caller's
@@ -179,6 +180,24 @@ public final class ScriptReply extends CompletableFuture<List<Object>>
             if (was != TEXT && RedissonLink.unknownScript(failure)) {
                 stage = TEXT;
                 again(RedisCommands.EVAL_LIST, CasScript.withText(parameters(), link.text));
+                return true;
+            }
+            if (RedissonLink.tryAgain(failure)) {
+                // its keys' slot is migrating, some moved and some not: it did not run, and runs once
+                // the rest have moved; through the executor, which follows where they went
+                boolean text = was == TEXT;
+                stage = text ? TEXT : SHA;
+                link.later(() -> {
+                    if (isDone()) {
+                        return;
+                    }
+                    try {
+                        again(text ? RedisCommands.EVAL_LIST : RedissonLink.EVALSHA_LIST,
+                                text ? CasScript.withText(parameters(), link.text) : parameters());
+                    } catch (RuntimeException e) {
+                        completeExceptionally(failure); // not sent again (completed meanwhile, a client shutting down)
+                    }
+                });
                 return true;
             }
             if (was == HELD && (unwritten || RedissonLink.redirected(failure))) {

@@ -39,8 +39,9 @@ public final class CasEngineProxyManager extends AbstractProxyManager<String> {
     protected <T> CommandResult<T> execute(String key, Request<T> request) {
         // a null expiration strategy (none on the manager) is read as "never expires"
         ExpirationAfterWriteStrategy ttl = request.getExpirationStrategy();
-        return next().run(new CommandJob<>(key, request.getCommand(),
-                ttl != null ? ttl : ExpirationAfterWriteStrategy.none(), request.getClientSideTime()));
+        CommandJob<T> job = new CommandJob<>(key, request.getCommand(),
+                ttl != null ? ttl : ExpirationAfterWriteStrategy.none(), request.getClientSideTime());
+        return job.result(next().run(job));
     }
 
     @Override

@@ -33,7 +33,7 @@ public class CombinerLincheckTest {
     public long take() {
         CasJob job = new NumberJob();
         combiner.submit(job);
-        return combiner.<Long>await(job);
+        return (Long) combiner.await(job);
     }
 
     @Test

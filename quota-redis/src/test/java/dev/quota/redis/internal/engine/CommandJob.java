@@ -43,4 +43,10 @@ final class CommandJob<T> extends CasJob {
         }
         answer(result);
     }
+
+    /** Its outcome ({@link CasJob#outcome}), as {@link #compute} answers it. */
+    @SuppressWarnings("unchecked") // compute answers a CommandResult<T>, nothing else
+    CommandResult<T> result(Object outcome) {
+        return (CommandResult<T>) outcome;
+    }
 }
