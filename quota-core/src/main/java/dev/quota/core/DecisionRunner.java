@@ -220,7 +220,7 @@ final class DecisionRunner {
                 case CLOSED -> new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null,
                         unavailableRetryAfter, Receipt.NONE, fallenBack);
                 default -> {
-                    if (fallbackActive.compareAndSet(false, true)) {
+                    if (!fallbackActive.get() && fallbackActive.compareAndSet(false, true)) {
                         log.warn("quota fallback engaged: limits are enforced in this JVM until the store answers");
                         listener.onFallback(true);
                     }
@@ -230,7 +230,8 @@ final class DecisionRunner {
                 }
             };
         }
-        if (fallbackActive.compareAndSet(true, false)) {
+        // read first: a compare-and-set that fails still takes the cache line from every other core
+        if (fallbackActive.get() && fallbackActive.compareAndSet(true, false)) {
             log.info("quota fallback disengaged: the store answers again");
             listener.onFallback(false);
         }
@@ -622,13 +623,17 @@ final class DecisionRunner {
     private int liveInstances() {
         try {
             int n = Math.max(1, liveInstances.getAsInt());
-            lastInstances = n;
-            if (instancesFailing.compareAndSet(true, false)) {
+            // asked every decision: shared fields are read, and written only when they change,
+            // so that no cache line of the JVM is written by every decision
+            if (lastInstances != n) {
+                lastInstances = n;
+            }
+            if (instancesFailing.get() && instancesFailing.compareAndSet(true, false)) {
                 log.info("the live instance count answers again: {}", n);
             }
             return n;
         } catch (RuntimeException e) {
-            if (instancesFailing.compareAndSet(false, true)) {
+            if (!instancesFailing.get() && instancesFailing.compareAndSet(false, true)) {
                 log.warn("the live instance count failed ({}); local limits stay divided by the last count, {}",
                         e.toString(), lastInstances);
             }

@@ -29,11 +29,20 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * The decision path without a store's network: {@link QuotaService} over the in-JVM store, one
- * limit, {@link HttpBench#CUSTOMERS} customers, each thread deciding for customers no other thread
- * uses, so that the only thing the threads share is the service itself. Throughput per thread that
- * falls as threads are added shows a lock or a counter every decision takes; on a machine with
- * fewer cores than threads it also falls by the cores' share, which the table's last column
- * divides out ({@code per thread x threads / min(threads, cores)}).
+ * limit, {@link HttpBench#CUSTOMERS} customers, in two cases:
+ * <ul>
+ *   <li>{@code decide} and {@code identifyAndDecide}: each thread decides for customers no other
+ *       thread uses, so that the only thing the threads share is the service itself. Throughput per
+ *       busy core that falls as threads are added shows a lock or a counter every decision takes.
+ *   <li>{@code decideOneCustomer}: every thread decides for the same customer, so every decision
+ *       takes that customer's one bucket (its leased batch, {@code HotBucket}, or the store's entry):
+ *       this serialization is inherent, and the figure shows what it costs beyond it.
+ *   <li>{@code decideRefused}: as {@code decide}, on a plan of 1 per second, so nearly every
+ *       decision is refused and offered to the rejection log (at INFO, as a default logging setup
+ *       has it; its lines go to {@code quota-bench-decisions.log} in the temporary directory).
+ * </ul>
+ * On a machine with fewer cores than threads the throughput per thread also falls by the cores'
+ * share, which the table's last column divides out ({@code per thread x threads / min(threads, cores)}).
  *
  * <pre>
  * java -jar quota-bench/target/quota-bench.jar decisions [--quick]
@@ -42,21 +51,28 @@ import org.openjdk.jmh.runner.options.TimeValue;
 @State(Scope.Benchmark)
 public class DecisionPathBench {
 
+    /** The forks' options: the heap, and the rejection log at INFO, written to a file rather than the table. */
+    static final String[] JVM_ARGS = {"-Xmx1g", "-Dorg.slf4j.simpleLogger.log.dev.quota.rejections=info",
+        "-Dorg.slf4j.simpleLogger.logFile=" + System.getProperty("java.io.tmpdir") + "/quota-bench-decisions.log"};
+
     /** Threads measured, as the issue of a contended path asks: 1, 4, 16 and 64. */
     static final int[] THREADS = {1, 4, 16, 64};
     /** Customers each thread keeps to: 64 threads x 15 stay within the config's customers. */
     static final int PER_THREAD = HttpBench.CUSTOMERS / 64;
 
     private QuotaService service;
+    private QuotaService refusing;
     private Customer[] customers;
     private String[] apiKeys;
     private final AtomicInteger threads = new AtomicInteger();
 
-    /** Builds the service: capacity high enough that every decision is admitted. */
+    /** Builds the services: one whose capacity admits every decision, one that refuses nearly every one. */
     @Setup(Level.Trial)
     public void start() {
         service = QuotaService.builder().store(InMemoryStore.builder().build())
                 .config(HttpBench.config(1_000_000_000L)).build();
+        refusing = QuotaService.builder().store(InMemoryStore.builder().build())
+                .config(HttpBench.config(1)).build();
         customers = new Customer[HttpBench.CUSTOMERS];
         apiKeys = new String[HttpBench.CUSTOMERS];
         for (int i = 0; i < customers.length; i++) {
@@ -69,6 +85,7 @@ public class DecisionPathBench {
     @TearDown(Level.Trial)
     public void stop() {
         service.close();
+        refusing.close();
     }
 
     /** One thread's own customers. */
@@ -99,6 +116,18 @@ public class DecisionPathBench {
         return service.decide(customers[turn.customer()], null);
     }
 
+    /** Every thread deciding for one customer: one bucket, so the threads meet on its lock. */
+    @Benchmark
+    public QuotaDecision decideOneCustomer() {
+        return service.decide(customers[0], null);
+    }
+
+    /** A decision for a known customer over its limit: refused, told to the rejection log. */
+    @Benchmark
+    public QuotaDecision decideRefused(Turn turn) {
+        return refusing.decide(customers[turn.customer()], null);
+    }
+
     /** A request's API key resolved to its customer, then decided, as the filter does. */
     @Benchmark
     public QuotaDecision identifyAndDecide(Turn turn) {
@@ -107,24 +136,28 @@ public class DecisionPathBench {
     }
 
     /**
-     * Runs both benchmarks at 1, 4, 16 and 64 threads and prints operations per second per thread.
+     * Runs the four benchmarks at 1, 4, 16 and 64 threads and prints operations per second per thread.
      *
-     * @param args {@code --quick}: one warm-up and one measured second per point
+     * @param args {@code --quick}: one warm-up and one measured second per point (a smoke run:
+     *             past 4 threads the path is not yet compiled); else 10 warm-up and 5 measured
      * @throws Exception if JMH fails
      */
     public static void main(String[] args) throws Exception {
         boolean quick = List.of(args).contains("--quick");
         int cores = Runtime.getRuntime().availableProcessors();
         List<String[]> rows = new ArrayList<>();
-        for (String benchmark : List.of("decide", "identifyAndDecide")) {
+        for (String benchmark : List.of("decide", "identifyAndDecide", "decideOneCustomer", "decideRefused")) {
             double perThreadAtOne = 0;
             for (int threads : THREADS) {
                 Options options = new OptionsBuilder()
                         .include(DecisionPathBench.class.getName() + "\\." + benchmark + "$")
                         .threads(threads)
                         .forks(1)
-                        .jvmArgsAppend("-Xmx1g")
-                        .warmupIterations(quick ? 1 : 3).warmupTime(TimeValue.seconds(1))
+                        .jvmArgsAppend(JVM_ARGS)
+                        // 10 s: at 16 and 64 threads on 2 cores the compiler competes with every
+                        // runnable thread, and 3 s left the path partly compiled (a path whose
+                        // threads park behind a lock warms faster, and looked faster for it)
+                        .warmupIterations(quick ? 1 : 10).warmupTime(TimeValue.seconds(1))
                         .measurementIterations(quick ? 1 : 5).measurementTime(TimeValue.seconds(1))
                         .timeUnit(TimeUnit.SECONDS)
                         .build();

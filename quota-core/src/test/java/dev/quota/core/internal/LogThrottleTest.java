@@ -146,6 +146,56 @@ class LogThrottleTest {
     }
 
     @Test
+    void fastPath_answersAsThePlainPath_overRandomFloodsAndPauses() {
+        java.util.Random random = new java.util.Random(20261203);
+        for (int round = 0; round < 200; round++) {
+            MutableClock time = MutableClock.at(START);
+            int burst = 1 + random.nextInt(5);
+            double rate = 0.5 + random.nextInt(40);
+            Duration every = random.nextBoolean() ? Duration.ZERO : Duration.ofMillis(random.nextInt(3_000));
+            LogThrottle fast = new LogThrottle(time, burst, rate, every, true);
+            LogThrottle plain = new LogThrottle(time, burst, rate, every, false);
+            for (int step = 0; step < 2_000; step++) {
+                int what = random.nextInt(100);
+                if (what < 80) {
+                    assertThat(fast.offer()).as("round %d step %d", round, step).isEqualTo(plain.offer());
+                } else if (what < 97) {
+                    time.advance(Duration.ofNanos(random.nextInt(random.nextBoolean() ? 2_000_000 : 200_000_000)));
+                } else if (what < 99) {
+                    assertThat(fast.summaryIfDue()).as("round %d step %d", round, step).isEqualTo(plain.summaryIfDue());
+                } else {
+                    assertThat(fast.flush()).as("round %d step %d", round, step).isEqualTo(plain.flush());
+                }
+            }
+            assertThat(fast.flush()).isEqualTo(plain.flush());
+        }
+    }
+
+    @Test
+    void flood_pastTheBurst_isCountedWithoutTheLock_andEveryLineReachesTheSummary() {
+        LogThrottle throttle = new LogThrottle(clock, 2, 1, Duration.ofSeconds(10));
+        written(throttle, 3); // two written, the third starts the suppression
+
+        // the lock is held elsewhere: a line now is only counted, so it does not wait for it
+        Thread flood = new Thread(() -> {
+            for (int i = 0; i < 1_000; i++) {
+                throttle.offer();
+            }
+        });
+        synchronized (throttle) {
+            flood.start();
+            try {
+                flood.join(TimeUnit.SECONDS.toMillis(30)); // generous: it must not wait for this lock at all
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            assertThat(flood.isAlive()).as("the flood waited for the lock").isFalse();
+        }
+
+        assertThat(throttle.flush()).isEqualTo(new LogThrottle.Summary(1_001, START));
+    }
+
+    @Test
     void badSettings_areRefusedWithTheValue() {
         assertThatThrownBy(() -> new LogThrottle(clock, 0, 1, Duration.ZERO))
                 .hasMessage("burst must be >= 1 but was 0");
