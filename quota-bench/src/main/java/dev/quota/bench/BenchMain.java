@@ -123,11 +123,11 @@ public final class BenchMain {
             runs.addAll(scenarios.hotCustomer(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
         }
         if (settings.scenarios().contains("hot8")) {
-            log.println("2b. one hot customer, " + Scenarios.MANY_INSTANCES + " instances" + at);
+            log.println("2b. one hot customer, " + settings.instances() + " instances" + at);
             runs.addAll(scenarios.hotCustomerManyInstances(chosen(settings, Kind.QUOTA, Kind.QUOTA_NO_LOCAL, baselines)));
         }
         if (settings.scenarios().contains("shared8")) {
-            log.println("5c. transfer decision, " + Scenarios.MANY_INSTANCES + " instances on the shared rule" + at);
+            log.println("5c. transfer decision, " + settings.instances() + " instances on the shared rule" + at);
             runs.addAll(new TransferScenario(settings, redis, network, comparison, log)
                     .sharedRule(chosen(settings, List.of(Kind.QUOTA_TRANSFER, Kind.LUA_TRANSFER))));
         }

@@ -22,7 +22,7 @@ final class Scenarios {
     static final double FLOOD_NORMAL_RATE = 4;
     /** Scenario 3: the abuser sends 20 times its limit. */
     static final double FLOOD_FACTOR = 20;
-    /** Scenario 2b: instances on the one hot key. */
+    /** Scenarios 2b and 5c: instances on the one hot key, unless {@code --instances} says otherwise. */
     static final int MANY_INSTANCES = 8;
 
     private final Settings settings;
@@ -64,12 +64,12 @@ final class Scenarios {
     }
 
     /**
-     * 2b. The same key over {@value #MANY_INSTANCES} instances (separate Redis clients): each
+     * 2b. The same key over {@code --instances} instances (separate Redis clients; 8 by default): each
      * instance's script on the key fails whenever another wrote it since its last reply, so the
      * compare-and-swap attempts per decision show whether the key turns into a conflict storm.
      */
     List<RunResult> hotCustomerManyInstances(List<Kind> kinds) {
-        return hotCustomer(kinds, MANY_INSTANCES, "2b.");
+        return hotCustomer(kinds, settings.instances(), "2b.");
     }
 
     private List<RunResult> hotCustomer(List<Kind> kinds, int instances, String prefix) {

@@ -27,10 +27,12 @@ import org.jspecify.annotations.Nullable;
  *                     0 (direct) and 0.5 ms (through the delay proxy)
  * @param transferParts which parts of scenario 5: peak, paced, exactness; default all
  * @param profile      a directory for JFR recordings of the measured slices only (one file each), or null
+ * @param arrivedBodyBytes the HTTP scenario's {@code QuotaFeature.Builder.arrivedBodyBytes}, or -1 for the feature's
+ * @param instances    the instances of scenarios 2b and 5c (each its own Redis client and service); default 8
  */
 record Settings(boolean quick, long warmupNanos, long measureNanos, int callers, int customers, Set<String> scenarios,
                 Set<Kind> limiters, int nettyThreads, int poolSize, Path chart, Path results, List<Duration> rtts,
-                Set<String> transferParts, @Nullable Path profile, int arrivedBodyBytes) {
+                Set<String> transferParts, @Nullable Path profile, int arrivedBodyBytes, int instances) {
 
     /** Every scenario, in the order they run. */
     static final List<String> SCENARIOS = List.of("many", "hot1", "hot", "hot8", "shared8", "flood", "http", "transfer", "alloc");
@@ -58,6 +60,7 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
               --customers N        distinct customers in scenario 1 (default 100000; --quick: 10000)
               --netty-threads N    Redisson netty threads (default: what RedisStore's builder sets)
               --pool N             Redisson connection pool size (default: what RedisStore's builder sets)
+              --instances N        instances of scenarios 2b and 5c, each its own Redis client (default 8)
               --chart FILE         the PNG to write (default docs/benchmarks.png; --quick: quota-bench/target/...)
               --results FILE       the markdown tables to write (default quota-bench/target/benchmarks.md)
               (JVM option) -Dquota.bench.leases=off   this module without leased shares of hot keys
@@ -71,6 +74,7 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
         Double seconds = null;
         Double warmup = null;
         int callers = 64;
+        int instances = Scenarios.MANY_INSTANCES;
         Integer customers = null;
         Set<String> scenarios = Set.copyOf(SCENARIOS);
         Set<String> transferParts = Set.copyOf(TRANSFER_PARTS);
@@ -158,6 +162,12 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
                 case "--results":
                     results = Path.of(value);
                     break;
+                case "--instances":
+                    instances = Integer.parseInt(value);
+                    if (instances < 2) {
+                        throw new IllegalArgumentException("--instances must be >= 2 but was " + value);
+                    }
+                    break;
                 case "--arrived-body-bytes":
                     arrivedBodyBytes = Integer.parseInt(value);
                     if (arrivedBodyBytes < 0) {
@@ -178,7 +188,7 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
         }
         return new Settings(quick, (long) (warmupSeconds * 1e9), (long) (measureSeconds * 1e9), callers, customers,
                 scenarios, limiters, nettyThreads, pool, chart, results, rtts, transferParts, profile,
-                arrivedBodyBytes);
+                arrivedBodyBytes, instances);
     }
 
     /**

@@ -88,7 +88,7 @@ final class TransferScenario {
     }
 
     /**
-     * 5c. The same decisions over {@value Scenarios#MANY_INSTANCES} instances (separate Redis
+     * 5c. The same decisions over {@code --instances} instances (8 by default; separate Redis
      * clients), each caller on one of them, customers uniform random: every decision also takes
      * from the bucket of the {@code transfers} rule that every customer shares, so every instance
      * writes that one key, the fleet's hottest. Primed like 5, each customer by one instance.
@@ -96,11 +96,11 @@ final class TransferScenario {
     List<RunResult> sharedRule(List<Kind> kinds) {
         int customers = settings.customers();
         String title = String.format(Locale.ROOT, "5c. transfer decision, %d instances on the shared rule (%,d"
-                + " customers, 5 buckets: %s; %d callers over %d instances)", Scenarios.MANY_INSTANCES, customers,
-                TransferLimits.THROUGHPUT, settings.callers(), Scenarios.MANY_INSTANCES);
+                + " customers, 5 buckets: %s; %d callers over %d instances)", settings.instances(), customers,
+                TransferLimits.THROUGHPUT, settings.callers(), settings.instances());
         Phase.Picker picker = (random, caller) -> random.nextInt(customers);
         long slice = settings.measureNanos() / Comparison.ROUNDS;
-        return comparison.run(title, kinds, true, Scenarios.MANY_INSTANCES,
+        return comparison.run(title, kinds, true, settings.instances(),
                 new Mixed(TransferLimits.THROUGHPUT, Scenarios.MANY_LIMIT), customers, 0, -1,
                 (contenders, tally, measure) -> measure
                         ? Phase.closedLoop(contenders, settings.callers(), picker, slice, tally, -1)

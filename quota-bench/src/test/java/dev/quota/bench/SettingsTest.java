@@ -56,4 +56,12 @@ class SettingsTest {
         assertThat(Settings.parse(new String[0]).profile()).isNull();
         assertThat(Settings.parse(new String[] {"--profile", "target/jfr"}).profile()).isEqualTo(Path.of("target/jfr"));
     }
+
+    @Test
+    void instances_default8_setByTheOption_andBelow2Refused() {
+        assertThat(Settings.parse(new String[0]).instances()).isEqualTo(8);
+        assertThat(Settings.parse(new String[] {"--instances", "32"}).instances()).isEqualTo(32);
+        assertThatThrownBy(() -> Settings.parse(new String[] {"--instances", "1"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--instances must be >= 2");
+    }
 }
