@@ -20,11 +20,7 @@ import dev.quota.core.Refill;
 import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.jcache.JCacheStore;
 import dev.quota.testkit.Await;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
+import dev.quota.testkit.FreePort;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,7 +55,7 @@ class JCacheStoresTest {
     @Test
     void aGridMemberGoneFromTheCluster_itsLeasesComeBackAtTheNextRequest_withTheStoreAsConfigured() {
         String cluster = "quota-cdi-" + UUID.randomUUID();
-        List<String> ports = List.of(String.valueOf(freePort()), String.valueOf(freePort()));
+        List<String> ports = List.of(String.valueOf(FreePort.loopback()), String.valueOf(FreePort.loopback()));
         HazelcastInstance deciding = member(cluster, ports.get(0), ports);
         HazelcastInstance leaving = member(cluster, ports.get(1), ports);
         Await.until(Duration.ofSeconds(120), () -> deciding.getCluster().getMembers().size() == 2,
@@ -131,15 +127,5 @@ class JCacheStoresTest {
                 return className.equals("javax.cache.CacheManager") ? manager : null;
             }
         };
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -10,11 +10,7 @@ import com.hazelcast.config.SplitBrainProtectionConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import dev.quota.testkit.Await;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
+import dev.quota.testkit.FreePort;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,7 +106,7 @@ final class HazelcastGrid implements BeforeAllCallback, AfterAllCallback, Extens
     void start() {
         long started = System.nanoTime();
         for (int i = 0; i < initialMembers + SPARE_PORTS; i++) {
-            ports.add(freePort());
+            ports.add(FreePort.loopback());
         }
         for (int i = 0; i < initialMembers; i++) {
             startMember();
@@ -240,15 +236,5 @@ final class HazelcastGrid implements BeforeAllCallback, AfterAllCallback, Extens
         config.addCacheConfig(new CacheSimpleConfig().setName("protected-*").setSplitBrainProtectionName(PROTECTION)
                 .setKeyType(String.class.getName()).setValueType(byte[].class.getName()));
         return config;
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -13,12 +13,8 @@ import dev.quota.core.QuotaService;
 import dev.quota.core.spi.LeaseHolder;
 import dev.quota.testkit.Await;
 import dev.quota.testkit.ChildJvm;
+import dev.quota.testkit.FreePort;
 import dev.quota.testkit.MutableClock;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -69,7 +65,7 @@ class KilledMemberLeasesTest {
     @Test
     void leasesOfAKilledMember_comeBackOnceTheClusterRemovedIt_theLiveMembersNever() throws Exception {
         String cluster = "quota-killed-" + UUID.randomUUID();
-        List<Integer> ports = List.of(freePort(), freePort(), freePort());
+        List<Integer> ports = List.of(FreePort.loopback(), FreePort.loopback(), FreePort.loopback());
         String allPorts = ports.stream().map(String::valueOf).collect(Collectors.joining(","));
         Customer customer = Customer.of("killed-" + UUID.randomUUID(), "free");
         // started one after the other: the killed one is the oldest member, the cluster's master
@@ -176,15 +172,5 @@ class KilledMemberLeasesTest {
         processes.add(process);
         String uuid = process.awaitLine("MEMBER ", WAIT).substring("MEMBER ".length());
         return new Holder(process, uuid);
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -4,11 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.testkit.BusyCores;
 import dev.quota.testkit.ChildJvm;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
+import dev.quota.testkit.FreePort;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,7 +52,7 @@ class MultiProcessGridTest {
         String cluster = "quota-processes-" + UUID.randomUUID();
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < PROCESSES; i++) {
-            ports.add(freePort());
+            ports.add(FreePort.loopback());
         }
         String allPorts = ports.stream().map(String::valueOf).collect(Collectors.joining(","));
         String customer = "fleet-" + UUID.randomUUID();
@@ -101,15 +97,5 @@ class MultiProcessGridTest {
         // short of it only by what leased batches of the hot key still hold (given back at their deadline)
         assertThat(admitted + held).isEqualTo(200);
         assertThat(rejected).isEqualTo(PROCESSES * THREADS * PER_THREAD - admitted);
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -7,13 +7,18 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 
 /** Picks a loopback port that is free right now (the kernel's choice for port 0). */
-final class FreePort {
+public final class FreePort {
 
     /** A cluster node also listens on its port + 10000 (the cluster bus). */
     static final int CLUSTER_BUS_OFFSET = 10_000;
     private static final int ATTEMPTS = 50;
 
     private FreePort() {
+    }
+
+    /** A loopback port that is free right now, for a server a test starts (a grid member, a process). */
+    public static int loopback() {
+        return find(false);
     }
 
     /** A free port; with {@code withClusterBus}, one whose port + 10000 is free and below 65536 too. */
