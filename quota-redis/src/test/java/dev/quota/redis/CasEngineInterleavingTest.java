@@ -219,6 +219,30 @@ class CasEngineInterleavingTest {
     }
 
     @Test
+    void refusalWaitingForAReply_thatFindsAnotherTakeSentMeanwhile_waitsForThatOneToo_andStandsWithoutAScript() {
+        BucketKey key = freshKey();
+        assertThat(store.tryConsume(key, TEN, 8).remaining()).containsExactly(2); // confirmed: 2 left
+        replies().hold();
+        Caller first = Caller.consume(store, key, 1);
+        awaitUntil(() -> replies().sent() == 1); // leaves 1
+        Caller refused = Caller.consume(store, key, 2);
+        awaitUntil(() -> store.engine().heldCount() == 1 || replies().sent() > 1); // refused on the 1: waits
+        Caller second = Caller.consume(store, key, 1);
+        awaitUntil(() -> replies().sent() == 2); // pipelined behind the first: leaves 0
+
+        replies().release(0); // the refusal is computed again, on the 0 the second leaves: waits again
+        assertThat(first.remaining()).isEqualTo(1);
+        awaitUntil(() -> store.engine().heldCount() == 1 || replies().sent() > 2);
+        assertThat(replies().sent()).isEqualTo(2);
+        replies().release(1);
+        assertThat(second.remaining()).isZero();
+        ConsumeResult answer = refused.result.join();
+        assertThat(answer.tokensTaken()).isFalse();
+        assertThat(answer.remaining()).containsExactly(0);
+        assertThat(replies().sent()).isEqualTo(2); // stood on the state the second reply confirmed
+    }
+
+    @Test
     void refusalWaitingForAReply_thatFindsTheKeyChanged_isComputedAgainOnTheAnswer() {
         BucketKey key = freshKey();
         assertThat(store.tryConsume(key, TEN, 9).remaining()).containsExactly(1); // remembered: 1

@@ -36,11 +36,11 @@ public abstract class CasJob extends LinkedQueue.Linked<CasJob> implements Suppl
     int rounds;
     /**
      * The scripts of this instance whose replies a refusal computed on their pipelined writes waits
-     * for, to be computed again on what they confirm (the combiner's alone); empty once it waited.
+     * for, to be computed again on what they confirm (the combiner's alone).
      */
     List<Flight> awaiting = List.of();
-    /** Whether it waited so once: a job waits for replies at most once, so a busy key never starves it. */
-    boolean waited;
+    /** How many times it waited so: at most {@link CasRound#MAX_WAITS}, so a busy key never starves it. */
+    int waits;
     /** Whether the keys it must read before it is computed have been read this round (the combiner's alone). */
     boolean read;
     /**

@@ -29,6 +29,15 @@ import org.jspecify.annotations.Nullable;
  */
 public final class CasRound {
 
+    /**
+     * The most times a refusal waits for replies of this instance's scripts on its keys
+     * ({@link #waitsForReplies}) before it goes to Redis itself. A wait ends with a reply, and a
+     * refusal finds its key pipelined again only behind a script sent while it waited, one that
+     * takes tokens (refusals wait, they do not go): so a key of capacity {@code c} at a frozen
+     * instant keeps a refusal waiting at most {@code c} times, and a key whose tokens keep coming
+     * back at most this many round trips.
+     */
+    static final int MAX_WAITS = KeysInFlight.MAX_DEPTH;
     /** Up to this many cells a key's cell is found by looking at each; past it, by the map. */
     private static final int LOOKED_AT = 8;
     /** Cells of settled scripts kept to be made over. */
@@ -277,14 +286,14 @@ public final class CasRound {
 
     /**
      * Whether {@code job}'s answer is a refusal that would stand without Redis but for keys it was
-     * computed on as this instance's scripts in flight leave them (pipelined): then, once only, it
-     * waits for those scripts' replies and is computed again on what they confirm, where it
-     * normally stands. Sent at once instead, it would cost a script, and it would keep its keys in
+     * computed on as this instance's scripts in flight leave them (pipelined): then, up to
+     * {@link #MAX_WAITS} times, it waits for those scripts' replies and is computed again on what
+     * they confirm, where it normally stands. Sent at once instead, it would cost a script, and it would keep its keys in
      * flight for the next refusal to find pipelined too: a customer flooding faster than a round
      * trip would cost one script per refused request.
      */
     private boolean waitsForReplies(CasJob job, long trustNanos) {
-        if (trustNanos == 0 || job.waited || !job.refusal()) {
+        if (trustNanos == 0 || job.waits >= MAX_WAITS || !job.refusal()) {
             return false;
         }
         List<Flight> flights = null;
@@ -305,7 +314,7 @@ public final class CasRound {
         if (flights == null) {
             return false;
         }
-        job.waited = true;
+        job.waits++;
         job.awaiting = flights;
         return true;
     }
