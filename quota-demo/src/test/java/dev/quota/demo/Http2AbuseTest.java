@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -203,7 +204,7 @@ class Http2AbuseTest {
                 return ended(watches, streams).stream().mapToLong(Long::longValue).sum() == 128 ? Boolean.FALSE : null;
             }, () -> "the attacker's writes to fill its address's bound (waiting now: "
                     + bounds.waiting(attackerAddress) + "; streams ended per connection: "
-                    + ended(watches, streams) + ")");
+                    + ended(watches, streams) + "; connections: " + closedBy(watches) + ")");
             String late = full ? neighbour(attackerAddress) : "HTTP/1.1 200 (bound not seen full)";
             waitingAfter = full ? bounds.waiting(attackerAddress) : WriteBounds.MAX_WAITING_PER_ADDRESS;
             long start = System.nanoTime();
@@ -251,7 +252,7 @@ class Http2AbuseTest {
         for (int c = 0; c < attackers.size(); c++) {
             RawHttp2.Watch watch = watches.get(c);
             assertThat(streams.get(c)).as("connection %d's streams ended by the server (reset: %s, closed: %s)", c,
-                            watch.reset, watch.closed)
+                            watch.reset, watch.closedBy)
                     .allMatch(watch::ended);
         }
     }
@@ -314,6 +315,15 @@ class Http2AbuseTest {
         List<Long> out = new ArrayList<>();
         for (int c = 0; c < watches.size(); c++) {
             out.add(streams.get(c).stream().filter(watches.get(c)::ended).count());
+        }
+        return out;
+    }
+
+    /** What ended each watched connection, null for one still open. */
+    private static List<@Nullable String> closedBy(List<RawHttp2.Watch> watches) {
+        List<@Nullable String> out = new ArrayList<>();
+        for (RawHttp2.Watch watch : watches) {
+            out.add(watch.closedBy);
         }
         return out;
     }

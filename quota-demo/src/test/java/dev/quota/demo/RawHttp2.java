@@ -226,10 +226,15 @@ final class RawHttp2 implements AutoCloseable {
                     } else if (type == DATA) {
                         watch.dataBytes.addAndGet(length);
                     } else if (type == GOAWAY) {
+                        watch.closedBy = "GOAWAY, error code " + (payload.length >= 8 ? readInt(payload, 4) : -1) + ": "
+                                + (payload.length > 8 ? new String(payload, 8, payload.length - 8, StandardCharsets.UTF_8) : "");
                         watch.closed = true;
                     }
                 }
             } catch (IOException e) {
+                if (watch.closedBy == null) {
+                    watch.closedBy = e.toString();
+                }
                 watch.closed = true;
             }
         }, "raw-http2-watch");
@@ -243,6 +248,8 @@ final class RawHttp2 implements AutoCloseable {
         final Set<Integer> reset = ConcurrentHashMap.newKeySet();
         final AtomicLong dataBytes = new AtomicLong();
         volatile boolean closed;
+        /** What ended the connection, once {@link #closed}: the GOAWAY's error and reason, or the read's failure. */
+        volatile @Nullable String closedBy;
 
         /** Whether {@code stream} was reset by the server, or its connection closed. */
         boolean ended(int stream) {
