@@ -25,8 +25,8 @@ import org.jspecify.annotations.Nullable;
  * <p>States: writing (the queue drains one write at a time, {@link #inFlight} while Jetty holds
  * one), then either drained (the handler's callback, once called, goes to Jetty) or failed
  * ({@link #failure} set: Jetty failed a write, a write outlived the timeout, or a bound was
- * reached; every queued caller and the handler's callback are failed, and Jetty resets the stream
- * or closes the connection). Every waiter is woken: a queued caller by its write's completion or
+ * reached; every queued caller and Jetty's callback are failed at once, whether or not the handler
+ * has completed, and Jetty resets the stream or closes the connection). Every waiter is woken: a queued caller by its write's completion or
  * by the failure, and the failure comes at the latest with the write timeout of the write in flight.
  */
 final class BoundedResponse extends Response.Wrapper {
@@ -205,11 +205,10 @@ final class BoundedResponse extends Response.Wrapper {
         }
     }
 
-    private void fail(Throwable why) {
-        fail(why, null);
-    }
-
-    /** Fails the response: {@code taken}, a write polled from the queue that never reached Jetty, fails with the rest. */
+    /**
+     * Fails the response: {@code taken}, a write polled from the queue (one that never reached
+     * Jetty, or the one Jetty held), fails with the rest.
+     */
     private void fail(Throwable why, @Nullable Queued taken) {
         List<Callback> callers = new ArrayList<>();
         boolean complete;
@@ -231,10 +230,11 @@ final class BoundedResponse extends Response.Wrapper {
                 }
             }
             queue.clear();
-            complete = handlerDone && !completed;
-            if (complete) {
-                completed = true;
-            }
+            // at once, not when the handler completes: a handler may never complete once a write of
+            // a committed response failed (Jersey's Jetty container does not), and Jetty resets the
+            // stream only when its callback fails; a later completion of the handler finds it done
+            complete = !completed;
+            completed = true;
         }
         for (Callback caller : callers) {
             caller.failed(failed);
@@ -299,13 +299,16 @@ final class BoundedResponse extends Response.Wrapper {
         @Override
         public void failed(Throwable x) {
             if (end()) {
-                fail(x);
+                fail(x, write);
             }
         }
 
         void expire() {
             if (end()) {
-                fail(new TimeoutException("the client took no write for " + bounds.timeout().toMillis() + " ms"));
+                // its caller, if one waits, is failed now: Jetty's own end of this write comes
+                // when the client reads, if ever, and finds the flight over
+                fail(new TimeoutException("the client took no write for " + bounds.timeout().toMillis() + " ms"),
+                        write);
             }
         }
 
