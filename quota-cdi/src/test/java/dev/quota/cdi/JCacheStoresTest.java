@@ -58,7 +58,7 @@ class JCacheStoresTest {
         List<String> ports = List.of(String.valueOf(FreePort.loopback()), String.valueOf(FreePort.loopback()));
         HazelcastInstance deciding = member(cluster, ports.get(0), ports);
         HazelcastInstance leaving = member(cluster, ports.get(1), ports);
-        Await.until(Duration.ofSeconds(120), () -> deciding.getCluster().getMembers().size() == 2,
+        Await.until(Duration.ofMinutes(2), () -> deciding.getCluster().getMembers().size() == 2,
                 () -> "two members");
         CacheManager manager = new HazelcastServerCachingProvider(deciding).getCacheManager();
         QuotaSettings settings = QuotaSettings.read(QuotaSettingsTest.source(Map.of("quota.store", "jcache"), Map.of()));
@@ -80,7 +80,7 @@ class JCacheStoresTest {
             assertThat(service.decide(customer, null).allowed()).as("five held").isFalse();
 
             leaving.getLifecycleService().terminate();
-            Await.until(Duration.ofSeconds(120), () -> service.decide(customer, null).allowed(),
+            Await.until(Duration.ofMinutes(2), () -> service.decide(customer, null).allowed(),
                     () -> "the leaving member's leases to come back");
             int more = 0;
             for (int i = 0; i < 10; i++) {

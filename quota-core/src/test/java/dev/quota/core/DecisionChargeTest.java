@@ -102,7 +102,7 @@ class DecisionChargeTest {
     }
 
     private static long[] figures(String csv) {
-        String[] parts = csv.split(",");
+        String[] parts = csv.split(",", -1);
         long[] out = new long[parts.length];
         for (int i = 0; i < parts.length; i++) {
             out[i] = Long.parseLong(parts[i].trim());

@@ -76,7 +76,7 @@ class HeavyHittersTest {
         for (int i = 0; i < 20_000; i++) {
             // skewed: customer n with weight about 1/n, 200 customers, weights 1 to 3
             String id = "c" + (int) Math.floor(Math.pow(200, random.nextDouble()));
-            long weight = 1 + random.nextInt(3);
+            long weight = 1L + random.nextInt(3);
             ten.add(c(id), weight);
             truth.merge(id, weight, Long::sum);
             if (i % 4_000 == 3_999) {
@@ -168,7 +168,7 @@ class HeavyHittersTest {
         java.util.Map<String, Long> truth = new java.util.HashMap<>();
         for (int i = 0; i < 20_000; i++) {
             String id = "c" + (int) Math.floor(Math.pow(200, random.nextDouble()));
-            long weight = 1 + random.nextInt(3);
+            long weight = 1L + random.nextInt(3);
             striped.addTo(random.nextInt(4), c(id), weight);
             truth.merge(id, weight, Long::sum);
             if (i % 4_000 == 3_999) {

@@ -50,7 +50,8 @@ class RejectionLogTest {
         }
 
         assertThat(lines).hasSize(2);
-        assertThat(lines.get(0).split(" ")[1]).startsWith("customer=").isNotEqualTo(lines.get(1).split(" ")[1]);
+        assertThat(lines.get(0).split(" ", -1)[1]).startsWith("customer=")
+                .isNotEqualTo(lines.get(1).split(" ", -1)[1]);
     }
 
     @Test

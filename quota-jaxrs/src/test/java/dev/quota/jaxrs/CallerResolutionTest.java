@@ -10,6 +10,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -224,7 +225,7 @@ class CallerResolutionTest {
 
     /** Sends a GET with raw bytes as the key, which no well-behaved client would send; returns the status line. */
     private String rawGet(String path, byte[] key) throws IOException {
-        try (Socket socket = new Socket("127.0.0.1", fixture.server.port())) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), fixture.server.port())) {
             socket.setSoTimeout(10_000);
             ByteArrayOutputStream request = new ByteArrayOutputStream();
             request.writeBytes(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX-API-Key: ")

@@ -20,6 +20,7 @@ import jakarta.ws.rs.core.StreamingOutput;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -212,7 +213,7 @@ class CostSettlementTest {
     @Test
     void clientGoneMidStream_isChargedTheRowsHandedToTheConnection() throws Exception {
         Reports.clientGone = new CountDownLatch(1);
-        try (Socket socket = new Socket("127.0.0.1", fixture.server.port())) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), fixture.server.port())) {
             socket.getOutputStream().write(("GET /api/v1/reports/endless HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: "
                     + KEY + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             InputStream in = socket.getInputStream();

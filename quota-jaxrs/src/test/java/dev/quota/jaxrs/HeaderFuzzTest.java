@@ -6,6 +6,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -99,29 +100,19 @@ class HeaderFuzzTest {
 
     /** One hostile (or occasionally valid) header value. */
     private static byte[] value(Random random) {
-        switch (random.nextInt(10)) {
-            case 0:
-                return new byte[0];
-            case 1:
-                return TestConfig.ACME_KEY.getBytes(StandardCharsets.US_ASCII);
-            case 2:
-                return ascii(random, 256 + random.nextInt(3_800), 0x21, 0x7E); // huge, up to ~4 KB
-            case 3:
-                return controls(random);
-            case 4:
-                return ("caf\u00e9-\u263a-" + Integer.toHexString(random.nextInt())).getBytes(StandardCharsets.UTF_8);
-            case 5:
-                return raw(random, 1 + random.nextInt(64)); // any byte but CR and LF, invalid UTF-8 included
-            case 6:
-                return (TestConfig.ACME_KEY + (char) (0x21 + random.nextInt(94))).getBytes(StandardCharsets.US_ASCII);
-            case 7:
-                return ("  \t" + TestConfig.ACME_KEY + " , other").getBytes(StandardCharsets.US_ASCII);
-            case 8:
-                return pick(random, "%00", "\"\\\"", "../../etc/passwd", "{a}:b", "${jndi:ldap://x/a}", "' OR 1=1--",
-                        "quota:p:abc", "*", "null", ",,,,").getBytes(StandardCharsets.US_ASCII);
-            default:
-                return ascii(random, 1 + random.nextInt(80), 0x20, 0x7E);
-        }
+        return switch (random.nextInt(10)) {
+            case 0 -> new byte[0];
+            case 1 -> TestConfig.ACME_KEY.getBytes(StandardCharsets.US_ASCII);
+            case 2 -> ascii(random, 256 + random.nextInt(3_800), 0x21, 0x7E); // huge, up to ~4 KB
+            case 3 -> controls(random);
+            case 4 -> ("caf\u00e9-\u263a-" + Integer.toHexString(random.nextInt())).getBytes(StandardCharsets.UTF_8);
+            case 5 -> raw(random, 1 + random.nextInt(64)); // any byte but CR and LF, invalid UTF-8 included
+            case 6 -> (TestConfig.ACME_KEY + (char) (0x21 + random.nextInt(94))).getBytes(StandardCharsets.US_ASCII);
+            case 7 -> ("  \t" + TestConfig.ACME_KEY + " , other").getBytes(StandardCharsets.US_ASCII);
+            case 8 -> pick(random, "%00", "\"\\\"", "../../etc/passwd", "{a}:b", "${jndi:ldap://x/a}", "' OR 1=1--",
+                    "quota:p:abc", "*", "null", ",,,,").getBytes(StandardCharsets.US_ASCII);
+            default -> ascii(random, 1 + random.nextInt(80), 0x20, 0x7E);
+        };
     }
 
     private static byte[] ascii(Random random, int length, int from, int to) {
@@ -162,7 +153,7 @@ class HeaderFuzzTest {
     }
 
     private String rawGet(String name, byte[] value, boolean twice) throws IOException {
-        try (Socket socket = new Socket("127.0.0.1", fixture.server.port())) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), fixture.server.port())) {
             socket.setSoTimeout(10_000);
             ByteArrayOutputStream request = new ByteArrayOutputStream();
             request.writeBytes("GET /api/v1/accounts/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"

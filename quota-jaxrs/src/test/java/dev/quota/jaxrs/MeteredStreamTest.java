@@ -31,6 +31,7 @@ import jakarta.ws.rs.core.StreamingOutput;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -256,7 +257,7 @@ class MeteredStreamTest {
 
     /** The raw response to a GET, read until the server closes or breaks off the body. */
     private String raw(String path) throws IOException {
-        try (Socket socket = new Socket("127.0.0.1", fixture.server.port())) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), fixture.server.port())) {
             socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
                     + "X-API-Key: " + KEY + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             ByteArrayOutputStream body = new ByteArrayOutputStream();
@@ -347,7 +348,7 @@ class MeteredStreamTest {
     void clientResetMidStream_isChargedExactlyTheRowsHandedOver_andTheRestOfItsBatchGoesBack() throws Exception {
         start(Streams.DEFAULT);
         Statements.clientGone = new CountDownLatch(1);
-        try (Socket socket = new Socket("127.0.0.1", fixture.server.port())) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), fixture.server.port())) {
             socket.getOutputStream().write(("GET /api/v1/statements/endless HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: "
                     + KEY + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             InputStream in = socket.getInputStream();
@@ -377,7 +378,7 @@ class MeteredStreamTest {
 
         assertThat(afterCutOff.statusCode()).isEqualTo(200);
         Statements.clientGone = new CountDownLatch(1);
-        try (Socket socket = new Socket("127.0.0.1", fixture.server.port())) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), fixture.server.port())) {
             socket.getOutputStream().write(("GET /api/v1/statements/endless HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: "
                     + KEY + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             assertThat(socket.getInputStream().read(new byte[5_000])).isPositive();

@@ -58,7 +58,7 @@ class RateLimitHeadersTest {
     void retryAfter_roundsUp_andIsNeverZero() {
         assertThat(RateLimitHeaders.retryAfterSeconds(Duration.ZERO)).isEqualTo(1);
         assertThat(RateLimitHeaders.retryAfterSeconds(Duration.ofNanos(1))).isEqualTo(1);
-        assertThat(RateLimitHeaders.retryAfterSeconds(Duration.ofMillis(1000))).isEqualTo(1);
+        assertThat(RateLimitHeaders.retryAfterSeconds(Duration.ofSeconds(1))).isEqualTo(1);
         assertThat(RateLimitHeaders.retryAfterSeconds(Duration.ofMillis(1001))).isEqualTo(2);
     }
 
@@ -71,7 +71,7 @@ class RateLimitHeadersTest {
                         Duration.ofMillis(100)),
                 LimitStatus.of("transfer-amount-daily", daily, LimitStatus.Role.AMOUNT, 5, Duration.ofHours(1),
                         Duration.ZERO),
-                LimitStatus.of("free-daily", daily, LimitStatus.Role.PLAN, 980, Duration.ofSeconds(86_400),
+                LimitStatus.of("free-daily", daily, LimitStatus.Role.PLAN, 980, Duration.ofDays(1),
                         Duration.ZERO));
 
         assertThat(RateLimitHeaders.policy(limits)).isEqualTo("\"free-burst\";q=20;w=2, \"free-daily\";q=1000;w=86400");

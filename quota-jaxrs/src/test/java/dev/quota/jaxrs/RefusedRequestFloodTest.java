@@ -52,7 +52,6 @@ class RefusedRequestFloodTest {
 
     @Test
     void amountsOverTheWholeLimit_are422_untilThePlanBurstIsSpent_then429NamingTheBurst() {
-        Map<Integer, Integer> statuses = new LinkedHashMap<>();
         for (int i = 0; i < 20; i++) {
             RawHttp.Answer refused = payout("EUR", 2_000_000);
             assertThat(refused.status()).as("payout %d of 20,000.00", i + 1).isEqualTo(422);

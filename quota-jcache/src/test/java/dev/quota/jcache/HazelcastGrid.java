@@ -135,11 +135,11 @@ final class HazelcastGrid implements BeforeAllCallback, AfterAllCallback, Extens
         members.add(member);
         managers.add(new HazelcastServerCachingProvider(member).getCacheManager());
         int expected = (int) members.stream().filter(m -> m.getLifecycleService().isRunning()).count();
-        Await.until(Duration.ofSeconds(120), () -> member.getCluster().getMembers().size() == expected,
+        Await.until(Duration.ofMinutes(2), () -> member.getCluster().getMembers().size() == expected,
                 () -> "member " + index + " to see " + expected + " members");
         // joined is not settled: partitions migrate to the new member afterwards, and a test that asks
         // who owns a key (or kills an owner) must see the table the grid will keep
-        Await.until(Duration.ofSeconds(120), () -> member.getPartitionService().isClusterSafe(),
+        Await.until(Duration.ofMinutes(2), () -> member.getPartitionService().isClusterSafe(),
                 () -> "partitions to settle after member " + index + " joined");
         return index;
     }

@@ -67,7 +67,7 @@ class MemberLeasesTest {
         assertThat(take(deciding, key).tokensTaken()).as("five held").isFalse();
 
         grid.terminate(leaving);
-        Await.until(Duration.ofSeconds(120), () -> deciding.leaseHolder().deadTags().contains(leavingTag),
+        Await.until(Duration.ofMinutes(2), () -> deciding.leaseHolder().deadTags().contains(leavingTag),
                 () -> "the cluster to remove member " + leaving);
 
         counting.reset();

@@ -31,7 +31,7 @@ class MultiProcessGridTest {
     private static final int THREADS = 4;
     private static final int PER_THREAD = 25;
     /** How long a member may take to join the grid or to decide, on a busy machine. */
-    private static final Duration MEMBER_WAIT = Duration.ofSeconds(180);
+    private static final Duration MEMBER_WAIT = Duration.ofMinutes(3);
     private static final Pattern RESULT = Pattern.compile(
             "RESULT admitted=(\\d+) rejected=(\\d+) fallback=(\\d+) held=(\\d+)");
 

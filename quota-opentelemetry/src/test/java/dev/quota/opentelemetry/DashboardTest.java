@@ -89,7 +89,7 @@ class DashboardTest {
         labelsUsed.addAll(matches(dashboard, "\\{\\{(\\w+)\\}\\}", 1));
         Matcher by = Pattern.compile("by \\(([\\w, ]+)\\)").matcher(dashboard);
         while (by.find()) {
-            for (String label : by.group(1).split(",\\s*")) {
+            for (String label : by.group(1).split(",\\s*", -1)) {
                 labelsUsed.add(label);
             }
         }

@@ -60,7 +60,9 @@ class CasEngineInterleavingTest {
         RedisLink[] redisson = new RedisLink[1];
         builder.link = link -> {
             redisson[0] = link;
-            return replies = new HeldReplies(link);
+            HeldReplies wrapped = new HeldReplies(link);
+            replies = wrapped;
+            return wrapped;
         };
         builder.wallNanos = wall::get;
         store = builder.build();

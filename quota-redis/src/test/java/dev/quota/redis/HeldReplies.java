@@ -48,7 +48,7 @@ final class HeldReplies implements RedisLink {
     /** Hands the engine the {@code index}th held script's reply (once Redis has given it). */
     void release(int index) {
         Sent script = sent.get(index);
-        script.real().whenComplete((answer, failure) -> {
+        CompletableFuture<?> unused = script.real().whenComplete((answer, failure) -> {
             if (failure != null) {
                 script.engine().completeExceptionally(failure);
             } else {
@@ -101,6 +101,9 @@ final class HeldReplies implements RedisLink {
      * Waits, without a wall-clock bound, until {@code condition}: the test's own timeout is the
      * bound, and it interrupts the test's thread, which then fails here instead of spinning on.
      */
+    // yield on purpose: what is awaited happens on the store's and Netty's threads, which a spinning test
+    // thread would keep off a core of a 2-core machine; a park would add a timer's tick to every step
+    @SuppressWarnings("ThreadPriorityCheck")
     static void awaitUntil(BooleanSupplier condition) {
         while (!condition.getAsBoolean()) {
             if (Thread.currentThread().isInterrupted()) {

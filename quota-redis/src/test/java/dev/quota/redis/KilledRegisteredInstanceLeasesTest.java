@@ -108,8 +108,8 @@ class KilledRegisteredInstanceLeasesTest {
         ChildJvm process = ChildJvm.start(LeaseHolderProcess.class, "128m", logs.resolve("holder-" + index + ".log"),
                 redis.uri(), took.toString(), customer.id(), String.valueOf(leases), "registry");
         processes.add(process);
-        String id = process.awaitLine("INSTANCE ", Duration.ofSeconds(120)).substring("INSTANCE ".length());
-        assertThat(process.awaitLine("HOLDING", Duration.ofSeconds(120))).isEqualTo("HOLDING " + leases);
+        String id = process.awaitLine("INSTANCE ", Duration.ofMinutes(2)).substring("INSTANCE ".length());
+        assertThat(process.awaitLine("HOLDING", Duration.ofMinutes(2))).isEqualTo("HOLDING " + leases);
         return new Holder(process, id);
     }
 }

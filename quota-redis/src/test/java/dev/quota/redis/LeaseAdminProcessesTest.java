@@ -86,7 +86,7 @@ class LeaseAdminProcessesTest {
         ChildJvm process = ChildJvm.start(LeaseHolderProcess.class, "128m", logs.resolve("holder-" + index + ".log"),
                 redis.uri(), took.toString(), customer.id(), String.valueOf(leases));
         processes.add(process);
-        assertThat(process.awaitLine("HOLDING", Duration.ofSeconds(120))).isEqualTo("HOLDING " + leases);
+        assertThat(process.awaitLine("HOLDING", Duration.ofMinutes(2))).isEqualTo("HOLDING " + leases);
         return process;
     }
 }

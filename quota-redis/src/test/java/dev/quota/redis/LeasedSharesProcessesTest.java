@@ -59,7 +59,7 @@ class LeasedSharesProcessesTest {
         long[] heldBy = new long[INSTANCES];
         long batches = 0;
         for (int i = 0; i < INSTANCES; i++) {
-            String[] line = processes.get(i).awaitLine("ADMITTED", Duration.ofSeconds(180)).split(" ");
+            String[] line = processes.get(i).awaitLine("ADMITTED", Duration.ofMinutes(3)).split(" ", -1);
             admitted += Long.parseLong(line[1]);
             heldBy[i] = Long.parseLong(line[3]);
             held += heldBy[i];

@@ -154,7 +154,7 @@ class RedisKeyExpiryTest {
     }
 
     private static String infoField(String info, String name) {
-        for (String line : info.split("\r\n")) {
+        for (String line : info.split("\r\n", -1)) {
             if (line.startsWith(name + ":")) {
                 return line.substring(name.length() + 1);
             }

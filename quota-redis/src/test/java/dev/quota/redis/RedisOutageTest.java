@@ -195,17 +195,14 @@ class RedisOutageTest {
         assertThat(outage).extracting(Sample::fallback).containsOnly(Kind.valueOf(policy.name()));
         assertThat(outage).hasSizeGreaterThan(1000);
         switch (policy) {
-            case OPEN:
-                assertThat(outage).extracting(Sample::outcome).containsOnly(Outcome.UNENFORCED);
-                break;
-            case CLOSED:
-                assertThat(outage).extracting(Sample::outcome).containsOnly(Outcome.UNAVAILABLE);
-                break;
-            default:
+            case OPEN -> assertThat(outage).extracting(Sample::outcome).containsOnly(Outcome.UNENFORCED);
+            case CLOSED -> assertThat(outage).extracting(Sample::outcome).containsOnly(Outcome.UNAVAILABLE);
+            default -> {
                 assertThat(outage).extracting(Sample::outcome).containsOnly(Outcome.ALLOWED, Outcome.REJECTED);
                 assertThat(allowedPerCustomer(outage)).as("during the outage, in this JVM: 40 / 4 instances")
                         .hasSize(CUSTOMERS)
                         .allSatisfy((customer, allowed) -> assertThat(allowed).isEqualTo(CAPACITY / LIVE_INSTANCES));
+            }
         }
         assertThat(recovered).as("breaker closed within 10 s of the restart").isTrue();
         assertThat(afterSpent).as("every customer spent its bucket after the restart").isTrue();

@@ -343,9 +343,4 @@ class RedisStoreLocalRejectionTest {
     private static Map<String, Long> calls() {
         return ServerCalls.since(admin);
     }
-
-    /** Commands the server ran since the last reset, other than our own INFO and CONFIG. */
-    private static long commands() {
-        return calls().values().stream().mapToLong(Long::longValue).sum();
-    }
 }

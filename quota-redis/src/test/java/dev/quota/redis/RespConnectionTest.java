@@ -18,6 +18,7 @@ import dev.quota.testkit.RespClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -102,7 +103,7 @@ class RespConnectionTest {
 
         String mine = seen.stream().filter(c -> c.name().equalsIgnoreCase("EVALSHA")).findFirst().orElseThrow().client();
         assertThat(mine).isEqualTo(connection.localAddress());
-        assertThat(seen.stream().filter(c -> c.client().equals(mine)).map(c -> c.name().toUpperCase()))
+        assertThat(seen.stream().filter(c -> c.client().equals(mine)).map(c -> c.name().toUpperCase(Locale.ROOT)))
                 .containsExactly("EVALSHA", "PING", "EVALSHA");
         assertThat(connection.ready()).isTrue();
     }

@@ -11,6 +11,8 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Objects;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -142,7 +144,7 @@ class YamlSafetyTest {
 
     @Test
     void parse_utf8StreamWithByteOrderMark_loads() {
-        byte[] yaml = ("\uFEFFidentity: {missingKey: reject}\nplans: {free: {limits: [{name: b, capacity: 1, period: 1s}]}}")
+        byte[] yaml = "\uFEFFidentity: {missingKey: reject}\nplans: {free: {limits: [{name: b, capacity: 1, period: 1s}]}}"
                 .getBytes(StandardCharsets.UTF_8);
 
         assertThat(QuotaConfigLoader.parse(new ByteArrayInputStream(yaml), "bom.yaml").plans()).containsOnlyKeys("free");
@@ -164,6 +166,22 @@ class YamlSafetyTest {
             }
             read++;
             return ' ';
+        }
+
+        /** Bulk reads as a file's stream serves them, so the count is what the loader asked for. */
+        @Override
+        public int read(byte[] buffer, int offset, int length) {
+            Objects.checkFromIndexSize(offset, length, buffer.length);
+            if (length == 0) {
+                return 0;
+            }
+            if (read >= size) {
+                return -1;
+            }
+            int n = Math.min(length, size - read);
+            Arrays.fill(buffer, offset, offset + n, (byte) ' ');
+            read += n;
+            return n;
         }
     }
 }

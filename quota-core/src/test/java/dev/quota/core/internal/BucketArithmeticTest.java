@@ -47,7 +47,7 @@ class BucketArithmeticTest {
         Random random = new Random(19);
         int compared = 0;
         for (int run = 0; run < 2_000; run++) {
-            long version = 1 + random.nextInt(3);
+            long version = 1L + random.nextInt(3);
             BucketSpec spec = spec(random, version);
             long now = startTime(random);
             RemoteBucketState state = null;
@@ -176,7 +176,7 @@ class BucketArithmeticTest {
         int inPlace = 0;
         int refused = 0;
         for (int run = 0; run < 2_000; run++) {
-            long version = 1 + random.nextInt(2);
+            long version = 1L + random.nextInt(2);
             BucketSpec spec = spec(random, version);
             long now = startTime(random);
             RemoteBucketState state = null;

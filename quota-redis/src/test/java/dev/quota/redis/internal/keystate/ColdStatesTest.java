@@ -19,7 +19,7 @@ class ColdStatesTest {
         SplittableRandom random = new SplittableRandom(3);
         for (int op = 0; op < 200_000; op++) {
             // few distinct fingerprints, with low bits alike, so probes run long and removals move records
-            long fingerprint = 1 + (random.nextInt(5_000) << 10);
+            long fingerprint = 1 + ((long) random.nextInt(5_000) << 10);
             if (random.nextInt(4) == 0) {
                 cold.remove(fingerprint);
                 model.remove(fingerprint);
@@ -42,7 +42,7 @@ class ColdStatesTest {
         Map<Long, long[]> model = new HashMap<>();
         SplittableRandom random = new SplittableRandom(5);
         for (int op = 0; op < 50_000; op++) {
-            long fingerprint = 1 + random.nextInt(3_000);
+            long fingerprint = 1L + random.nextInt(3_000);
             long[] rec = record(op, LATER);
             cold.put(fingerprint, rec, 0);
             model.put(fingerprint, rec);
