@@ -17,6 +17,8 @@ import dev.quota.core.Rule;
 import dev.quota.core.StoreHealth;
 import dev.quota.core.TopCustomers;
 import dev.quota.core.net.Cidr;
+import dev.quota.jaxrs.internal.JsonWriter;
+import dev.quota.jaxrs.internal.RateLimitHeaders;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;

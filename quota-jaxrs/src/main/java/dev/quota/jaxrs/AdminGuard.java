@@ -1,5 +1,8 @@
 package dev.quota.jaxrs;
 
+import dev.quota.jaxrs.internal.JsonWriter;
+import dev.quota.jaxrs.internal.ProblemResponses;
+import dev.quota.jaxrs.internal.RateLimitHeaders;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;

@@ -5,6 +5,7 @@ import dev.quota.core.InFlightStanding;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
 import dev.quota.core.QuotaStoreException;
+import dev.quota.jaxrs.internal.ProblemResponses;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;

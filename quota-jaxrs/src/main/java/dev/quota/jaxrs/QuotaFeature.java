@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * {@code RateLimit-Policy}, {@code RateLimit} and {@code X-RateLimit-*}; a rejection is answered
  * {@code 429} with {@code Retry-After} and an RFC 9457 problem body; unknown keys {@code 401}.
  * A request refused by an in-flight limit ({@code concurrency}) is answered {@code 429} with problem
- * type {@code too-many-in-flight} and {@value ProblemResponses#IN_FLIGHT_LIMIT}, without
+ * type {@code too-many-in-flight} and {@code Quota-In-Flight-Limit}, without
  * {@code Retry-After}; an admitted request's in-flight leases are given back when its response has
  * been written or failed ({@link ResponseEnd}), from another thread, batched with other requests'
  * ({@link QuotaService#releaseLater}).

@@ -6,6 +6,7 @@ import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import dev.quota.core.RequestFacts;
+import dev.quota.jaxrs.internal.ProblemResponses;
 import dev.quota.jaxrs.internal.ResourceMethods;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
