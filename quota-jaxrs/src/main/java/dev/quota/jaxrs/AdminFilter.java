@@ -1,7 +1,7 @@
 package dev.quota.jaxrs;
 
+import dev.quota.jaxrs.internal.ResourceChecks;
 import jakarta.ws.rs.container.ContainerRequestContext;
-import jakarta.ws.rs.container.ContainerRequestFilter;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * Jakarta REST runtime, which a resource method is not (RESTEasy injects no
  * {@link ContainerRequestContext} there).
  */
-final class AdminFilter implements ContainerRequestFilter {
+final class AdminFilter implements ResourceChecks.Check {
 
     /**
      * {@link QuotaFeature#PRIORITY}, {@code Priorities.AUTHENTICATION + 100}: the admin token is the

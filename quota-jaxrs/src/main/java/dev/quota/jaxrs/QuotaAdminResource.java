@@ -6,6 +6,7 @@ import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
 import dev.quota.core.QuotaStoreException;
 import dev.quota.jaxrs.internal.ProblemResponses;
+import dev.quota.jaxrs.internal.ResourceChecks;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -74,6 +75,7 @@ import org.slf4j.LoggerFactory;
  * gets an admin API that is off: every call is answered 404 ({@link #QuotaAdminResource(Configuration)}).
  */
 @Path("/admin")
+@ResourceChecks.Checked
 public final class QuotaAdminResource {
 
     /**
@@ -89,6 +91,11 @@ public final class QuotaAdminResource {
 
     private static final Logger log = LoggerFactory.getLogger(QuotaAdminResource.class);
     private static final String JSON = "application/json";
+
+    static {
+        // the quota filter hands the requests of each method here to its token check instead of a quota
+        ResourceChecks.register(QuotaAdminResource.class, method -> new AdminFilter(action(method)));
+    }
 
     /** Null for an admin API that is off. */
     private final @Nullable On on;

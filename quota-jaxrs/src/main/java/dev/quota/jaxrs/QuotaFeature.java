@@ -100,8 +100,7 @@ public final class QuotaFeature implements Feature {
      * Registers the request filter, the response filter, the body interceptor of
      * {@link AmountLimit} methods, the exception mapper and the filter that finds each request's TCP
      * peer on this runtime: filters, an interceptor and a mapper only, which every runtime accepts
-     * from a feature. The methods of a {@link QuotaAdminResource} get its admin token check instead
-     * of a quota.
+     * from a feature. The methods of the admin API get its token check instead of a quota.
      *
      * @throws IllegalStateException if the client address is the TCP peer (the default) and this
      *                               runtime offers no known way to it (the message says how to
