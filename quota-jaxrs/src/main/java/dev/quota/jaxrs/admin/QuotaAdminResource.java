@@ -1,10 +1,12 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
 import dev.quota.core.Customer;
 import dev.quota.core.InFlightStanding;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
 import dev.quota.core.QuotaStoreException;
+import dev.quota.jaxrs.ClientAddress;
+import dev.quota.jaxrs.QuotaFeature;
 import dev.quota.jaxrs.internal.ProblemResponses;
 import dev.quota.jaxrs.internal.ResourceChecks;
 import jakarta.ws.rs.DELETE;

@@ -1,4 +1,4 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
 import dev.quota.core.internal.LogThrottle;
 import dev.quota.jaxrs.internal.RateLimitHeaders;

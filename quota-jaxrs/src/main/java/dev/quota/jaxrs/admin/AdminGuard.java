@@ -1,5 +1,7 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
+import dev.quota.jaxrs.ClientAddress;
+import dev.quota.jaxrs.QuotaFeature;
 import dev.quota.jaxrs.internal.JsonWriter;
 import dev.quota.jaxrs.internal.ProblemResponses;
 import dev.quota.jaxrs.internal.RateLimitHeaders;

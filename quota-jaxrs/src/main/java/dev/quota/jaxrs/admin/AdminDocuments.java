@@ -1,4 +1,4 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
 import dev.quota.core.AmountLimits;
 import dev.quota.core.Concurrency;
