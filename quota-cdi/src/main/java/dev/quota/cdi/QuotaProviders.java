@@ -1,8 +1,8 @@
 package dev.quota.cdi;
 
 import dev.quota.core.QuotaService;
-import dev.quota.jaxrs.QuotaAdminResource;
 import dev.quota.jaxrs.QuotaFeature;
+import dev.quota.jaxrs.admin.QuotaAdminResource;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;

@@ -2,7 +2,7 @@ package dev.quota.cdi;
 
 import dev.quota.core.internal.Durations;
 import dev.quota.core.internal.Suggestions;
-import dev.quota.jaxrs.AdminTokens;
+import dev.quota.jaxrs.admin.AdminTokens;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -387,7 +387,7 @@ public final class QuotaSettings {
             return null;
         }
         try {
-            dev.quota.jaxrs.AdminTokens.requireStrong(fromEnv);
+            AdminTokens.requireStrong(fromEnv);
         } catch (IllegalArgumentException e) {
             problems.add(ADMIN_TOKEN_ENV + " (environment variable): " + e.getMessage());
             return null;

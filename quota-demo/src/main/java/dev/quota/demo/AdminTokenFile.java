@@ -12,7 +12,7 @@ import java.nio.file.attribute.PosixFilePermissions;
  * A generated admin token written to a new file only this user may read ({@code --admin} without a
  * token), so it is never on the command line, where every local user sees it in {@code ps}. A
  * token file given with {@code --admin-token-file} is read by
- * {@link dev.quota.jaxrs.AdminTokens#fromFile}.
+ * {@link dev.quota.jaxrs.admin.AdminTokens#fromFile}.
  */
 final class AdminTokenFile {
 

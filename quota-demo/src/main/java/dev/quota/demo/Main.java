@@ -7,7 +7,7 @@ import dev.quota.core.QuotaStoreException;
 import dev.quota.core.config.ConfigError;
 import dev.quota.core.config.InvalidConfigException;
 import dev.quota.core.config.QuotaConfigLoader;
-import dev.quota.jaxrs.AdminTokens;
+import dev.quota.jaxrs.admin.AdminTokens;
 import jakarta.ws.rs.ProcessingException;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,6 +1,6 @@
 package dev.quota.demo;
 
-import dev.quota.jaxrs.AdminTokens;
+import dev.quota.jaxrs.admin.AdminTokens;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -3,7 +3,7 @@ package dev.quota.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import dev.quota.jaxrs.AdminTokens;
+import dev.quota.jaxrs.admin.AdminTokens;
 import dev.quota.testkit.RedisServer;
 import dev.quota.testkit.RespClient;
 import java.io.ByteArrayOutputStream;

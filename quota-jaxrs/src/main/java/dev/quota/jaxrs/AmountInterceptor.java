@@ -4,6 +4,7 @@ import dev.quota.core.Amount;
 import dev.quota.core.Caller;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
+import dev.quota.jaxrs.internal.ProblemResponses;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Response;

@@ -2,6 +2,7 @@ package dev.quota.jaxrs;
 
 import dev.quota.core.internal.LogThrottle;
 import dev.quota.jaxrs.internal.ClientFailures;
+import dev.quota.jaxrs.internal.ProblemResponses;
 import jakarta.ws.rs.core.Response;
 import java.io.EOFException;
 import java.net.SocketTimeoutException;

@@ -1,6 +1,7 @@
 package dev.quota.jaxrs;
 
 import dev.quota.core.QuotaService;
+import dev.quota.jaxrs.internal.ResourceChecks;
 import jakarta.ws.rs.BeanParam;
 import jakarta.ws.rs.CookieParam;
 import jakarta.ws.rs.FormParam;
@@ -20,8 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the quota filter does for one resource method, worked out once from its annotations: count
- * it on its {@link EndpointRule}, check the admin token ({@link QuotaAdminResource}'s methods), or
- * nothing ({@link Unlimited}). Built by {@link QuotaBindings}, at start-up where the runtime runs
+ * it on its {@link EndpointRule}, hand it to its resource's own check ({@link ResourceChecks}: the
+ * admin API's token check), or nothing ({@link Unlimited}). Built by {@link QuotaBindings}, at start-up where the runtime runs
  * dynamic features, else on the method's first request.
  */
 final class QuotaBinding {
@@ -35,21 +36,21 @@ final class QuotaBinding {
     static final QuotaBinding UNLIMITED = new QuotaBinding(null, null);
 
     private final @Nullable EndpointRule endpoint;
-    private final @Nullable AdminFilter admin;
+    private final ResourceChecks.@Nullable Check check;
 
-    private QuotaBinding(@Nullable EndpointRule endpoint, @Nullable AdminFilter admin) {
+    private QuotaBinding(@Nullable EndpointRule endpoint, ResourceChecks.@Nullable Check check) {
         this.endpoint = endpoint;
-        this.admin = admin;
+        this.check = check;
     }
 
-    /** The endpoint to count the request on; null for an admin or unlimited method. */
+    /** The endpoint to count the request on; null for a checked or unlimited method. */
     @Nullable EndpointRule endpoint() {
         return endpoint;
     }
 
-    /** The admin token check of a {@link QuotaAdminResource} method; null for any other. */
-    @Nullable AdminFilter admin() {
-        return admin;
+    /** The resource's own check of the method ({@link ResourceChecks}); null for any other. */
+    ResourceChecks.@Nullable Check check() {
+        return check;
     }
 
     /**
@@ -58,9 +59,10 @@ final class QuotaBinding {
      * @throws IllegalStateException if an {@link AmountLimit} method takes no {@link QuotaAmount} body
      */
     static QuotaBinding of(Class<?> resourceClass, Method method, QuotaService service) {
-        if (resourceClass == QuotaAdminResource.class) {
-            // not a customer's traffic, and must work while a customer is limited: the admin token, no quota
-            return new QuotaBinding(null, new AdminFilter(QuotaAdminResource.action(method)));
+        ResourceChecks.Check check = ResourceChecks.of(resourceClass, method);
+        if (check != null) {
+            // not a customer's traffic, and must work while a customer is limited: its own check, no quota
+            return new QuotaBinding(null, check);
         }
         if (resourceClass.isAnnotationPresent(Unlimited.class) || method.isAnnotationPresent(Unlimited.class)) {
             // probes are not a customer's traffic either

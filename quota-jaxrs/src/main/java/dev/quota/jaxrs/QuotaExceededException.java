@@ -1,6 +1,7 @@
 package dev.quota.jaxrs;
 
 import dev.quota.core.QuotaDecision;
+import dev.quota.jaxrs.internal.ProblemResponses;
 import jakarta.ws.rs.WebApplicationException;
 
 /**

@@ -1,5 +1,6 @@
 package dev.quota.jaxrs;
 
+import dev.quota.jaxrs.internal.ProblemResponses;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;

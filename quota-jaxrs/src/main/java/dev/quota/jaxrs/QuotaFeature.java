@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * {@code RateLimit-Policy}, {@code RateLimit} and {@code X-RateLimit-*}; a rejection is answered
  * {@code 429} with {@code Retry-After} and an RFC 9457 problem body; unknown keys {@code 401}.
  * A request refused by an in-flight limit ({@code concurrency}) is answered {@code 429} with problem
- * type {@code too-many-in-flight} and {@value ProblemResponses#IN_FLIGHT_LIMIT}, without
+ * type {@code too-many-in-flight} and {@code Quota-In-Flight-Limit}, without
  * {@code Retry-After}; an admitted request's in-flight leases are given back when its response has
  * been written or failed ({@link ResponseEnd}), from another thread, batched with other requests'
  * ({@link QuotaService#releaseLater}).
@@ -100,8 +100,7 @@ public final class QuotaFeature implements Feature {
      * Registers the request filter, the response filter, the body interceptor of
      * {@link AmountLimit} methods, the exception mapper and the filter that finds each request's TCP
      * peer on this runtime: filters, an interceptor and a mapper only, which every runtime accepts
-     * from a feature. The methods of a {@link QuotaAdminResource} get its admin token check instead
-     * of a quota.
+     * from a feature. The methods of the admin API get its token check instead of a quota.
      *
      * @throws IllegalStateException if the client address is the TCP peer (the default) and this
      *                               runtime offers no known way to it (the message says how to

@@ -6,6 +6,8 @@ import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
 import dev.quota.core.RequestFacts;
+import dev.quota.jaxrs.internal.ProblemResponses;
+import dev.quota.jaxrs.internal.ResourceChecks;
 import dev.quota.jaxrs.internal.ResourceMethods;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -85,10 +87,10 @@ final class QuotaRequestFilter implements ContainerRequestFilter {
             request.abortWith(ProblemResponses.checkFailed(path(request)));
             return;
         }
-        AdminFilter admin = binding.admin();
+        ResourceChecks.Check check = binding.check();
         EndpointRule endpoint = binding.endpoint();
-        if (admin != null) {
-            admin.filter(request);
+        if (check != null) {
+            check.filter(request);
         } else if (endpoint != null) {
             decide(request, endpoint);
         }

@@ -3,6 +3,7 @@ package dev.quota.jaxrs;
 import dev.quota.core.LimitStatus;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
+import dev.quota.jaxrs.internal.RateLimitHeaders;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;

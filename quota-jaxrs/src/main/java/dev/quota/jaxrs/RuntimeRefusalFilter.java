@@ -3,6 +3,8 @@ package dev.quota.jaxrs;
 import dev.quota.core.Caller;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaService;
+import dev.quota.jaxrs.internal.ProblemResponses;
+import dev.quota.jaxrs.internal.RateLimitHeaders;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;

@@ -18,18 +18,18 @@ import org.glassfish.jersey.servlet.ServletContainer;
 import org.jspecify.annotations.Nullable;
 
 /** The Jersey containers a test can run an application on, each on a free loopback port. */
-enum Containers {
+public enum Containers {
 
     /** {@code jersey-container-grizzly2-http}. */
     GRIZZLY {
         @Override
-        Running start(ResourceConfig app) {
+        public Running start(ResourceConfig app) {
             HttpServer server = GrizzlyHttpServerFactory.createHttpServer(URI.create("http://127.0.0.1:0/"), app);
             return new Running(server.getListener("grizzly").getPort(), server::shutdownNow);
         }
 
         @Override
-        Running start(ResourceConfig app, Duration writeTimeout) {
+        public Running start(ResourceConfig app, Duration writeTimeout) {
             HttpServer server = GrizzlyHttpServerFactory.createHttpServer(URI.create("http://127.0.0.1:0/"), app);
             server.getListener("grizzly").getTransport().setWriteTimeout(writeTimeout.toMillis(), TimeUnit.MILLISECONDS);
             return new Running(server.getListener("grizzly").getPort(), server::shutdownNow);
@@ -39,12 +39,12 @@ enum Containers {
     /** {@code jersey-container-jetty-http}: Jetty 12. */
     JETTY {
         @Override
-        Running start(ResourceConfig app) {
+        public Running start(ResourceConfig app) {
             return start(app, null);
         }
 
         @Override
-        Running start(ResourceConfig app, @Nullable Duration writeTimeout) {
+        public Running start(ResourceConfig app, @Nullable Duration writeTimeout) {
             Server server = JettyHttpContainerFactory.createServer(URI.create("http://127.0.0.1:0/"), app);
             ServerConnector connector = (ServerConnector) server.getConnectors()[0];
             if (writeTimeout != null) {
@@ -64,7 +64,7 @@ enum Containers {
     /** Jersey's {@code ServletContainer} in Grizzly's servlet container. */
     SERVLET {
         @Override
-        Running start(ResourceConfig app) {
+        public Running start(ResourceConfig app) {
             HttpServer server = new HttpServer();
             server.addListener(new NetworkListener("grizzly", "127.0.0.1", 0));
             WebappContext context = new WebappContext("quota-test");
@@ -82,19 +82,19 @@ enum Containers {
     };
 
     /** Starts {@code app}; the caller closes what this returns. */
-    abstract Running start(ResourceConfig app);
+    public abstract Running start(ResourceConfig app);
 
     /**
      * Starts {@code app} with a bound on how long a write may wait for the client, the server's own
      * knob as docs/operations.md names it: Grizzly's {@code TCPNIOTransport.setWriteTimeout}, Jetty's
      * {@code ServerConnector.setIdleTimeout}. It applies to connections made after the start.
      */
-    Running start(ResourceConfig app, Duration writeTimeout) {
+    public Running start(ResourceConfig app, Duration writeTimeout) {
         throw new UnsupportedOperationException(this + " has no write timeout here");
     }
 
     /** A started server. */
-    record Running(int port, Runnable stop) implements AutoCloseable {
+    public record Running(int port, Runnable stop) implements AutoCloseable {
         @Override
         public void close() {
             stop.run();

@@ -6,6 +6,7 @@ import dev.quota.core.QuotaServiceBuilder;
 import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.store.InMemoryStore;
+import dev.quota.jaxrs.admin.QuotaAdminResource;
 import dev.quota.testkit.MutableClock;
 import java.time.Clock;
 import java.util.function.Consumer;
@@ -14,23 +15,23 @@ import java.util.function.UnaryOperator;
 import org.glassfish.jersey.server.ResourceConfig;
 
 /** A frozen clock, a service on it, and a server with the quota feature: everything a test talks to. */
-final class Fixture implements AutoCloseable {
+public final class Fixture implements AutoCloseable {
 
     /**
      * The peer address tests pretend to connect from: header {@code X-Test-Peer}, else 127.0.0.1.
      * (The real peer is always 127.0.0.1 here.)
      */
-    static final ClientAddress PEER = request -> {
+    public static final ClientAddress PEER = request -> {
         String peer = request.getHeaderString("X-Test-Peer");
         return peer != null ? peer : "127.0.0.1";
     };
 
     /** Every test request comes from loopback; the admin API takes its client address from this header. */
-    static final String PEER_HEADER = "X-Test-Peer";
+    public static final String PEER_HEADER = "X-Test-Peer";
 
-    final MutableClock clock = MutableClock.at(TestConfig.NOON);
-    final QuotaService service;
-    final TestServer server;
+    public final MutableClock clock = MutableClock.at(TestConfig.NOON);
+    public final QuotaService service;
+    public final TestServer server;
 
     private Fixture(Builder builder) {
         QuotaServiceBuilder services = QuotaService.builder().store(builder.store.apply(clock))
@@ -62,11 +63,11 @@ final class Fixture implements AutoCloseable {
     }
 
     /** In-JVM buckets on the fixture's clock, the default feature. */
-    static Fixture start(TestConfig config) {
+    public static Fixture start(TestConfig config) {
         return with(config).start();
     }
 
-    static Builder with(TestConfig config) {
+    public static Builder with(TestConfig config) {
         return new Builder(config);
     }
 
@@ -77,7 +78,7 @@ final class Fixture implements AutoCloseable {
     }
 
     /** What differs between fixtures. */
-    static final class Builder {
+    public static final class Builder {
         private final TestConfig config;
         private Function<Clock, QuotaStore> store = clock -> InMemoryStore.builder().clock(clock).build();
         private UnaryOperator<QuotaFeature.Builder> feature = f -> f.clientAddress(PEER);
@@ -90,29 +91,29 @@ final class Fixture implements AutoCloseable {
             this.config = config;
         }
 
-        Builder store(Function<Clock, QuotaStore> store) {
+        public Builder store(Function<Clock, QuotaStore> store) {
             this.store = store;
             return this;
         }
 
         /** Customers from this directory instead of the config's. */
-        Builder customers(CustomerDirectory customers) {
+        public Builder customers(CustomerDirectory customers) {
             this.customers = customers;
             return this;
         }
 
         /** A listener of the service, beside its own. */
-        Builder listener(QuotaListener listener) {
+        public Builder listener(QuotaListener listener) {
             this.listener = listener;
             return this;
         }
 
-        Builder feature(UnaryOperator<QuotaFeature.Builder> feature) {
+        public Builder feature(UnaryOperator<QuotaFeature.Builder> feature) {
             this.feature = feature;
             return this;
         }
 
-        Builder application(Consumer<ResourceConfig> application) {
+        public Builder application(Consumer<ResourceConfig> application) {
             this.application = application;
             return this;
         }
@@ -121,12 +122,12 @@ final class Fixture implements AutoCloseable {
          * Mounts {@link QuotaAdminResource} at {@code /admin}, open to {@code token}, on the fixture's
          * clock, with the client address from {@link #PEER_HEADER} (default {@code 198.51.100.1}).
          */
-        Builder admin(String token) {
+        public Builder admin(String token) {
             this.adminToken = token;
             return this;
         }
 
-        Fixture start() {
+        public Fixture start() {
             return new Fixture(this);
         }
     }

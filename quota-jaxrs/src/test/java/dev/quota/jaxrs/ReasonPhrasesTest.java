@@ -2,6 +2,7 @@ package dev.quota.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.jaxrs.internal.ProblemResponses;
 import dev.quota.testkit.RawHttp;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;

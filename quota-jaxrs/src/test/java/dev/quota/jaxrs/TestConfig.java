@@ -19,24 +19,24 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 /** The plans most tests share, on {@link QuotaConfig.Builder}, with API keys given in plain text. */
-final class TestConfig {
+public final class TestConfig {
 
     /** Noon UTC, so a calendar day has 43,200 s left. */
-    static final Instant NOON = Instant.parse("2025-03-10T12:00:00Z");
+    public static final Instant NOON = Instant.parse("2025-03-10T12:00:00Z");
 
     /** The key of customer {@code acme} on plan {@code free}. */
-    static final String ACME_KEY = "acme-key-0123456789";
+    public static final String ACME_KEY = "acme-key-0123456789";
 
     /** Burst 20, then 10 per second. */
-    static final Limit BURST = new Limit("burst", 20, Refill.greedy(10, Duration.ofSeconds(1)));
+    public static final Limit BURST = new Limit("burst", 20, Refill.greedy(10, Duration.ofSeconds(1)));
 
     /** 1,000 per calendar day in UTC. */
-    static final Limit DAILY = new Limit("daily", 1000, Refill.calendar(ChronoUnit.DAYS, ZoneOffset.UTC));
+    public static final Limit DAILY = new Limit("daily", 1000, Refill.calendar(ChronoUnit.DAYS, ZoneOffset.UTC));
 
     private final QuotaConfig.Builder builder = QuotaConfig.builder().version(1);
 
     /** Plan {@code free} (burst 20 at 10/s), plan {@code anonymous} (5 per minute), customer acme on free. */
-    static TestConfig standard() {
+    public static TestConfig standard() {
         return new TestConfig()
                 .plan("free", BURST)
                 .plan("anonymous", new Limit("minute", 5, Refill.greedy(5, Duration.ofMinutes(1))))
@@ -44,60 +44,60 @@ final class TestConfig {
     }
 
     /** A plan that answers 503 while the store is down. */
-    TestConfig plan(String name, Limit... limits) {
+    public TestConfig plan(String name, Limit... limits) {
         return plan(new Plan(name, List.of(limits), FailurePolicy.CLOSED));
     }
 
-    TestConfig plan(Plan plan) {
+    public TestConfig plan(Plan plan) {
         builder.plan(plan);
         return this;
     }
 
-    TestConfig rule(Rule rule) {
+    public TestConfig rule(Rule rule) {
         builder.rule(rule);
         return this;
     }
 
-    TestConfig amounts(AmountLimits limits) {
+    public TestConfig amounts(AmountLimits limits) {
         builder.amounts(limits);
         return this;
     }
 
-    TestConfig customer(String id, String plan, String apiKey) {
+    public TestConfig customer(String id, String plan, String apiKey) {
         return customer(Customer.of(id, plan), apiKey);
     }
 
-    TestConfig customer(Customer customer, String apiKey) {
+    public TestConfig customer(Customer customer, String apiKey) {
         builder.customer(customer).apiKey(ApiKeys.sha256Hex(apiKey), customer.id());
         return this;
     }
 
-    TestConfig identity(Identity identity) {
+    public TestConfig identity(Identity identity) {
         builder.identity(identity);
         return this;
     }
 
-    TestConfig enabled(boolean enabled) {
+    public TestConfig enabled(boolean enabled) {
         builder.enabled(enabled);
         return this;
     }
 
-    TestConfig mode(Mode mode) {
+    public TestConfig mode(Mode mode) {
         builder.mode(mode);
         return this;
     }
 
-    TestConfig allow(AllowList allow) {
+    public TestConfig allow(AllowList allow) {
         builder.allow(allow);
         return this;
     }
 
-    TestConfig streams(dev.quota.core.Streams streams) {
+    public TestConfig streams(dev.quota.core.Streams streams) {
         builder.streams(streams);
         return this;
     }
 
-    QuotaConfig build() {
+    public QuotaConfig build() {
         return builder.build();
     }
 }

@@ -13,7 +13,7 @@ import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.server.ServerProperties;
 
 /** A Jersey application on Grizzly on a free loopback port, and an HTTP client for it. */
-final class TestServer implements AutoCloseable {
+public final class TestServer implements AutoCloseable {
 
     private static final HttpClient CLIENT = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -29,7 +29,7 @@ final class TestServer implements AutoCloseable {
     }
 
     /** Starts the test resources with {@code feature}, plus whatever {@code customizer} registers. */
-    static TestServer start(QuotaFeature feature, Consumer<ResourceConfig> customizer) {
+    public static TestServer start(QuotaFeature feature, Consumer<ResourceConfig> customizer) {
         ResourceConfig config = new ResourceConfig(TestResources.Accounts.class, TestResources.Transfers.class,
                 TestResources.WhoAmI.class, TestResources.Health.class)
                 .register(feature)
@@ -39,21 +39,21 @@ final class TestServer implements AutoCloseable {
         return new TestServer(server);
     }
 
-    static TestServer start(QuotaFeature feature) {
+    public static TestServer start(QuotaFeature feature) {
         return start(feature, config -> { });
     }
 
     /** A request to {@code path} on this server. */
-    HttpRequest.Builder request(String path) {
+    public HttpRequest.Builder request(String path) {
         return HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10));
     }
 
     /** GET {@code path} with header pairs {@code name, value, ...}. */
-    HttpResponse<String> get(String path, String... headers) {
+    public HttpResponse<String> get(String path, String... headers) {
         return send(request(path).headers(headers.length == 0 ? new String[] {"Accept", "*/*"} : headers).GET());
     }
 
-    HttpResponse<String> send(HttpRequest.Builder request) {
+    public HttpResponse<String> send(HttpRequest.Builder request) {
         try {
             return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
@@ -64,7 +64,7 @@ final class TestServer implements AutoCloseable {
         }
     }
 
-    int port() {
+    public int port() {
         return base.getPort();
     }
 

@@ -1,4 +1,4 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;

@@ -1,6 +1,8 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
 import dev.quota.core.QuotaService;
+import dev.quota.jaxrs.ClientAddress;
+import dev.quota.jaxrs.QuotaFeature;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;

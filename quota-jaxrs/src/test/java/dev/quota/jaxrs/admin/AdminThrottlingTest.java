@@ -1,7 +1,9 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.jaxrs.Fixture;
+import dev.quota.jaxrs.TestConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.http.HttpResponse;

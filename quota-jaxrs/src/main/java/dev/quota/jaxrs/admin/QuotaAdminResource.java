@@ -1,10 +1,14 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
 import dev.quota.core.Customer;
 import dev.quota.core.InFlightStanding;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaService;
 import dev.quota.core.QuotaStoreException;
+import dev.quota.jaxrs.ClientAddress;
+import dev.quota.jaxrs.QuotaFeature;
+import dev.quota.jaxrs.internal.ProblemResponses;
+import dev.quota.jaxrs.internal.ResourceChecks;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -73,6 +77,7 @@ import org.slf4j.LoggerFactory;
  * gets an admin API that is off: every call is answered 404 ({@link #QuotaAdminResource(Configuration)}).
  */
 @Path("/admin")
+@ResourceChecks.Checked
 public final class QuotaAdminResource {
 
     /**
@@ -88,6 +93,11 @@ public final class QuotaAdminResource {
 
     private static final Logger log = LoggerFactory.getLogger(QuotaAdminResource.class);
     private static final String JSON = "application/json";
+
+    static {
+        // the quota filter hands the requests of each method here to its token check instead of a quota
+        ResourceChecks.register(QuotaAdminResource.class, method -> new AdminFilter(action(method)));
+    }
 
     /** Null for an admin API that is off. */
     private final @Nullable On on;

@@ -1,4 +1,4 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,6 +11,8 @@ import dev.quota.core.QuotaDecision;
 import dev.quota.core.Refill;
 import dev.quota.core.Rule;
 import dev.quota.core.net.Cidr;
+import dev.quota.jaxrs.Fixture;
+import dev.quota.jaxrs.TestConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.http.HttpResponse;

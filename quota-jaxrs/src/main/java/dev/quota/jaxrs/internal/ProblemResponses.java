@@ -1,4 +1,4 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.internal;
 
 import dev.quota.core.Limit;
 import dev.quota.core.LimitStatus;
@@ -17,30 +17,30 @@ import org.jspecify.annotations.Nullable;
  * Bodies never echo what the client sent, apart from the request path as {@code instance}
  * (without the query, which may carry secrets).
  */
-final class ProblemResponses {
+public final class ProblemResponses {
 
     static final String MEDIA_TYPE = "application/problem+json";
-    static final String RETRY_AFTER = "Retry-After";
+    public static final String RETRY_AFTER = "Retry-After";
     static final String TYPE_PREFIX = "urn:quota:problem:";
     /** On a 429 of an in-flight limit: how many requests of the caller may run at once there. */
-    static final String IN_FLIGHT_LIMIT = "Quota-In-Flight-Limit";
+    public static final String IN_FLIGHT_LIMIT = "Quota-In-Flight-Limit";
     /**
      * 429 with its reason phrase spelled out, so that the status line reads {@code 429 Too Many
      * Requests} on every runtime: a bare {@code Response.status(429)} left Payara's writing
      * {@code 429 CUSTOM}.
      */
-    static final Response.StatusType TOO_MANY_REQUESTS = new Status(429, "Too Many Requests");
+    public static final Response.StatusType TOO_MANY_REQUESTS = new Status(429, "Too Many Requests");
     /**
      * 422, which {@link Response.Status} of Jakarta REST 3.1 lacks, with RFC 9110's reason phrase;
      * without one, runtimes write {@code 422 CUSTOM} (Payara), {@code 422 } (Grizzly) or their own.
      */
-    static final Response.StatusType UNPROCESSABLE_CONTENT = new Status(422, "Unprocessable Content");
+    public static final Response.StatusType UNPROCESSABLE_CONTENT = new Status(422, "Unprocessable Content");
 
     private ProblemResponses() {
     }
 
     /** 429 for a rejection, 422 for a request that can never fit, 503 for an unavailable store. */
-    static Response forDecision(QuotaDecision decision, @Nullable String instance) {
+    public static Response forDecision(QuotaDecision decision, @Nullable String instance) {
         return switch (decision.outcome()) {
             case UNAVAILABLE -> unavailable(decision.retryAfter(), instance);
             case EXCEEDS_LIMIT -> exceedsLimit(decision, instance);
@@ -50,10 +50,10 @@ final class ProblemResponses {
 
     /**
      * The status and {@code Retry-After} of {@link #forDecision}, without a body: the response a
-     * {@link QuotaExceededException} carries, so that runtimes hand it to {@link QuotaExceededMapper}
-     * (Jersey uses an exception's response as it is when it has an entity).
+     * {@link dev.quota.jaxrs.QuotaExceededException} carries, so that runtimes hand it to the
+     * feature's exception mapper (Jersey uses an exception's response as it is when it has an entity).
      */
-    static Response withoutBody(QuotaDecision decision) {
+    public static Response withoutBody(QuotaDecision decision) {
         return switch (decision.outcome()) {
             case UNAVAILABLE -> Response.status(503).header(RETRY_AFTER, retryAfter(decision.retryAfter())).build();
             case EXCEEDS_LIMIT -> Response.status(UNPROCESSABLE_CONTENT).build();
@@ -135,7 +135,7 @@ final class ProblemResponses {
      * per minute), with {@code Retry-After}. No {@code RateLimit} headers: the limit is the address's,
      * not a customer's, and it is not advertised to a guesser.
      */
-    static Response tooManyFailedKeys(QuotaDecision decision) {
+    public static Response tooManyFailedKeys(QuotaDecision decision) {
         long retryAfter = RateLimitHeaders.retryAfterSeconds(decision.retryAfter());
         JsonWriter body = problem("too-many-failed-keys", "Too Many Requests", 429,
                 "Too many unknown API keys from this address; retry in " + retryAfter + " s.", null)
@@ -144,7 +144,7 @@ final class ProblemResponses {
     }
 
     /** 503: the store could not answer and the failure policy is closed. */
-    static Response unavailable(Duration retryAfter, @Nullable String instance) {
+    public static Response unavailable(Duration retryAfter, @Nullable String instance) {
         long seconds = RateLimitHeaders.retryAfterSeconds(retryAfter);
         JsonWriter body = problem("quota-unavailable", "Service Unavailable", 503,
                 "Quotas cannot be checked right now; retry in " + seconds + " s.", instance)
@@ -153,26 +153,26 @@ final class ProblemResponses {
     }
 
     /** 503: resolving the caller or deciding failed unexpectedly; the cause is in the server log only. */
-    static Response checkFailed(@Nullable String instance) {
+    public static Response checkFailed(@Nullable String instance) {
         return withBody(Response.status(503), problem("quota-check-failed", "Service Unavailable", 503,
                 "The quota check failed.", instance));
     }
 
     /** 400 for an amount the limits cannot take (negative, zero, missing currency), before anything is spent. */
-    static Response invalidAmount(String reason, @Nullable String instance) {
+    public static Response invalidAmount(String reason, @Nullable String instance) {
         return withBody(Response.status(400), problem("invalid-amount", "Bad Request", 400,
                 "The request's amount cannot be checked: " + reason + ".", instance));
     }
 
     /** 400 for a body that could not be read: cut short, or the connection closed halfway through it. */
-    static Response unreadableBody(@Nullable String instance) {
+    public static Response unreadableBody(@Nullable String instance) {
         return withBody(Response.status(400), problem("unreadable-body", "Bad Request", 400,
                 "The request's body could not be read: it ended before its declared length or was malformed.",
                 instance));
     }
 
     /** 408 for a body that stalled or arrived slower than the server accepts. */
-    static Response bodyTimeout(@Nullable String instance) {
+    public static Response bodyTimeout(@Nullable String instance) {
         return withBody(Response.status(408), problem("body-timeout", "Request Timeout", 408,
                 "The request's body did not arrive in time.", instance));
     }
@@ -182,7 +182,7 @@ final class ProblemResponses {
      * bodies on their way to this instance; {@code Retry-After: 1}, since a body that comes at the
      * server's minimum rate frees its place within seconds.
      */
-    static Response tooManyPendingBodies(int max, @Nullable String instance) {
+    public static Response tooManyPendingBodies(int max, @Nullable String instance) {
         return withBody(Response.status(TOO_MANY_REQUESTS).header(RETRY_AFTER, "1"),
                 problem("too-many-pending-bodies", "Too Many Requests", 429, "More than " + max
                         + " requests of this caller are waiting for their body here; send the bodies you started.",
@@ -190,23 +190,23 @@ final class ProblemResponses {
     }
 
     /** 401 for a key (or principal) that maps to no customer. The key is never echoed. */
-    static Response unknownKey(String header) {
+    public static Response unknownKey(String header) {
         return unauthorized(header, "unknown-api-key", "The API key is not recognised.");
     }
 
     /** 401 for a request without a key where anonymous callers are rejected. */
-    static Response missingKey(String header) {
+    public static Response missingKey(String header) {
         return unauthorized(header, "missing-api-key", "An API key is required in header " + header + ".");
     }
 
     /** 400 for a key header sent more than once. */
-    static Response badKey(String header) {
+    public static Response badKey(String header) {
         return withBody(Response.status(400), problem("bad-api-key", "Bad Request", 400,
                 "Send header " + header + " exactly once.", null));
     }
 
     /** A problem body's standard members; the caller may add its own and must then pass it to {@link #withBody}. */
-    static JsonWriter problem(String type, String title, int status, String detail, @Nullable String instance) {
+    public static JsonWriter problem(String type, String title, int status, String detail, @Nullable String instance) {
         JsonWriter body = new JsonWriter().beginObject()
                 .member("type", TYPE_PREFIX + type)
                 .member("title", title)
@@ -219,7 +219,7 @@ final class ProblemResponses {
     }
 
     /** The response with {@code body} (ended here) as {@code application/problem+json}, UTF-8. */
-    static Response withBody(Response.ResponseBuilder response, JsonWriter body) {
+    public static Response withBody(Response.ResponseBuilder response, JsonWriter body) {
         // bytes, so the charset is UTF-8 whatever the runtime's default for this media type
         return response.type(MEDIA_TYPE)
                 .entity(body.endObject().toString().getBytes(StandardCharsets.UTF_8))

@@ -1,9 +1,10 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.quota.core.internal.Bandwidths;
 import dev.quota.core.net.ClientAddresses;
+import dev.quota.jaxrs.ClientAddress;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.TimeMeter;

@@ -1,4 +1,4 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
 import java.io.IOException;
 import java.io.InputStream;

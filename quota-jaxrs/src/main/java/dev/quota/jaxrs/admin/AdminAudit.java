@@ -1,6 +1,7 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
 import dev.quota.core.internal.LogThrottle;
+import dev.quota.jaxrs.internal.RateLimitHeaders;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;

@@ -1,5 +1,10 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
+import dev.quota.jaxrs.ClientAddress;
+import dev.quota.jaxrs.QuotaFeature;
+import dev.quota.jaxrs.internal.JsonWriter;
+import dev.quota.jaxrs.internal.ProblemResponses;
+import dev.quota.jaxrs.internal.RateLimitHeaders;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;

@@ -1,9 +1,12 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.QuotaService;
 import dev.quota.core.store.InMemoryStore;
+import dev.quota.jaxrs.Containers;
+import dev.quota.jaxrs.QuotaFeature;
+import dev.quota.jaxrs.TestConfig;
 import dev.quota.testkit.MutableClock;
 import dev.quota.testkit.RawHttp;
 import jakarta.ws.rs.GET;
@@ -146,7 +149,7 @@ class AdminWiringTest {
             }
         });
 
-        assertThat(log.lines().filter(line -> line.contains("ERROR dev.quota.jaxrs.QuotaAdminResource")))
+        assertThat(log.lines().filter(line -> line.contains("ERROR dev.quota.jaxrs.admin.QuotaAdminResource")))
                 .singleElement().asString()
                 .contains("admin API: config was called without its token check")
                 .contains("register a QuotaFeature in the same application as the QuotaAdminResource");

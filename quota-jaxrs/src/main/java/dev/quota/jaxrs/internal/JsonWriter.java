@@ -1,44 +1,44 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.internal;
 
 /**
  * A minimal streaming JSON writer for the admin API's nested documents, strings escaped per
  * RFC 8259 (controls, U+2028 and U+2029 as {@code \\uXXXX}). The caller keeps the nesting right;
  * commas are placed here. No JSON library at run time.
  */
-final class JsonWriter {
+public final class JsonWriter {
 
     private final StringBuilder out = new StringBuilder(512);
     /** Whether the value about to be written is the first in its object or array. */
     private boolean first = true;
 
-    JsonWriter beginObject() {
+    public JsonWriter beginObject() {
         separate();
         out.append('{');
         first = true;
         return this;
     }
 
-    JsonWriter endObject() {
+    public JsonWriter endObject() {
         out.append('}');
         first = false;
         return this;
     }
 
-    JsonWriter beginArray() {
+    public JsonWriter beginArray() {
         separate();
         out.append('[');
         first = true;
         return this;
     }
 
-    JsonWriter endArray() {
+    public JsonWriter endArray() {
         out.append(']');
         first = false;
         return this;
     }
 
     /** The name of the next member; the value follows with another call. */
-    JsonWriter name(String name) {
+    public JsonWriter name(String name) {
         separate();
         quote(name);
         out.append(':');
@@ -46,42 +46,42 @@ final class JsonWriter {
         return this;
     }
 
-    JsonWriter value(String value) {
+    public JsonWriter value(String value) {
         separate();
         quote(value);
         return this;
     }
 
-    JsonWriter value(long value) {
+    public JsonWriter value(long value) {
         separate();
         out.append(value);
         return this;
     }
 
-    JsonWriter value(boolean value) {
+    public JsonWriter value(boolean value) {
         separate();
         out.append(value);
         return this;
     }
 
     /** A finite number as Java prints it ({@code 1.5}); non-finite numbers are not valid JSON: null. */
-    JsonWriter value(double value) {
+    public JsonWriter value(double value) {
         separate();
         out.append(Double.isFinite(value) ? Double.toString(value) : "null");
         return this;
     }
 
-    JsonWriter nullValue() {
+    public JsonWriter nullValue() {
         separate();
         out.append("null");
         return this;
     }
 
-    JsonWriter member(String name, String value) {
+    public JsonWriter member(String name, String value) {
         return name(name).value(value);
     }
 
-    JsonWriter member(String name, long value) {
+    public JsonWriter member(String name, long value) {
         return name(name).value(value);
     }
 

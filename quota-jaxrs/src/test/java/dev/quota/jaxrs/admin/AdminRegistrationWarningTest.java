@@ -1,7 +1,9 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.jaxrs.Fixture;
+import dev.quota.jaxrs.TestConfig;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
@@ -12,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Registering the admin API as its javadoc says ({@code resourceConfig.register(QuotaAdminResource...build())})
- * on Jersey: Jersey logs one WARNING at start-up, "A provider dev.quota.jaxrs.QuotaAdminResource
+ * on Jersey: Jersey logs one WARNING at start-up, "A provider dev.quota.jaxrs.admin.QuotaAdminResource
  * registered in SERVER runtime does not implement any provider interfaces applicable in the SERVER
  * runtime ... will be ignored", which is about the instance as a provider only: the same instance is
  * served as the resource at {@code /admin}. The test pins that this is the only warning and that the
@@ -53,7 +55,7 @@ class AdminRegistrationWarningTest {
         assertThat(warnings).extracting(record -> record.getLoggerName() + ": " + record.getMessage())
                 .singleElement().asString()
                 .startsWith("org.glassfish.jersey.internal.inject.Providers: A provider"
-                        + " dev.quota.jaxrs.QuotaAdminResource registered in SERVER runtime does not implement any"
+                        + " dev.quota.jaxrs.admin.QuotaAdminResource registered in SERVER runtime does not implement any"
                         + " provider interfaces applicable in the SERVER runtime.");
     }
 }

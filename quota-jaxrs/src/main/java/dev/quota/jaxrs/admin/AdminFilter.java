@@ -1,21 +1,22 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
+import dev.quota.jaxrs.QuotaFeature;
+import dev.quota.jaxrs.internal.ResourceChecks;
 import jakarta.ws.rs.container.ContainerRequestContext;
-import jakarta.ws.rs.container.ContainerRequestFilter;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admin token check of each {@link QuotaAdminResource} method, which the quota filter
- * ({@link QuotaRequestFilter}, at {@link #PRIORITY}) hands the method's requests to: after the filters that find the client's
- * address and after the application's authentication, whose security context the admitted call's
- * replaces; before the method. Finds the admin resource the request matched and lets its
- * {@link AdminGuard} answer the call or let it through. A filter is handed the request on every
- * Jakarta REST runtime, which a resource method is not (RESTEasy injects no
- * {@link ContainerRequestContext} there).
+ * The admin token check of each {@link QuotaAdminResource} method, which the quota filter (the one
+ * {@link QuotaFeature} registers, at {@link #PRIORITY}) hands the method's requests to, through
+ * {@link ResourceChecks}: after the filters that find the client's address and after the
+ * application's authentication, whose security context the admitted call's replaces; before the
+ * method. Finds the admin resource the request matched and lets its {@link AdminGuard} answer the
+ * call or let it through. A filter is handed the request on every Jakarta REST runtime, which a
+ * resource method is not (RESTEasy injects no {@link ContainerRequestContext} there).
  */
-final class AdminFilter implements ContainerRequestFilter {
+final class AdminFilter implements ResourceChecks.Check {
 
     /**
      * {@link QuotaFeature#PRIORITY}, {@code Priorities.AUTHENTICATION + 100}: the admin token is the

@@ -1,4 +1,4 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.admin;
 
 import dev.quota.core.AmountLimits;
 import dev.quota.core.Concurrency;
@@ -17,6 +17,8 @@ import dev.quota.core.Rule;
 import dev.quota.core.StoreHealth;
 import dev.quota.core.TopCustomers;
 import dev.quota.core.net.Cidr;
+import dev.quota.jaxrs.internal.JsonWriter;
+import dev.quota.jaxrs.internal.RateLimitHeaders;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;

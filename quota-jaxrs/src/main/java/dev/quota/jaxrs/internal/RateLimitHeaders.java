@@ -1,4 +1,4 @@
-package dev.quota.jaxrs;
+package dev.quota.jaxrs.internal;
 
 import dev.quota.core.Limit;
 import dev.quota.core.LimitStatus;
@@ -24,10 +24,10 @@ import org.jspecify.annotations.Nullable;
  * Only the caller's own request limits are listed: amount limits never are, and neither are limits
  * every customer shares, whose remaining tokens tell of other customers' activity.
  */
-final class RateLimitHeaders {
+public final class RateLimitHeaders {
 
-    static final String POLICY = "RateLimit-Policy";
-    static final String RATE_LIMIT = "RateLimit";
+    public static final String POLICY = "RateLimit-Policy";
+    public static final String RATE_LIMIT = "RateLimit";
     static final String X_LIMIT = "X-RateLimit-Limit";
     static final String X_REMAINING = "X-RateLimit-Remaining";
     static final String X_RESET = "X-RateLimit-Reset";
@@ -41,7 +41,7 @@ final class RateLimitHeaders {
     }
 
     /** {@code "free-burst";q=20;w=2, "free-daily";q=1000;w=86400}, or null without request limits. */
-    static @Nullable String policy(List<LimitStatus> limits) {
+    public static @Nullable String policy(List<LimitStatus> limits) {
         String first = null;
         StringBuilder more = null;
         for (int i = 0; i < limits.size(); i++) {
@@ -63,7 +63,7 @@ final class RateLimitHeaders {
     }
 
     /** {@code "free-burst";r=0;t=1, "free-daily";r=980;t=86400}, or null without request limits. */
-    static @Nullable String rateLimit(List<LimitStatus> limits) {
+    public static @Nullable String rateLimit(List<LimitStatus> limits) {
         String first = null;
         StringBuilder more = null;
         for (int i = 0; i < limits.size(); i++) {
@@ -86,7 +86,7 @@ final class RateLimitHeaders {
     }
 
     /** Appends the headers of an admitted request: both drafts' views of the decision. */
-    static void addAllowed(MultivaluedMap<String, Object> headers, QuotaDecision decision) {
+    public static void addAllowed(MultivaluedMap<String, Object> headers, QuotaDecision decision) {
         String policy = policy(decision.limits());
         String rateLimit = rateLimit(decision.limits());
         if (policy == null || rateLimit == null) {
@@ -132,7 +132,7 @@ final class RateLimitHeaders {
      * refill from empty (capacity 20, 10 per second: 2). Interval refill: whole periods until full
      * (capacity 100, 100 per 15 min: 900). Calendar: the unit's nominal length (day 86400, month 31 days).
      */
-    static long windowSeconds(Limit limit) {
+    public static long windowSeconds(Limit limit) {
         Refill refill = limit.refill();
         if (refill instanceof Refill.Greedy greedy) {
             return ceilSeconds(limit.capacity(), nanos(greedy.period()), greedy.tokens());
@@ -152,12 +152,12 @@ final class RateLimitHeaders {
     }
 
     /** The {@code Retry-After} value: whole seconds rounded up, at least 1 (0 would invite a hot loop). */
-    static long retryAfterSeconds(Duration retryAfter) {
+    public static long retryAfterSeconds(Duration retryAfter) {
         return Math.max(1, WholeSeconds.ceil(retryAfter));
     }
 
     /** {@code "free-burst"}: a structured-field string, quotes and backslashes escaped. */
-    static String quoted(String policy) {
+    public static String quoted(String policy) {
         StringBuilder sb = new StringBuilder(policy.length() + 2).append('"');
         for (int i = 0; i < policy.length(); i++) {
             char c = policy.charAt(i);
