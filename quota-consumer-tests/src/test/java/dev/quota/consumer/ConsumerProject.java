@@ -1,9 +1,9 @@
 package dev.quota.consumer;
 
+import dev.quota.testkit.FreePort;
 import dev.quota.testkit.RawHttp;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -294,11 +294,7 @@ final class ConsumerProject {
     }
 
     static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return FreePort.loopback();
     }
 
     private static String read(Path file) {

@@ -1,9 +1,9 @@
 package dev.quota.demo;
 
+import dev.quota.testkit.FreePort;
 import dev.quota.testkit.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
@@ -111,9 +111,7 @@ final class DemoProcess implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+    private static int freePort() {
+        return FreePort.loopback();
     }
 }

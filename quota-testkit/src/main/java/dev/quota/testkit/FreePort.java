@@ -1,17 +1,30 @@
 package dev.quota.testkit;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
-/** Picks a loopback port that is free right now (the kernel's choice for port 0). */
+/**
+ * Picks a loopback port that is free right now, for a server a test starts later (a grid member,
+ * a process). The port is drawn below the kernel's ephemeral range, not from the kernel's own
+ * choice for port 0: that choice is an ephemeral port, and between the pick and the server's bind
+ * any outgoing connection of the machine (a grid member dialling another, a Redis client) may be
+ * given the same port as its source, and the server cannot start.
+ */
 public final class FreePort {
 
     /** A cluster node also listens on its port + 10000 (the cluster bus). */
     static final int CLUSTER_BUS_OFFSET = 10_000;
-    private static final int ATTEMPTS = 50;
+    private static final int ATTEMPTS = 200;
+    /** The lowest port drawn: above the well-known and registered ports services tend to hold. */
+    static final int LOWEST = 12_000;
+    /** Linux's default ephemeral range starts here; read from the kernel where it says. */
+    private static final int DEFAULT_EPHEMERAL_LOW = 32_768;
 
     private FreePort() {
     }
@@ -21,15 +34,16 @@ public final class FreePort {
         return find(false);
     }
 
-    /** A free port; with {@code withClusterBus}, one whose port + 10000 is free and below 65536 too. */
+    /** A free port; with {@code withClusterBus}, one whose port + 10000 is free too, both below the ephemeral range. */
     static int find(boolean withClusterBus) {
+        int ceiling = ephemeralLow() - 1 - (withClusterBus ? CLUSTER_BUS_OFFSET : 0);
+        if (ceiling <= LOWEST) {
+            throw new IllegalStateException("no ports below the ephemeral range (which starts at " + ephemeralLow()
+                    + ") to draw from");
+        }
         for (int i = 0; i < ATTEMPTS; i++) {
-            int port = bind(0);
-            if (!withClusterBus) {
-                return port;
-            }
-            int bus = port + CLUSTER_BUS_OFFSET;
-            if (bus <= 65_535 && isFree(bus)) {
+            int port = ThreadLocalRandom.current().nextInt(LOWEST, ceiling + 1);
+            if (isFree(port) && (!withClusterBus || isFree(port + CLUSTER_BUS_OFFSET))) {
                 return port;
             }
         }
@@ -37,22 +51,24 @@ public final class FreePort {
                 + ") after " + ATTEMPTS + " attempts");
     }
 
-    private static boolean isFree(int port) {
+    /** The first port of the kernel's ephemeral range ({@code /proc/sys/net/ipv4/ip_local_port_range}). */
+    static int ephemeralLow() {
         try {
-            bind(port);
-            return true;
-        } catch (UncheckedIOException e) {
-            return false;
+            // read line by line: a /proc file reports size 0, and a read sized by it may stop at a byte
+            List<String> lines = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
+            return Integer.parseInt(lines.get(0).trim().split("\\s+", -1)[0]);
+        } catch (IOException | RuntimeException e) {
+            return DEFAULT_EPHEMERAL_LOW;
         }
     }
 
-    private static int bind(int port) {
+    private static boolean isFree(int port) {
         try (ServerSocket socket = new ServerSocket()) {
             socket.setReuseAddress(true);
             socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-            return socket.getLocalPort();
+            return true;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot bind 127.0.0.1:" + port, e);
+            return false;
         }
     }
 }

@@ -1,9 +1,8 @@
 package dev.quota.example.it;
 
+import dev.quota.testkit.FreePort;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -167,18 +166,18 @@ final class PayaraCluster implements AutoCloseable {
         }
     }
 
-    private static int[] freePorts(int n) throws IOException {
+    private static int[] freePorts(int n) {
         int[] ports = new int[n];
-        List<ServerSocket> open = new ArrayList<>();
-        try {
-            for (int i = 0; i < n; i++) {
-                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                open.add(socket);
-                ports[i] = socket.getLocalPort();
+        for (int i = 0; i < n; i++) {
+            int port = FreePort.loopback();
+            boolean taken = false;
+            for (int j = 0; j < i; j++) {
+                taken |= ports[j] == port;
             }
-        } finally {
-            for (ServerSocket socket : open) {
-                socket.close();
+            if (taken) {
+                i--; // drawn twice: draw again
+            } else {
+                ports[i] = port;
             }
         }
         return ports;
