@@ -388,8 +388,7 @@ final class DecisionRunner {
         List<ConsumeResult> results;
         try { // not through call(): a lambda per decision
             LeasedShares leased = target == store ? shares : null;
-            LeasedShares.Lease lease = leased == null ? null : leased.begin(slots, takes, liveInstances());
-            results = leased == null || lease == null ? target.tryConsume(takes) : leased.decide(lease, takes);
+            results = leased == null ? target.tryConsume(takes) : leased.consume(slots, takes, liveInstances());
         } catch (RuntimeException e) {
             throw StoreFailures.thrown("store failed", e);
         }

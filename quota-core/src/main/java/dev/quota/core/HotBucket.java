@@ -93,6 +93,7 @@ final class HotBucket {
     /** The ask of a decision answered: {@code extra} tokens (maybe 0) join the batch; null result: it failed. */
     synchronized void accept(long extra, BucketSpec spec, @Nullable ConsumeResult result, long now) {
         asking = false;
+        notifyAll(); // a refusal waiting in covers() for this answer
         if (extra == 0 || result == null) {
             return;
         }
@@ -110,6 +111,29 @@ final class HotBucket {
         standing = result.remaining();
         standingToFull = result.nanosToFull();
         standingAt = now;
+    }
+
+    /**
+     * Whether the batch could serve {@code tokens} of {@code spec} at {@code now}, once an ask in
+     * flight (another decision's store call bringing a batch) has been answered: a decision the store
+     * refused waits for it, up to {@code maxWaitNanos}, since that batch may hold the very tokens it
+     * lacked. Nothing is taken: the decision is made again through {@link #claim}.
+     */
+    synchronized boolean covers(long tokens, BucketSpec spec, long now, long maxWaitNanos) {
+        long end = System.nanoTime() + maxWaitNanos;
+        while (asking && !dead) {
+            long left = end - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            try {
+                wait(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return batch >= tokens && now < deadline && spec.equals(batchSpec);
     }
 
     /** Tokens a decision took from generation {@code from} come back: false when that batch was retired. */

@@ -31,10 +31,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Leased shares of hot buckets ({@link TokenLeasing}): the one seam between a decision and the
- * batches of tokens this instance holds. {@link DecisionRunner} asks it, for each decision on the
- * shared store, which takes a batch serves ({@link #begin}) and then lets it make the decision
- * ({@link #decide}): the takes no batch served go to the store in one call, asking extra tokens
- * for the hot buckets among them; none when every take was served.
+ * batches of tokens this instance holds. {@link DecisionRunner} lets it make each decision on the
+ * shared store ({@link #consume}): it finds which takes a batch serves ({@link #begin}), and the
+ * takes no batch served go to the store in one call, asking extra tokens for the hot buckets among
+ * them; none when every take was served.
  *
  * <p>Invariants. A batch's tokens left the shared bucket in the store call that took them (as
  * {@link Take#extra()}, only when that consume was admitted), before any request is admitted on
@@ -126,11 +126,60 @@ final class LeasedShares implements AutoCloseable {
     }
 
     /**
+     * The decision of {@code takes} on the shared store, through the batches: {@link #begin}, then
+     * the store call ({@link #decide}, or the plain {@link QuotaStore#tryConsume} when no batch
+     * serves or is asked for). A refusal that took nothing is made once more when every take the
+     * store found short is on a bucket whose batch, taken by a decision of this instance in flight
+     * meanwhile, now holds its tokens ({@link #coveredNow}): without it, a burst's concurrent
+     * decisions are refused while the batch that holds the bucket's last tokens is on its way, and
+     * those tokens are served to nobody until the batch goes back.
+     *
+     * @throws RuntimeException what the store threw, after the served tokens went back to their batches
+     */
+    List<ConsumeResult> consume(List<Draw> slots, List<Take> takes, int instances) {
+        Lease lease = begin(slots, takes, instances);
+        List<ConsumeResult> results = lease == null ? store.tryConsume(takes) : decide(lease, takes);
+        if (ChargeRule.admitted(takes, results) || !coveredNow(takes, results)) {
+            return results;
+        }
+        Lease again = begin(slots, takes, instances);
+        return again == null ? results : decide(again, takes);
+    }
+
+    /**
+     * Whether a refused decision is worth making again: it took nothing (no refusal tokens were
+     * charged, so the first try left no trace), and each enforced take short of tokens is on a bucket
+     * this instance holds a batch of that covers it, once an ask in flight was answered.
+     */
+    private boolean coveredNow(List<Take> takes, List<ConsumeResult> results) {
+        long now = -1;
+        boolean lacking = false;
+        for (int i = 0; i < takes.size(); i++) {
+            if (results.get(i).tokensTaken()) {
+                return false;
+            }
+        }
+        for (int i = 0; i < takes.size(); i++) {
+            Take take = takes.get(i);
+            if (take.shadow() || results.get(i).sufficient()) {
+                continue;
+            }
+            HotBucket share = shares.get(take.key().value());
+            now = now < 0 ? nanos() : now;
+            if (share == null || !share.covers(take.tokens(), take.spec(), now, leaseNanos)) {
+                return false;
+            }
+            lacking = true;
+        }
+        return lacking;
+    }
+
+    /**
      * Which of a decision's takes a batch serves, and which ask for a batch: null when none does
      * either (the plain path: every take goes to the store as it is). Counts the decision towards
      * each leasable bucket's demand.
      */
-    @Nullable Lease begin(List<Draw> slots, List<Take> takes, int instances) {
+    private @Nullable Lease begin(List<Draw> slots, List<Take> takes, int instances) {
         QuotaConfig cfg = config.get();
         if (!cfg.leasing().enabled()) {
             return null;
@@ -171,7 +220,7 @@ final class LeasedShares implements AutoCloseable {
      *
      * @throws RuntimeException what the store threw, after the served tokens went back to their batches
      */
-    List<ConsumeResult> decide(Lease lease, List<Take> takes) {
+    private List<ConsumeResult> decide(Lease lease, List<Take> takes) {
         int n = takes.size();
         ConsumeResult[] results = new ConsumeResult[n];
         if (lease.servedCount == n) {

@@ -298,6 +298,74 @@ class LeasedSharesTest {
         assertThat(store.consumes).as("each customer's plan still goes to the store").hasValue(60);
     }
 
+    @Test
+    void refusal_whileThisInstancesBatchIsOnItsWay_waitsForIt_andIsServedFromIt_exactlyTheCapacity() throws Exception {
+        // plan of 100: the 50th decision asks a batch of min(ceil(50 x 0.5), 10% of 100) = 10, the
+        // store keeps 40; the batch's reply is held while those 40 are taken, and the next decision
+        // is refused by the store with the bucket's last 10 tokens in the batch on its way
+        Limit hundred = new Limit("hourly", 100, Refill.interval(100, Duration.ofHours(1)));
+        java.util.concurrent.CountDownLatch asked = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch reply = new java.util.concurrent.CountDownLatch(1);
+        QuotaStore held = new ForwardingStore(store) {
+            @Override
+            protected void before(String operation) {
+            }
+
+            @Override
+            public List<ConsumeResult> tryConsume(List<Take> takes) {
+                List<ConsumeResult> results = super.tryConsume(takes);
+                if (takes.get(0).extra() > 0 && asked.getCount() > 0) {
+                    asked.countDown();
+                    try {
+                        reply.await(); // applied by the store, its reply still on the way
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return results;
+            }
+        };
+        QuotaService service = QuotaService.builder().store(held).clock(clock)
+                .config(QuotaConfig.builder().plan(new Plan("big", List.of(hundred), FailurePolicy.CLOSED))
+                        .customer(ACME).build())
+                .sweepLeasesByHand().build();
+        services.add(service);
+        decide(service, 49);
+        AtomicInteger admitted = new AtomicInteger(49);
+        Thread asking = new Thread(() -> {
+            if (service.decide(ACME, null).allowed()) {
+                admitted.incrementAndGet();
+            }
+        }, "asking");
+        asking.start();
+        asked.await();
+        decide(service, 40);
+        admitted.addAndGet(40);
+
+        AtomicInteger refusedThenServed = new AtomicInteger();
+        Thread refused = new Thread(() -> {
+            if (service.decide(ACME, null).allowed()) {
+                refusedThenServed.incrementAndGet();
+            }
+        }, "refused");
+        refused.start();
+        while (refused.getState() != Thread.State.TIMED_WAITING && refused.isAlive()) {
+            Thread.onSpinWait(); // refused by the store: waits for the batch this instance asked for
+        }
+        reply.countDown();
+        asking.join();
+        refused.join();
+        int more = 0;
+        while (service.decide(ACME, null).allowed()) {
+            more++;
+        }
+
+        assertThat(refusedThenServed).as("served from the batch that held the last tokens").hasValue(1);
+        assertThat(admitted.get() + refusedThenServed.get() + more).as("exactly the capacity").isEqualTo(100);
+        assertThat(service.leasedTokens().taken()).isEqualTo(10);
+        assertThat(service.leasedTokens().held()).isZero();
+    }
+
     /** Counts the store's calls and remembers the key of the first bucket it was asked for (the plan's). */
     static final class Counting extends ForwardingStore {
         final AtomicInteger consumes = new AtomicInteger();
