@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quota.core.Customer;
 import dev.quota.core.QuotaService;
 import dev.quota.core.TokenLeasing;
+import dev.quota.testkit.BusyCores;
 import dev.quota.testkit.ChildJvm;
 import dev.quota.testkit.MutableClock;
 import dev.quota.testkit.RedisExtension;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,6 +50,7 @@ class LeasedSharesProcessesTest {
     }
 
     @Test
+    @ExtendWith(BusyCores.class) // every core busy: exact with the shipped settings on a saturated machine
     void threeProcessesOnAHotKey_neverAdmitAboveTheLimit_andAKilledOneLosesOnlyWhatItHeld() throws Exception {
         Customer customer = Customer.of("hot-" + UUID.randomUUID(), "hot");
         for (int i = 0; i < INSTANCES; i++) {
@@ -71,6 +74,10 @@ class LeasedSharesProcessesTest {
                 .build()).config(HotKeyProcess.config()).clock(clock).tokenLeasing(TokenLeasing.OFF).build()) {
             long inRedis = reader.admin().standing(customer).get(0).remaining();
             assertThat(admitted).as("never above the limit").isLessThanOrEqualTo(HotKeyProcess.CAPACITY);
+            // 4,500 asked of 3,000: short of the capacity by no more than batches may hold (operations.md)
+            assertThat(admitted).as("under-admission within the published bound")
+                    .isGreaterThanOrEqualTo(HotKeyProcess.CAPACITY
+                            - TokenLeasing.DEFAULT.heldAtMost(HotKeyProcess.CAPACITY, INSTANCES, 1));
             assertThat(admitted + held + inRedis).as("admitted, held or in Redis, each token once")
                     .isEqualTo(HotKeyProcess.CAPACITY);
 
