@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.testkit.Await;
 import dev.quota.testkit.RawHttp;
+import dev.quota.testkit.StderrCapture;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
@@ -142,6 +143,11 @@ class Http2AbuseTest {
      * <p>The legitimate caller (another address, a key) sends a request every 100 ms throughout;
      * its worst latency must stay under 1 s, the target of the issue this reproduces: it is about
      * 10 to 30 ms on an idle machine, so the margin is for a loaded one.
+     *
+     * <p>The log of the attack, on slf4j and on {@code java.util.logging} (Jersey's): the answers
+     * the attacker did not take are sampled INFO lines on {@value ClientResets#LOGGER}, never a
+     * SEVERE record or a stack trace (before: Jersey's SEVERE "An I/O error has occurred while
+     * writing a response message entity" with about 60 lines of stack for each stream).
      */
     @Test
     void zeroWindowClients_holdNoWorker_andTheirStreamsAreReset_regressionForTrickledWindowUpdates() throws Exception {
@@ -154,9 +160,16 @@ class Http2AbuseTest {
         ScheduledExecutorService trickle = Executors.newSingleThreadScheduledExecutor();
         List<Long> latencies = new ArrayList<>();
         List<Integer> statuses = new ArrayList<>();
+        String log;
+        List<LogRecord> julLog;
         // warm: the first request of a run pays for class loading and connection set-up, not the attack
         assertThat(Http.get(api.resolve("/api/v1/accounts/ACC-1001"), KEY, FREE).statusCode()).isEqualTo(200);
-        try {
+        java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
+        Recorder recorder = new Recorder();
+        root.addHandler(recorder);
+        long attackStart = System.nanoTime();
+        long attackSeconds;
+        try (StderrCapture stderr = new StderrCapture()) {
             for (int c = 0; c < 2; c++) {
                 RawHttp2 attacker = RawHttp2.connect(api, attackerAddress, 0);
                 attackers.add(attacker);
@@ -229,12 +242,16 @@ class Http2AbuseTest {
                 }
                 return true;
             }, () -> "every attacking stream ended by the server");
+            log = stderr.text();
+            attackSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - attackStart) + 1;
         } finally {
+            root.removeHandler(recorder);
             trickle.shutdownNow();
             for (RawHttp2 attacker : attackers) {
                 attacker.close();
             }
         }
+        julLog = recorder.records;
 
         assertThat(neighbourOutcome).as("a caller on the attacker's address, over HTTP/1.1, before and during the stall")
                 .matches("HTTP/1.1 (200|429) [^/]* / HTTP/1.1 (200|429) .*");
@@ -250,6 +267,16 @@ class Http2AbuseTest {
                             watch.reset, watch.closedBy)
                     .allMatch(watch::ended);
         }
+        assertThat(julLog).as("java.util.logging records at SEVERE or with a stack trace")
+                .noneMatch(r -> r.getLevel().intValue() >= java.util.logging.Level.SEVERE.intValue()
+                        || r.getThrown() != null);
+        assertThat(log).as("the demo's log during the attack").doesNotContain("\tat ").doesNotContain("SEVERE")
+                .doesNotContain("ERROR").contains("INFO client-errors - a response was not written");
+        List<String> notWritten = log.lines().filter(line -> line.contains("not written")).toList();
+        assertThat(notWritten).as("the log's lines about answers not written").allMatch(line -> line.contains(" client-errors - "))
+                // sampled: 20 at once, then 20 a second (whatever the failures; the summaries aside)
+                .filteredOn(line -> line.contains("a response was not written"))
+                .hasSizeLessThanOrEqualTo((int) (20 + 20 * attackSeconds));
     }
 
     @Test
@@ -302,6 +329,24 @@ class Http2AbuseTest {
         try (RawHttp2 other = RawHttp2.connect(api, InetAddress.getByName("127.0.0.66"))) {
             assertThat(other.get(authority(api), "/api/v1/accounts/ACC-1001", KEY, FREE).status())
                     .as("another client's connection").isEqualTo(200);
+        }
+    }
+
+    /** Every {@code java.util.logging} record its logger let through, as Jersey's would reach a console. */
+    private static final class Recorder extends Handler {
+        final List<LogRecord> records = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void publish(LogRecord record) {
+            records.add(record);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
         }
     }
 
