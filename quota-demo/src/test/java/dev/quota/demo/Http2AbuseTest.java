@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * One HTTP/2 client against the demo, over raw frames from its own loopback address: a rapid
  * reset flood is cut off after a bounded number of streams and leaves the API answering; header
  * blocks over the limit are refused on their own stream, and neither the connection nor the
- * listener is left refusing everything after them.
+ * listener is left refusing everything after them. In each attack another customer on another
+ * address asks for its account every 100 ms ({@link LegitimateCaller}), answered within 1 s each time.
  */
 class Http2AbuseTest {
 
@@ -63,12 +64,15 @@ class Http2AbuseTest {
         return uri.getHost() + ":" + uri.getPort();
     }
 
-    /** Decisions taken so far, from the instance's {@code quota_decisions_total}. */
+    /**
+     * Decisions taken so far for callers without a key (the attacker's plan; the legitimate caller
+     * is on another), from the instance's {@code quota_decisions_total}.
+     */
     private static long decisions() {
         RawHttp.Answer metrics = RawHttp.get("127.0.0.1", demo.management.getPort(), "/metrics");
         long total = 0;
         for (String line : metrics.body().split("\n")) {
-            if (line.startsWith("quota_decisions_total{")) {
+            if (line.startsWith("quota_decisions_total{") && line.contains("plan=\"anonymous\"")) {
                 total += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
         }
@@ -99,21 +103,30 @@ class Http2AbuseTest {
             }
         };
         responder.addHandler(recorder);
-        try (RawHttp2 attacker = RawHttp2.connect(api, InetAddress.getByName("127.0.0.61"))) {
-            sent = attacker.rapidReset(authority(api), "/api/v1/rates", FLOOD);
-            goAway = attacker.awaitGoAway();
-        } finally {
-            responder.removeHandler(recorder);
-        }
-        // the streams the server started before it closed the connection are all decided by now
-        AtomicLong last = new AtomicLong(-1);
-        Await.until(Duration.ofSeconds(20), () -> last.getAndSet(decisions()) == last.get(),
-                () -> "the decision count to settle");
-        long processed = last.get() - before;
-
+        long processed;
         RawHttp2.Response legitimate;
-        try (RawHttp2 client = RawHttp2.connect(api, InetAddress.getByName("127.0.0.62"))) {
-            legitimate = client.get(authority(api), "/api/v1/accounts/ACC-1001", KEY, FREE);
+        long worst;
+        List<Integer> callerStatuses;
+        try (LegitimateCaller caller = LegitimateCaller.start("127.0.0.68", api.getPort())) {
+            caller.awaitMore(1);
+            try (RawHttp2 attacker = RawHttp2.connect(api, InetAddress.getByName("127.0.0.61"))) {
+                sent = attacker.rapidReset(authority(api), "/api/v1/rates", FLOOD);
+                goAway = attacker.awaitGoAway();
+            } finally {
+                responder.removeHandler(recorder);
+            }
+            // the streams the server started before it closed the connection are all decided by now
+            AtomicLong last = new AtomicLong(-1);
+            Await.until(Duration.ofSeconds(20), () -> last.getAndSet(decisions()) == last.get(),
+                    () -> "the decision count to settle");
+            processed = last.get() - before;
+
+            try (RawHttp2 client = RawHttp2.connect(api, InetAddress.getByName("127.0.0.62"))) {
+                legitimate = client.get(authority(api), "/api/v1/accounts/ACC-1001", KEY, FREE);
+            }
+            caller.awaitMore(5);
+            worst = caller.worstMillis();
+            callerStatuses = caller.statuses();
         }
 
         // GOAWAY, or a reset that swallowed it while the flood was still being written
@@ -121,6 +134,8 @@ class Http2AbuseTest {
         assertThat(processed).as("streams decided out of %d sent", sent)
                 .isLessThanOrEqualTo(4L * ApiServer.MAX_CONTROL_FRAMES_PER_SECOND);
         assertThat(legitimate.status()).isEqualTo(200);
+        assertThat(worst).as("the other customer's worst latency in ms, asking every 100 ms throughout").isLessThan(1_000);
+        assertThat(callerStatuses).isNotEmpty().containsOnly(200);
         assertThat(responder.getFilter()).as("the demo's filter on Jersey's responder log").isInstanceOf(ClientResets.class);
         assertThat(passed).as("Jersey records with a stack trace of a reset stream")
                 .noneMatch(r -> ClientResets.clientGone(r.getThrown()) != null);
@@ -284,6 +299,17 @@ class Http2AbuseTest {
             throws IOException {
         // over the 8 KB limit; the server advertised less before (4 KB) and then refused everything
         String big = "x".repeat(9_000);
+        try (LegitimateCaller caller = LegitimateCaller.start("127.0.0.69", api.getPort())) {
+            caller.awaitMore(1);
+            oversizedHeaderBlocks(big);
+            caller.awaitMore(5);
+            assertThat(caller.worstMillis()).as("the other customer's worst latency in ms, asking every 100 ms throughout")
+                    .isLessThan(1_000);
+            assertThat(caller.statuses()).isNotEmpty().containsOnly(200);
+        }
+    }
+
+    private static void oversizedHeaderBlocks(String big) throws IOException {
         try (RawHttp2 client = RawHttp2.connect(api, InetAddress.getByName("127.0.0.63"))) {
             for (int i = 0; i < 3; i++) {
                 RawHttp2.Response plain = client.get(authority(api), "/api/v1/accounts/ACC-1001", KEY, FREE,
