@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * The keys that keep working from an address blocked for guessing, attacked over HTTP: one valid
  * but spent key sent from thousands of source addresses (Linux lets a client socket bind to any
  * 127.x.y.z), then a guesser behind a NAT. The NAT's own customers keep their answers; a key whose
- * every request was refused is known nowhere.
+ * every request was refused is known nowhere. Another customer on another address asks for its
+ * account every 100 ms during the flood, answered within 1 s each time.
  */
 class KnownKeysFloodOverHttpTest {
 
@@ -27,6 +28,8 @@ class KnownKeysFloodOverHttpTest {
     private static final String SAV = "demo-sav2001-key";
     /** A NAT's address, with customers of its own behind it. */
     private static final String NAT = "127.200.0.1";
+    /** Another customer's address, asking for its account every 100 ms during the flood. */
+    private static final String LEGITIMATE = "127.0.0.31";
     /** Source addresses of the flood: 127.100.0.0 to 127.100.11.183. */
     private static final int FLOOD_ADDRESSES = 3_000;
     private static final int REQUESTS_PER_ADDRESS = 2;
@@ -84,7 +87,7 @@ class KnownKeysFloodOverHttpTest {
 
         List<RawHttp.Answer> flood = new ArrayList<>();
         ExecutorService senders = Executors.newFixedThreadPool(4);
-        try {
+        try (LegitimateCaller legitimate = LegitimateCaller.start(LEGITIMATE, demo.api.getPort())) {
             List<Future<List<RawHttp.Answer>>> sent = new ArrayList<>();
             for (int a = 0; a < FLOOD_ADDRESSES; a++) {
                 String from = floodAddress(a);
@@ -99,6 +102,9 @@ class KnownKeysFloodOverHttpTest {
             for (Future<List<RawHttp.Answer>> answers : sent) {
                 flood.addAll(answers.get());
             }
+            assertThat(legitimate.worstMillis()).as("another customer's worst latency in ms, asking every 100 ms"
+                    + " during the flood").isLessThan(1_000);
+            assertThat(legitimate.statuses()).isNotEmpty().containsOnly(200);
         } finally {
             senders.shutdownNow();
         }

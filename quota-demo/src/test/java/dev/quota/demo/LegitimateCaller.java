@@ -1,6 +1,8 @@
 package dev.quota.demo;
 
+import dev.quota.testkit.Await;
 import dev.quota.testkit.RawHttp;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +48,16 @@ final class LegitimateCaller implements AutoCloseable {
     /** The longest time to answer so far, in milliseconds. */
     long worstMillis() {
         return millis.stream().mapToLong(Long::longValue).max().orElse(0);
+    }
+
+    /**
+     * Waits until {@code more} further requests have been answered (or given up on), so that an
+     * attack that is over in a moment is still measured across a span of the caller's requests.
+     */
+    void awaitMore(int more) {
+        int target = statuses.size() + more;
+        Await.until(Duration.ofSeconds(30), () -> statuses.size() >= target,
+                () -> more + " more requests of the legitimate caller (" + statuses.size() + " so far)");
     }
 
     /** Every status so far (-1: no answer). */
