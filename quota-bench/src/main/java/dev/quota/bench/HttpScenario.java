@@ -192,7 +192,8 @@ final class HttpScenario {
         }
     }
 
-    private static int freePort() {
+    /** A free port on loopback for a bench server. */
+    static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         } catch (IOException e) {

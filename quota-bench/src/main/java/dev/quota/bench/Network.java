@@ -27,6 +27,7 @@ final class Network implements AutoCloseable {
     private final Duration rtt;
     private final @Nullable DelayProxy proxy;
     private final String measured;
+    private long addedNanos;
 
     private Network(RedisUnderTest redis, Duration rtt) {
         this.redis = redis;
@@ -88,6 +89,31 @@ final class Network implements AutoCloseable {
                 late.getValueAtPercentile(50) / 1e3, late.getValueAtPercentile(99) / 1e3, proxyCpuNanos() / 1e9);
     }
 
+    /**
+     * The median PING round trip through this network, less the median direct on loopback, in
+     * nanoseconds: what the network adds to each round trip, as measured when it opened (0 direct).
+     */
+    long addedRoundTripNanos() {
+        return addedNanos;
+    }
+
+    /** The median of {@code count} PING round trips on {@code client}, in nanoseconds. */
+    static long pingMedian(RespClient client, int count) {
+        long[] took = new long[count];
+        for (int i = 0; i < count; i++) {
+            took[i] = ping(client);
+        }
+        Arrays.sort(took);
+        return took[count / 2];
+    }
+
+    /** One PING's round trip on {@code client}, in nanoseconds. */
+    static long ping(RespClient client) {
+        long start = System.nanoTime();
+        client.command("PING");
+        return System.nanoTime() - start;
+    }
+
     /** PING round trips, direct and through this network: the median of each, after a warm-up. */
     private String probe() {
         URI direct = URI.create(redis.uri());
@@ -98,22 +124,12 @@ final class Network implements AutoCloseable {
             pingMedian(b, PINGS / 10);
             long directMedian = pingMedian(a, PINGS);
             long throughMedian = pingMedian(b, PINGS);
+            addedNanos = proxy == null ? 0 : throughMedian - directMedian;
             return proxy == null
                     ? String.format(Locale.ROOT, "PING round trip median %.1f µs", directMedian / 1e3)
                     : String.format(Locale.ROOT, "PING round trip median %.1f µs through it, %.1f µs direct (+%.1f µs)",
                     throughMedian / 1e3, directMedian / 1e3, (throughMedian - directMedian) / 1e3);
         }
-    }
-
-    private static long pingMedian(RespClient client, int count) {
-        long[] took = new long[count];
-        for (int i = 0; i < count; i++) {
-            long start = System.nanoTime();
-            client.command("PING");
-            took[i] = System.nanoTime() - start;
-        }
-        Arrays.sort(took);
-        return took[count / 2];
     }
 
     private static String millis(Duration d) {

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The results as markdown: the machine, the round trips side by side, then for each network round
@@ -23,13 +24,15 @@ final class Report {
 
     static String render(Settings settings, String redisVersion, String sizing, List<String> networks,
                          List<RunResult> runs, List<HttpScenario.Row> http, List<TransferScenario.Check> checks,
-                         List<AllocationScenario.Row> allocation, double elapsedSeconds) {
+                         List<AllocationScenario.Row> allocation, HopScenario.@Nullable Result hop,
+                         double elapsedSeconds) {
         Report r = new Report();
         r.machine(settings, redisVersion, sizing, networks, elapsedSeconds);
-        if (settings.rtts().size() > 1) {
+        if (settings.rtts().size() > 1 && !networks.isEmpty()) {
             r.sideBySide(settings.rtts(), runs);
         }
-        for (int i = 0; i < settings.rtts().size(); i++) {
+        // no passes when hop ran alone
+        for (int i = 0; i < networks.size(); i++) {
             Duration rtt = settings.rtts().get(i);
             List<RunResult> at = runs.stream().filter(x -> x.rtt().equals(rtt)).toList();
             List<HttpScenario.Row> httpAt = http.stream().filter(x -> x.rtt().equals(rtt)).toList();
@@ -55,6 +58,9 @@ final class Report {
             Targets.of(at, httpAt, checksAt).forEach(r::line);
             Targets.allocation(allocationAt).forEach(r::line);
             r.line("");
+        }
+        if (hop != null) {
+            r.hop(hop);
         }
         return r.out.toString();
     }
@@ -249,6 +255,38 @@ final class Report {
         for (AllocationScenario.Row row : rows) {
             line(f("| %s | %.0f | %.0f | %d |", row.limiter(), row.callerBytes(), row.otherBytes(), row.errors()));
         }
+        line("");
+    }
+
+    private void hop(HopScenario.Result hop) {
+        line("## 7. One request at a time behind a hop of " + Network.label(hop.configured()));
+        line("");
+        line(hop.network() + ".");
+        line("");
+        line(f("Two pairs of scenario 4's servers (Jersey + Grizzly, QuotaFeature over RedisStore), one whose Redis"
+                + " clients connect directly, one whose clients go through the delay proxy; one keep-alive connection"
+                + " each, one request at a time, alternating between the sides; %d untimed requests of each kind on"
+                + " each server, then %d rounds of %d. A round's cost is its median behind the hop less its median"
+                + " direct; the figures are the medians over the rounds. A round trip is the PING through the proxy"
+                + " less the PING direct, one of each after every request pair: %.2f ms (%.2f ms through, %.3f ms"
+                + " direct). Redis commands: those the hop side's client wrote, per request, lease returns included.",
+                HopScenario.WARMUP, hop.rows().isEmpty() ? 0 : hop.rows().get(0).rounds().size(), HopScenario.PER_ROUND,
+                hop.addedRttNanos() / 1e6, hop.pingHop() / 1e6, hop.pingDirect() / 1e6));
+        line("");
+        line("| request | direct ms | behind the hop ms | difference ms | round trips | rounds' round trips"
+                + " | Redis commands/request behind the hop | errors |");
+        line("|---|---:|---:|---:|---:|---:|---|---:|");
+        for (HopScenario.Row row : hop.rows()) {
+            StringBuilder commands = new StringBuilder(f("%.2f", row.commandsPerRequest()));
+            row.commands().forEach((name, perRequest) -> commands.append(f(", %s %.2f", name, perRequest)));
+            line(f("| %s | %.2f | %.2f | %+.2f | %.2f | %.2f to %.2f | %s | %d |", row.request(), row.direct() / 1e6,
+                    row.hop() / 1e6, row.difference() / 1e6, row.roundTrips(), row.fewestRoundTrips(),
+                    row.mostRoundTrips(), commands, row.errors()));
+        }
+        line("");
+        line("### Targets, behind the hop");
+        line("");
+        Targets.hop(hop).forEach(this::line);
         line("");
     }
 

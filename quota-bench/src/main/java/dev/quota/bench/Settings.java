@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param measureNanos measured window per run
  * @param callers      concurrent callers (and HTTP connections); default 64
  * @param customers    scenario 1's distinct customers; default 100,000 (quick: 10,000)
- * @param scenarios    which scenarios: many, hot1, hot, hot8, shared8, flood, http, transfer, alloc; default all
+ * @param scenarios    which scenarios: many, hot1, hot, hot8, shared8, flood, http, transfer, alloc, hop; default all
  * @param limiters     which limiters, by {@link Kind} name; default all
  * @param nettyThreads overrides the store builder's netty threads when positive
  * @param poolSize     overrides the store builder's connection pool size when positive
@@ -29,13 +29,16 @@ import org.jspecify.annotations.Nullable;
  * @param profile      a directory for JFR recordings of the measured slices only (one file each), or null
  * @param arrivedBodyBytes the HTTP scenario's {@code QuotaFeature.Builder.arrivedBodyBytes}, or -1 for the feature's
  * @param instances    the instances of scenarios 2b and 5c (each its own Redis client and service); default 8
+ * @param hopRtt       the round trip scenario 7's proxy adds; default 4.5 ms
+ * @param hopRounds    scenario 7's rounds of {@link HopScenario#PER_ROUND} requests per kind and side; default 5
  */
 record Settings(boolean quick, long warmupNanos, long measureNanos, int callers, int customers, Set<String> scenarios,
                 Set<Kind> limiters, int nettyThreads, int poolSize, Path chart, Path results, List<Duration> rtts,
-                Set<String> transferParts, @Nullable Path profile, int arrivedBodyBytes, int instances) {
+                Set<String> transferParts, @Nullable Path profile, int arrivedBodyBytes, int instances,
+                Duration hopRtt, int hopRounds) {
 
-    /** Every scenario, in the order they run. */
-    static final List<String> SCENARIOS = List.of("many", "hot1", "hot", "hot8", "shared8", "flood", "http", "transfer", "alloc");
+    /** Every scenario, in the order they run; all but hop once per {@code --redis-rtt}, hop once after them. */
+    static final List<String> SCENARIOS = List.of("many", "hot1", "hot", "hot8", "shared8", "flood", "http", "transfer", "alloc", "hop");
     /** The parts of scenario 5, in the order they run (paced needs peak: it runs at half the slowest peak). */
     static final List<String> TRANSFER_PARTS = List.of("peak", "paced", "exactness");
 
@@ -45,8 +48,8 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
               --quick              smoke run, about 2 minutes: 1 s warm-up + 3 s per run (default 3 s + 10 s)
               --seconds N          measured seconds per run
               --warmup N           warm-up seconds per run
-              --scenarios LIST     comma-separated: many,hot1,hot,hot8,shared8,flood,http,transfer,alloc
-                       (default: all)
+              --scenarios LIST     comma-separated: many,hot1,hot,hot8,shared8,flood,http,transfer,alloc,hop
+                       (default: all; hop runs once, after the --redis-rtt passes, with its own proxy)
               --limiters LIST      comma-separated: quota,quota_read_first,quota_no_local,lua,
                                    rratelimiter,bucket4j_default,quota_transfer,lua_transfer
               --transfer-parts L   comma-separated parts of scenario 5: peak,paced,exactness (default: all;
@@ -67,6 +70,8 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
               --arrived-body-bytes N  the HTTP scenario's QuotaFeature.Builder.arrivedBodyBytes: a transfer
                                    body of at most N bytes sent with its headers is decided in one store
                                    call (default: the feature's, 16384; 0: every body in two steps)
+              --hop-rtt RTT        the round trip scenario 7 (hop) adds behind its proxy (default 4.5ms)
+              --hop-rounds N       scenario 7's rounds of 15 requests of each kind on each side (default 5)
             """;
 
     static Settings parse(String[] args) {
@@ -86,6 +91,8 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
         Path chart = null;
         Path results = Path.of("quota-bench", "target", "benchmarks.md");
         int arrivedBodyBytes = -1;
+        Duration hopRtt = Duration.ofNanos(4_500_000);
+        int hopRounds = 5;
         List<String> rest = new ArrayList<>(List.of(args));
         while (!rest.isEmpty()) {
             String name = rest.remove(0);
@@ -174,6 +181,22 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
                         throw new IllegalArgumentException("--arrived-body-bytes must be >= 0 but was " + value);
                     }
                     break;
+                case "--hop-rtt":
+                    try {
+                        hopRtt = parseRtt(value.trim());
+                    } catch (IllegalArgumentException e) {
+                        throw new IllegalArgumentException(e.getMessage().replace("--redis-rtt", "--hop-rtt"), e);
+                    }
+                    if (hopRtt.isZero()) {
+                        throw new IllegalArgumentException("--hop-rtt must be > 0 but was " + value);
+                    }
+                    break;
+                case "--hop-rounds":
+                    hopRounds = Integer.parseInt(value);
+                    if (hopRounds < 1) {
+                        throw new IllegalArgumentException("--hop-rounds must be >= 1 but was " + value);
+                    }
+                    break;
                 default:
                     throw new IllegalArgumentException("unknown option " + name);
             }
@@ -188,7 +211,7 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
         }
         return new Settings(quick, (long) (warmupSeconds * 1e9), (long) (measureSeconds * 1e9), callers, customers,
                 scenarios, limiters, nettyThreads, pool, chart, results, rtts, transferParts, profile,
-                arrivedBodyBytes, instances);
+                arrivedBodyBytes, instances, hopRtt, hopRounds);
     }
 
     /**

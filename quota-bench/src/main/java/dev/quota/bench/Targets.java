@@ -207,6 +207,23 @@ final class Targets {
         return t.lines;
     }
 
+    /**
+     * One bullet per request kind of scenario 7: what the hop costs it beyond the same request
+     * direct, in the hop's round trips (target <= 1.2), with the Redis commands it wrote behind it.
+     */
+    static List<String> hop(HopScenario.Result hop) {
+        Targets t = new Targets();
+        for (HopScenario.Row row : hop.rows()) {
+            double trips = row.roundTrips();
+            t.target(trips <= HopScenario.TARGET_ROUND_TRIPS && row.errors() == 0, f("behind a hop of %.2f ms: %s"
+                            + " costs %+.2f ms, %.2f round trips more than direct (target <= %.1f), medians of %d rounds"
+                            + " of %d; %.2f Redis commands per request; %d errors", hop.addedRttNanos() / 1e6,
+                    row.request(), row.difference() / 1e6, trips, HopScenario.TARGET_ROUND_TRIPS, row.rounds().size(),
+                    HopScenario.PER_ROUND, row.commandsPerRequest(), row.errors()));
+        }
+        return t.lines;
+    }
+
     private void target(boolean met, String text) {
         lines.add("- " + (met ? "met: " : "**missed**: ") + text);
     }
