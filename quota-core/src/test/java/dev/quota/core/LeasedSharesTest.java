@@ -104,6 +104,34 @@ class LeasedSharesTest {
     }
 
     @Test
+    void listener_isToldEachEventWithTheLimitsPolicy_andAnOldListenerStillHearsIt() {
+        List<String> heard = new ArrayList<>();
+        List<String> old = new ArrayList<>();
+        QuotaListener byPolicy = new QuotaListener() {
+            @Override
+            public void onLeasedTokens(TokenLeasing.Event event, String policy, long tokens) {
+                heard.add(event + " " + policy + " " + tokens);
+            }
+        };
+        QuotaListener withoutPolicy = new QuotaListener() {
+            @Override
+            public void onLeasedTokens(TokenLeasing.Event event, long tokens) {
+                old.add(event + " " + tokens);
+            }
+        };
+        QuotaService service = QuotaService.builder().store(store).clock(clock).config(config(Leasing.ON))
+                .listener(byPolicy).listener(withoutPolicy).sweepLeasesByHand().build();
+        services.add(service);
+
+        decide(service, 55); // hot at the 50th: a batch of 25, of which 5 served
+        clock.advance(Duration.ofMillis(500));
+        java.util.Objects.requireNonNull(service.shares()).sweep();
+
+        assertThat(heard).containsExactly("TAKEN big-hourly 25", "EXPIRED big-hourly 20", "RETURNED big-hourly 20");
+        assertThat(old).containsExactly("TAKEN 25", "EXPIRED 20", "RETURNED 20");
+    }
+
+    @Test
     void batch_isNeverAboveItsShareOfTheCapacity_overTheLiveInstances() {
         QuotaService service = QuotaService.builder().store(store).clock(clock).config(config(Leasing.ON))
                 .liveInstances(() -> 40).sweepLeasesByHand().build();
