@@ -18,6 +18,8 @@ final class HotBucket {
     private static final long SECOND = 1_000_000_000L;
 
     final BucketKey key;
+    /** The policy name of the bucket's first limit, as the listener is told it. */
+    final String policy;
     private long window;
     private long current;
     private long previous;
@@ -41,8 +43,9 @@ final class HotBucket {
     /** Where tokens going back to the store are queued. */
     private final Consumer<Adjustment> returns;
 
-    HotBucket(BucketKey key, TokenLeasing settings, long leaseNanos, Consumer<Adjustment> returns) {
+    HotBucket(BucketKey key, String policy, TokenLeasing settings, long leaseNanos, Consumer<Adjustment> returns) {
         this.key = key;
+        this.policy = policy;
         this.settings = settings;
         this.leaseNanos = leaseNanos;
         this.returns = returns;

@@ -68,7 +68,7 @@ final class LeasedShares implements AutoCloseable {
     private final Supplier<QuotaConfig> config;
     private final QuotaListener listener;
     private final ConcurrentHashMap<String, HotBucket> shares = new ConcurrentHashMap<>();
-    private final ConcurrentLinkedQueue<Adjustment> returns = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Returning> returns = new ConcurrentLinkedQueue<>();
     private final @Nullable ScheduledExecutorService sweeper;
     private final LogThrottle lostWarnings;
     private final LongAdder batches = new LongAdder();
@@ -105,6 +105,10 @@ final class LeasedShares implements AutoCloseable {
         } else {
             this.sweeper = null;
         }
+    }
+
+    /** Tokens queued to go back to the store, with the policy the listener is told they are of. */
+    private record Returning(Adjustment adjustment, String policy) {
     }
 
     /** One decision's use of the batches: per take, the share asked, and what it answered. */
@@ -192,7 +196,7 @@ final class LeasedShares implements AutoCloseable {
                 continue;
             }
             now = now < 0 ? nanos() : now;
-            HotBucket share = share(draw.key());
+            HotBucket share = share(draw);
             if (share == null) {
                 continue;
             }
@@ -271,7 +275,7 @@ final class LeasedShares implements AutoCloseable {
                 if (extra > 0) {
                     batches.increment();
                     taken.add(extra);
-                    listener.onLeasedTokens(TokenLeasing.Event.TAKEN, extra);
+                    listener.onLeasedTokens(TokenLeasing.Event.TAKEN, share.policy, extra);
                     result = withBatch(result, take.spec(), extra);
                 }
             }
@@ -298,7 +302,7 @@ final class LeasedShares implements AutoCloseable {
     private void giveBack(Lease lease, Take take, int i, long tokens) {
         HotBucket share = lease.shares[i];
         if (tokens > 0 && share != null && !share.giveBack(tokens, lease.served[i])) {
-            returns.add(Adjustment.ofTokens(take.key(), take.spec(), tokens));
+            returns.add(new Returning(Adjustment.ofTokens(take.key(), take.spec(), tokens), share.policy));
         }
     }
 
@@ -335,12 +339,16 @@ final class LeasedShares implements AutoCloseable {
                 draw.declared().get(0).name());
     }
 
-    private @Nullable HotBucket share(BucketKey key) {
+    /** The share of {@code draw}'s bucket, named after its first limit's policy; null past {@code maxKeys}. */
+    private @Nullable HotBucket share(Draw draw) {
+        BucketKey key = draw.key();
         HotBucket share = shares.get(key.value());
         if (share != null || shares.size() >= settings.maxKeys()) {
             return share;
         }
-        return shares.computeIfAbsent(key.value(), k -> new HotBucket(key, settings, leaseNanos, returns::add));
+        String policy = draw.policies().get(0);
+        return shares.computeIfAbsent(key.value(), k -> new HotBucket(key, policy, settings, leaseNanos,
+                adjustment -> returns.add(new Returning(adjustment, policy))));
     }
 
     /**
@@ -353,7 +361,7 @@ final class LeasedShares implements AutoCloseable {
             long left = share.expire(now);
             if (left > 0) {
                 expired.increment();
-                listener.onLeasedTokens(TokenLeasing.Event.EXPIRED, left);
+                listener.onLeasedTokens(TokenLeasing.Event.EXPIRED, share.policy, left);
             }
             if (share.dead()) {
                 shares.remove(share.key.value(), share);
@@ -411,32 +419,39 @@ final class LeasedShares implements AutoCloseable {
         }
     }
 
-    /** Sends the queued returns, merged per bucket, in one store call. Only under this object's lock. */
+    /**
+     * Sends the queued returns, merged per bucket, in one store call; the listener is told once per
+     * policy. Only under this object's lock.
+     */
     private void sendReturns() {
-        Map<String, Adjustment> merged = new LinkedHashMap<>();
-        for (Adjustment next = returns.poll(); next != null; next = returns.poll()) {
-            Adjustment adjustment = next;
-            merged.merge(adjustment.key().value(), adjustment, (a, b) ->
-                    Adjustment.ofTokens(b.key(), b.spec(), a.tokens() + b.tokens()));
+        Map<String, Returning> merged = new LinkedHashMap<>();
+        for (Returning next = returns.poll(); next != null; next = returns.poll()) {
+            merged.merge(next.adjustment().key().value(), next, (a, b) -> new Returning(Adjustment.ofTokens(
+                    b.adjustment().key(), b.adjustment().spec(), a.adjustment().tokens() + b.adjustment().tokens()),
+                    b.policy()));
         }
         if (merged.isEmpty()) {
             return;
         }
-        List<Adjustment> batch = List.copyOf(merged.values());
+        List<Returning> queued = List.copyOf(merged.values());
+        List<Adjustment> batch = new ArrayList<>(queued.size());
+        Map<String, Long> perPolicy = new LinkedHashMap<>();
         long tokens = 0;
-        for (Adjustment adjustment : batch) {
-            tokens += adjustment.tokens();
+        for (Returning returning : queued) {
+            batch.add(returning.adjustment());
+            tokens += returning.adjustment().tokens();
+            perPolicy.merge(returning.policy(), returning.adjustment().tokens(), Long::sum);
         }
         try {
             store.adjust(batch);
         } catch (RuntimeException e) {
             if (e instanceof QuotaStoreException failure && failure.outage()) {
-                returns.addAll(batch); // the breaker did not call the store: sent again once it answers
+                returns.addAll(queued); // the breaker did not call the store: sent again once it answers
                 return;
             }
             // the store may have applied it: never sent twice, so the tokens are lost until the buckets refill
             lost.add(tokens);
-            listener.onLeasedTokens(TokenLeasing.Event.LOST, tokens);
+            tell(TokenLeasing.Event.LOST, perPolicy);
             if (lostWarnings.offer().write()) {
                 log.warn("could not give back {} leased tokens of {} buckets ({}); they come back as the buckets refill",
                         tokens, batch.size(), e.toString());
@@ -444,7 +459,13 @@ final class LeasedShares implements AutoCloseable {
             return;
         }
         returned.add(tokens);
-        listener.onLeasedTokens(TokenLeasing.Event.RETURNED, tokens);
+        tell(TokenLeasing.Event.RETURNED, perPolicy);
+    }
+
+    private void tell(TokenLeasing.Event event, Map<String, Long> perPolicy) {
+        for (Map.Entry<String, Long> entry : perPolicy.entrySet()) {
+            listener.onLeasedTokens(event, entry.getKey(), entry.getValue());
+        }
     }
 
     private long nanos() {

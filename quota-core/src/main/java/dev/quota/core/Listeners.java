@@ -99,10 +99,10 @@ final class Listeners implements QuotaListener {
     }
 
     @Override
-    public void onLeasedTokens(TokenLeasing.Event event, long tokens) {
+    public void onLeasedTokens(TokenLeasing.Event event, String policy, long tokens) {
         for (QuotaListener listener : listeners) {
             try {
-                listener.onLeasedTokens(event, tokens);
+                listener.onLeasedTokens(event, policy, tokens);
             } catch (RuntimeException e) {
                 failed(listener, "onLeasedTokens", e);
             }

@@ -80,11 +80,28 @@ public interface QuotaListener {
 
     /**
      * Leased tokens of a hot bucket ({@link TokenLeasing}) were taken, given back, expired or
-     * lost. Told off the request path for returns, expiries and losses; on the deciding thread for
-     * a batch taken.
+     * lost, whatever limit they are of. The service calls
+     * {@link #onLeasedTokens(TokenLeasing.Event, String, long)}, whose default calls this one: an
+     * implementation overrides either.
      *
      * @param tokens how many tokens the event concerns
      */
     default void onLeasedTokens(TokenLeasing.Event event, long tokens) {
+    }
+
+    /**
+     * Leased tokens of the hot buckets of one limit ({@link TokenLeasing}) were taken, given back,
+     * expired or lost. Told off the request path for returns, expiries and losses (once per limit
+     * and sweep: 3 buckets of {@code free-burst} returning 5 tokens each are one call of 15); on
+     * the deciding thread for a batch taken. The default calls
+     * {@link #onLeasedTokens(TokenLeasing.Event, long)}.
+     *
+     * @param policy the policy name of the bucket's first limit, as {@code RateLimit-Policy} names it
+     *               ({@code <plan>-<limit>}, {@code <rule>-<limit>}): a config name, never a
+     *               customer's, so a metric tag of it has as many values as the config has limits
+     * @param tokens how many tokens the event concerns
+     */
+    default void onLeasedTokens(TokenLeasing.Event event, String policy, long tokens) {
+        onLeasedTokens(event, tokens);
     }
 }

@@ -55,6 +55,7 @@ public final class QuotaService implements AutoCloseable {
     private final @Nullable QuotaListener decisionListeners;
     private final TopCustomersListener top;
     private final DecisionRunner runner;
+    private final TokenLeasing tokenLeasing;
     /** Batches of hot buckets served without a store call ({@link TokenLeasing}); null when off. */
     private final @Nullable LeasedShares shares;
     private final FailedKeyGuard guard;
@@ -83,6 +84,7 @@ public final class QuotaService implements AutoCloseable {
         this.listener = new Listeners(listeners);
         // a decision tells the rankings directly, and times itself only for listeners that read it
         this.decisionListeners = builder.listeners.isEmpty() ? null : new Listeners(builder.listeners);
+        this.tokenLeasing = builder.tokenLeasing;
         this.shares = builder.tokenLeasing.enabled()
                 ? new LeasedShares(store, clock, builder.tokenLeasing, this::config, listener, builder.leaseSweeper)
                 : null;
@@ -488,6 +490,15 @@ public final class QuotaService implements AutoCloseable {
      */
     public TokenLeasing.Counts leasedTokens() {
         return shares == null ? new TokenLeasing.Counts(0, 0, 0, 0, 0, 0, 0) : shares.counts();
+    }
+
+    /**
+     * The settings this service leases hot buckets by, as its builder was given them
+     * ({@link QuotaServiceBuilder#tokenLeasing}; default {@link TokenLeasing#DEFAULT}). Which plans
+     * and rules may be leased is the config's part ({@link QuotaConfig#leasing()}).
+     */
+    public TokenLeasing tokenLeasing() {
+        return tokenLeasing;
     }
 
     /** Package-private: the leased shares, for tests that sweep them by their clock; null when off. */

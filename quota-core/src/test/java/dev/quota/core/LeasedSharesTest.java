@@ -104,6 +104,78 @@ class LeasedSharesTest {
     }
 
     @Test
+    void listener_isToldEachEventWithTheLimitsPolicy_andAnOldListenerStillHearsIt() {
+        List<String> heard = new ArrayList<>();
+        List<String> old = new ArrayList<>();
+        QuotaListener byPolicy = new QuotaListener() {
+            @Override
+            public void onLeasedTokens(TokenLeasing.Event event, String policy, long tokens) {
+                heard.add(event + " " + policy + " " + tokens);
+            }
+        };
+        QuotaListener withoutPolicy = new QuotaListener() {
+            @Override
+            public void onLeasedTokens(TokenLeasing.Event event, long tokens) {
+                old.add(event + " " + tokens);
+            }
+        };
+        QuotaService service = QuotaService.builder().store(store).clock(clock).config(config(Leasing.ON))
+                .listener(byPolicy).listener(withoutPolicy).sweepLeasesByHand().build();
+        services.add(service);
+
+        decide(service, 55); // hot at the 50th: a batch of 25, of which 5 served
+        clock.advance(Duration.ofMillis(500));
+        java.util.Objects.requireNonNull(service.shares()).sweep();
+
+        assertThat(heard).containsExactly("TAKEN big-hourly 25", "EXPIRED big-hourly 20", "RETURNED big-hourly 20");
+        assertThat(old).containsExactly("TAKEN 25", "EXPIRED 20", "RETURNED 20");
+    }
+
+    @Test
+    void returnsOfOneSweep_areToldOncePerPolicy_andALostReturnToo() {
+        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicBoolean failAdjust = new AtomicBoolean();
+        QuotaStore failing = new ForwardingStore(store) {
+            @Override
+            protected void before(String operation) {
+                if (operation.equals("adjust") && failAdjust.get()) {
+                    throw new QuotaStoreException("timed out, maybe applied (test)");
+                }
+            }
+        };
+        QuotaService service = QuotaService.builder().store(failing).clock(clock).config(config(Leasing.ON))
+                .listener(new QuotaListener() {
+                    @Override
+                    public void onLeasedTokens(TokenLeasing.Event event, String policy, long tokens) {
+                        heard.add(event + " " + policy + " " + tokens);
+                    }
+                }).sweepLeasesByHand().build();
+        services.add(service);
+        LeasedShares shares = java.util.Objects.requireNonNull(service.shares());
+
+        for (int i = 0; i < 55; i++) { // plan and shared bucket both hot at the 50th: 25 each, 5 served
+            assertThat(service.decide(ACME, "exports").allowed()).isTrue();
+        }
+        clock.advance(Duration.ofMillis(500));
+        shares.sweep();
+
+        assertThat(heard).containsExactlyInAnyOrder("TAKEN big-hourly 25", "TAKEN exports-shared 25",
+                "EXPIRED big-hourly 20", "EXPIRED exports-shared 20",
+                "RETURNED big-hourly 20", "RETURNED exports-shared 20");
+        assertThat(service.leasedTokens().returned()).isEqualTo(40);
+
+        heard.clear();
+        assertThat(service.decide(ACME, "exports").allowed()).isTrue(); // the 56th in this second: 28 each
+        clock.advance(Duration.ofMillis(500));
+        failAdjust.set(true);
+        shares.sweep();
+
+        assertThat(heard).containsExactlyInAnyOrder("TAKEN big-hourly 28", "TAKEN exports-shared 28",
+                "EXPIRED big-hourly 28", "EXPIRED exports-shared 28", "LOST big-hourly 28", "LOST exports-shared 28");
+        assertThat(service.leasedTokens().lost()).isEqualTo(56);
+    }
+
+    @Test
     void batch_isNeverAboveItsShareOfTheCapacity_overTheLiveInstances() {
         QuotaService service = QuotaService.builder().store(store).clock(clock).config(config(Leasing.ON))
                 .liveInstances(() -> 40).sweepLeasesByHand().build();

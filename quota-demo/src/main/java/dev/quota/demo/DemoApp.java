@@ -158,6 +158,8 @@ public final class DemoApp implements AutoCloseable {
         }
         QuotaStack built = stack.build();
         TopCustomerGauges.register(metrics, built.service().admin());
+        // quota_leased_tokens_held, and quota_leased_tokens_total of every leased limit at zero
+        meters.registerLeasing(built.service());
         try {
             return ApiServer.start(new ApiServer.Parts(built, metrics, settings.adminToken(), settings.clock(),
                     redis.describe()), settings.host(), port, managementPort);

@@ -7,9 +7,11 @@ import dev.quota.core.Plan;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaConfig;
 import dev.quota.core.QuotaListener;
+import dev.quota.core.QuotaService;
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.Rule;
 import dev.quota.core.Settlement;
+import dev.quota.core.TokenLeasing;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -74,6 +76,20 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code quota.settle.tokens} counter [{@code quota_settle_tokens_total}]</td>
  *       <td>plan tokens a settle moved; tag {@code direction}: {@code charged} (taken after the fact,
  *       the tokens that can make a debt) or {@code given_back}</td></tr>
+ *   <tr><td>{@code quota.leased.tokens} counter [{@code quota_leased_tokens_total}]</td>
+ *       <td>tokens of leased shares of hot buckets ({@link TokenLeasing}), tag {@code policy} (the
+ *       policy name of the bucket's first limit: {@code <plan>-<limit>}, {@code <rule>-<limit>}) and
+ *       tag {@code event}: {@code taken} (in batches, with a decision), {@code returned} (unspent,
+ *       given back to the store), {@code expired} (left in a batch at its deadline; counted under
+ *       {@code returned} too once given back), {@code lost} (could not be given back: missing from
+ *       the bucket until it refills). Registered at zero for every bucket the config leases by
+ *       {@link #registerLeasing}, else at a limit's first event</td></tr>
+ *   <tr><td>{@code quota.leased.batches} counter [{@code quota_leased_batches_total}]</td>
+ *       <td>batches taken, tag {@code policy}</td></tr>
+ *   <tr><td>{@code quota.leased.tokens.held} gauge [{@code quota_leased_tokens_held}]</td>
+ *       <td>tokens this instance holds in batches now (not yet served nor returned); registered by
+ *       {@link #registerLeasing}. Summed over instances: what the fleet holds, at most
+ *       {@code fleetFraction} of each leased limit's capacity (docs/operations.md has the bound)</td></tr>
  * </table>
  *
  * <p>Tag values come from config names (plans, rules, limits), never from customer ids, keys or
@@ -106,10 +122,12 @@ public final class MicrometerQuotaListener implements QuotaListener {
     private final Counter tokensGivenBack;
     /** Leases held by this instance's running requests, per in-flight policy; at most {@link #MAX_SERIES}. */
     private final Map<String, AtomicLong> leasesHeld = new ConcurrentHashMap<>();
+    private final LeasedTokenMeters leased;
 
     /** Registers the meters in {@code registry} (those without variable tags at once, at zero). */
     public MicrometerQuotaListener(MeterRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry");
+        this.leased = new LeasedTokenMeters(registry);
         this.latency = Timer.builder("quota.decision.latency")
                 .description("Time to decide one request or amount, store round trips included")
                 .publishPercentiles(0.5, 0.99)
@@ -240,6 +258,25 @@ public final class MicrometerQuotaListener implements QuotaListener {
                     .register(registry);
             return gauge;
         });
+    }
+
+    /**
+     * Registers {@code quota.leased.tokens.held}, read from {@code service} at each scrape, and
+     * {@code quota.leased.tokens} and {@code quota.leased.batches} at zero for every bucket its
+     * config leases (a plan's, a rule's, a rule's shared one, in enforce mode, not marked
+     * {@code leasing: off}; none when the service's {@link QuotaService#tokenLeasing()} is off).
+     * Call it once the service is built; with a reloaded config, again, to add new limits (the
+     * gauge is registered once); a limit first seen in an event is registered then anyway.
+     *
+     * @throws NullPointerException if {@code service} is null
+     */
+    public void registerLeasing(QuotaService service) {
+        leased.register(Objects.requireNonNull(service, "service"));
+    }
+
+    @Override
+    public void onLeasedTokens(TokenLeasing.Event event, String policy, long tokens) {
+        leased.count(event, policy, tokens);
     }
 
     @Override

@@ -46,6 +46,7 @@ class DashboardTest {
                 .listener(listener)
                 .build();
         TopCustomerGauges.register(registry, service.admin());
+        listener.registerLeasing(service);
         service.decide(Customer.of("alice", "free"), null);
 
         Set<String> queried = new TreeSet<>();
@@ -55,7 +56,8 @@ class DashboardTest {
         }
         String scrape = registry.scrape();
 
-        assertThat(queried).contains("quota_top_refusals", "quota_top_spending", "quota_decisions_total");
+        assertThat(queried).contains("quota_top_refusals", "quota_top_spending", "quota_decisions_total",
+                "quota_leased_tokens_total", "quota_leased_batches_total", "quota_leased_tokens_held");
         assertThat(queried).allSatisfy(name -> assertThat(scrape).containsPattern("(?m)^" + name + "[{ ]"));
     }
 }

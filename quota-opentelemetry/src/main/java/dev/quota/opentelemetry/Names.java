@@ -3,6 +3,7 @@ package dev.quota.opentelemetry;
 import dev.quota.core.LimitStatus;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.Settlement;
+import dev.quota.core.TokenLeasing;
 import dev.quota.core.resilience.CircuitBreakerStore;
 import io.opentelemetry.api.common.AttributeKey;
 import java.util.List;
@@ -32,6 +33,9 @@ final class Names {
     static final String TOP_REFUSALS = "quota.top.refusals";
     static final String TOP_SPENDING = "quota.top.spending";
     static final String FAILED_KEYS = "quota.failed_keys";
+    static final String LEASED_TOKENS = "quota.leased.tokens";
+    static final String LEASED_BATCHES = "quota.leased.batches";
+    static final String LEASED_TOKENS_HELD = "quota.leased.tokens.held";
     /** The span this module starts when asked ({@link OpenTelemetryQuotaListener.Builder#decisionSpans}). */
     static final String DECISION_SPAN = "quota.decision";
     /** The event a refusal adds to the span. */
@@ -48,6 +52,7 @@ final class Names {
     static final AttributeKey<Boolean> IN_DOUBT = AttributeKey.booleanKey("quota.store.in_doubt");
     static final AttributeKey<String> BREAKER = AttributeKey.stringKey("quota.breaker.state");
     static final AttributeKey<String> RELOAD_RESULT = AttributeKey.stringKey("quota.reload.result");
+    static final AttributeKey<String> LEASE_EVENT = AttributeKey.stringKey("quota.lease.event");
     // span only: per request, so never on a metric
     static final AttributeKey<Long> LIMIT_CAPACITY = AttributeKey.longKey("quota.limit.capacity");
     static final AttributeKey<Long> LIMIT_REMAINING = AttributeKey.longKey("quota.limit.remaining");
@@ -101,6 +106,11 @@ final class Names {
     /** {@code quota.settle.outcome}: the settlement's outcome in lower case. */
     static String settle(Settlement.Outcome outcome) {
         return outcome.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** {@code quota.lease.event}: {@code taken}, {@code returned}, {@code expired}, {@code lost}. */
+    static String leaseEvent(TokenLeasing.Event event) {
+        return event.name().toLowerCase(Locale.ROOT);
     }
 
     /** {@code quota.breaker.state}: {@code closed}, {@code open}, {@code half_open}. */

@@ -7,6 +7,7 @@ import dev.quota.core.QuotaListener;
 import dev.quota.core.QuotaService;
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.Settlement;
+import dev.quota.core.TokenLeasing;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
@@ -55,7 +56,12 @@ import org.slf4j.LoggerFactory;
  *       breaker's state and 0 for the others; {@code quota.config.version}; {@code quota.top.refusals}
  *       and {@code quota.top.spending} by {@code quota.rank};</li>
  *   <li>{@code quota.config.reloads} by {@code quota.reload.result}; {@code quota.failed_keys} by
- *       {@code quota.result}.</li>
+ *       {@code quota.result};</li>
+ *   <li>{@code quota.leased.tokens} counter {@code {token}} by {@code quota.limit} (the policy name
+ *       of the leased bucket's first limit) and {@code quota.lease.event} ({@code taken},
+ *       {@code returned}, {@code expired}, {@code lost}); {@code quota.leased.batches} by
+ *       {@code quota.limit}; once the service is observed, {@code quota.leased.tokens.held}, the
+ *       tokens this instance holds in batches now.</li>
  * </ul>
  *
  * <p>Bounded cardinality: attribute values come from enums and from config names (plans, rules,
@@ -87,6 +93,10 @@ public final class OpenTelemetryQuotaListener implements QuotaListener, AutoClos
     private final LongCounter storeErrors;
     private final LongCounter reloads;
     private final LongCounter failedKeys;
+    private final LongCounter leasedTokens;
+    private final LongCounter leasedBatches;
+    /** The attribute sets of leased tokens per policy, at most {@link #MAX_SERIES} policies. */
+    private final Map<String, LeaseSeries> leaseSeries = new ConcurrentHashMap<>();
     private final Map<SeriesKey, Attributes> series = new ConcurrentHashMap<>();
     private final Map<QuotaDecision.Outcome, Attributes> results = new EnumMap<>(QuotaDecision.Outcome.class);
     private final Map<QuotaDecision.Fallback.Kind, Attributes> fallbackKinds =
@@ -125,6 +135,11 @@ public final class OpenTelemetryQuotaListener implements QuotaListener, AutoClos
                 .setDescription("Config reload attempts: applied, or rejected with the previous config kept").build();
         this.failedKeys = meter.counterBuilder(Names.FAILED_KEYS).setUnit("{request}")
                 .setDescription("Failed API-key lookups counted per client address").build();
+        this.leasedTokens = meter.counterBuilder(Names.LEASED_TOKENS).setUnit("{token}")
+                .setDescription("Leased tokens of hot buckets taken in batches, returned, expired (then returned)"
+                        + " or lost, per limit").build();
+        this.leasedBatches = meter.counterBuilder(Names.LEASED_BATCHES).setUnit("{batch}")
+                .setDescription("Batches of hot buckets' tokens taken, per limit").build();
         for (QuotaDecision.Outcome outcome : QuotaDecision.Outcome.values()) {
             results.put(outcome, Attributes.of(Names.RESULT, Names.result(outcome)));
         }
@@ -165,7 +180,8 @@ public final class OpenTelemetryQuotaListener implements QuotaListener, AutoClos
      * {@code open} or {@code half_open}, 0 for the others; nothing for a store without a breaker),
      * {@code quota.config.version}, and {@code quota.top.refusals} and {@code quota.top.spending}
      * by {@code quota.rank} (1 to 10: the counts of the customers this instance limits most, never
-     * who they are). Call once per service; {@link #close()} stops them.
+     * who they are), and {@code quota.leased.tokens.held} (tokens this instance holds in leased
+     * batches now, {@link QuotaService#leasedTokens()}). Call once per service; {@link #close()} stops them.
      *
      * @throws NullPointerException if {@code service} is null
      */
@@ -214,6 +230,19 @@ public final class OpenTelemetryQuotaListener implements QuotaListener, AutoClos
     }
 
     @Override
+    public void onLeasedTokens(TokenLeasing.Event event, String policy, long tokens) {
+        LeaseSeries attributes = leaseSeries.get(policy);
+        if (attributes == null) {
+            String name = leaseSeries.size() >= MAX_SERIES ? OTHER : policy;
+            attributes = leaseSeries.computeIfAbsent(name, LeaseSeries::new);
+        }
+        leasedTokens.add(tokens, Objects.requireNonNull(attributes.events.get(event), "one per event, made with the policy's"));
+        if (event == TokenLeasing.Event.TAKEN) {
+            leasedBatches.add(1, attributes.limit);
+        }
+    }
+
+    @Override
     public void onReload(boolean applied, long version) {
         reloads.add(1, Attributes.of(Names.RELOAD_RESULT, applied ? "applied" : "rejected"));
     }
@@ -246,6 +275,19 @@ public final class OpenTelemetryQuotaListener implements QuotaListener, AutoClos
             attributes = series.computeIfAbsent(key, SeriesKey::attributes);
         }
         return attributes;
+    }
+
+    /** The attribute sets of one policy's leased tokens: its limit, and per event. */
+    private static final class LeaseSeries {
+        final Attributes limit;
+        final Map<TokenLeasing.Event, Attributes> events = new EnumMap<>(TokenLeasing.Event.class);
+
+        LeaseSeries(String policy) {
+            this.limit = Attributes.of(Names.LIMIT, policy);
+            for (TokenLeasing.Event event : TokenLeasing.Event.values()) {
+                events.put(event, Attributes.of(Names.LIMIT, policy, Names.LEASE_EVENT, Names.leaseEvent(event)));
+            }
+        }
     }
 
     private record SeriesKey(String plan, @Nullable String rule, @Nullable String limit, LimitStatus.@Nullable Role kind,

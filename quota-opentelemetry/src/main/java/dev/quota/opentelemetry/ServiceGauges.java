@@ -11,8 +11,9 @@ import java.util.function.Function;
 
 /**
  * The instruments read from a built service at each collection, asking nothing of the store: its
- * breaker's state, its active config version, and who it is limiting (the counts of the top
- * customers by rank, never who they are: the admin API names them).
+ * breaker's state, its active config version, the tokens it holds in leased batches, and who it
+ * is limiting (the counts of the top customers by rank, never who they are: the admin API names
+ * them).
  */
 final class ServiceGauges {
 
@@ -39,6 +40,9 @@ final class ServiceGauges {
                                 }
                             }
                         }),
+                meter.upDownCounterBuilder(Names.LEASED_TOKENS_HELD).setUnit("{token}")
+                        .setDescription("Tokens this instance holds in leased batches of hot buckets now")
+                        .buildWithCallback(measurement -> measurement.record(service.leasedTokens().held())),
                 meter.gaugeBuilder(Names.CONFIG_VERSION).ofLongs().setUnit("{version}")
                         .setDescription("The active config version")
                         .buildWithCallback(measurement -> measurement.record(service.config().version())),

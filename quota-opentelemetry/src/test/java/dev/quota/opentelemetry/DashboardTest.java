@@ -72,6 +72,7 @@ class DashboardTest {
         service.decide(Customer.of("alice", "free"), "transfers");
         service.decide(Customer.of("alice", "free"), "transfers");
         listener.onReload(true, 2);
+        listener.onLeasedTokens(dev.quota.core.TokenLeasing.Event.TAKEN, "free-burst", 2);
         listener.onStoreFailure(new QuotaStoreException("down (test)"));
         listener.onFailedKey(new QuotaDecision(QuotaDecision.Outcome.ALLOWED, List.of(), null, Duration.ZERO));
 
@@ -96,7 +97,8 @@ class DashboardTest {
         labelsUsed.addAll(matches(dashboard, "[,{](\\w+)=~", 1));
 
         assertThat(queried).contains("quota_decisions_total", "quota_decision_duration_seconds_bucket",
-                "quota_store_breaker_state", "quota_leases_held", "quota_top_refusals");
+                "quota_store_breaker_state", "quota_leases_held", "quota_top_refusals", "quota_leased_tokens_total",
+                "quota_leased_batches_total", "quota_leased_tokens_held");
         assertThat(published).containsAll(queried);
         assertThat(labels).containsAll(labelsUsed);
         listener.close();

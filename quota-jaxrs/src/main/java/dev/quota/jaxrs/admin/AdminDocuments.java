@@ -15,6 +15,7 @@ import dev.quota.core.Refill;
 import dev.quota.core.RouteMatch;
 import dev.quota.core.Rule;
 import dev.quota.core.StoreHealth;
+import dev.quota.core.TokenLeasing;
 import dev.quota.core.TopCustomers;
 import dev.quota.core.net.Cidr;
 import dev.quota.jaxrs.internal.JsonWriter;
@@ -109,20 +110,31 @@ final class AdminDocuments {
 
     /**
      * The active config without secrets: version, switches, identity, plans, rules, amounts, counts;
-     * and the store's health.
+     * the service's leasing settings, {@code "tokenLeasing":{"enabled":true,"hotRate":50,
+     * "leaseTime":"PT0.5S","fleetFraction":0.1,"maxKeys":10000}}; and the store's health. A plan's
+     * or rule's {@code leasing} is {@code on} when its buckets are leased once hot: the service
+     * leases, the config does not turn it off for it, and its mode is enforce.
      */
-    static String config(QuotaConfig config, StoreHealth health) {
+    static String config(QuotaConfig config, TokenLeasing leasing, StoreHealth health) {
+        boolean leases = leasing.enabled();
         JsonWriter json = new JsonWriter().beginObject()
                 .member("version", config.version())
                 .name("enabled").value(config.enabled())
                 .member("mode", lower(config.mode()))
                 .member("leasing", config.leasing().enabled() ? "on" : "off");
+        json.name("tokenLeasing").beginObject()
+                .name("enabled").value(leases)
+                .member("hotRate", leasing.hotRate())
+                .member("leaseTime", leasing.leaseTime().toString())
+                .name("fleetFraction").value(leasing.fleetFraction())
+                .member("maxKeys", leasing.maxKeys())
+                .endObject();
         identity(json.name("identity"), config.identity());
         json.name("plans").beginArray();
         for (Plan plan : sorted(config.plans().values(), Plan::name)) {
             json.beginObject().member("name", plan.name())
                     .member("mode", lower(config.modeOf(plan)))
-                    .member("leasing", config.leasing().leasesPlan(plan.name())
+                    .member("leasing", leases && config.leasing().leasesPlan(plan.name())
                             && config.modeOf(plan) == Mode.ENFORCE ? "on" : "off")
                     .member("onStoreFailure", lower(plan.onStoreFailure()));
             limits(json.name("limits"), plan.limits());
@@ -136,7 +148,7 @@ final class AdminDocuments {
                 json.value(match.toString());
             }
             json.endArray().member("cost", rule.cost()).member("mode", lower(config.modeOf(rule)))
-                    .member("leasing", config.leasing().leasesRule(rule.name())
+                    .member("leasing", leases && config.leasing().leasesRule(rule.name())
                             && config.modeOf(rule) == Mode.ENFORCE ? "on" : "off");
             if (rule.onStoreFailure() != null) {
                 json.member("onStoreFailure", lower(rule.onStoreFailure()));

@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  *       in-flight leases stay held;
  *   <li>{@code DELETE /admin/customers/{id}/leases?confirm=may-exceed-in-flight-limit}: frees the
  *       customer's in-flight leases, audited; without the confirmation 400 and nothing freed;
- *   <li>{@code GET /admin/config}: the active config's version, plans, rules and limits; customers
- *       and keys only counted, never listed;
+ *   <li>{@code GET /admin/config}: the active config's version, plans, rules and limits, which
+ *       plans and rules are leased once hot and the service's leasing settings
+ *       ({@code tokenLeasing}); customers and keys only counted, never listed;
  *   <li>{@code GET /admin/top-customers}: the customers this instance refused most often and those
  *       that spent the most plan tokens over the last minutes ({@link dev.quota.core.TopCustomers}),
  *       of this instance only: ask each instance.
@@ -302,7 +303,8 @@ public final class QuotaAdminResource {
     @Path("config")
     public Response config(@Context SecurityContext security) {
         return document(security, "config",
-                service -> AdminDocuments.config(service.config(), service.admin().store()));
+                service -> AdminDocuments.config(service.config(), service.tokenLeasing(),
+                        service.admin().store()));
     }
 
     /**

@@ -10,6 +10,7 @@ import dev.quota.core.Limit;
 import dev.quota.core.QuotaDecision;
 import dev.quota.core.Refill;
 import dev.quota.core.Rule;
+import dev.quota.core.TokenLeasing;
 import dev.quota.core.net.Cidr;
 import dev.quota.jaxrs.Fixture;
 import dev.quota.jaxrs.TestConfig;
@@ -152,12 +153,29 @@ class QuotaAdminResourceTest {
     }
 
     @Test
+    void config_showsTheServicesLeasingSettings_andNoPlanOrRuleLeasedWhenTheServiceLeasesNone() {
+        String tuned = AdminDocuments.config(fixture.service.config(),
+                new TokenLeasing(true, 20, Duration.ofSeconds(2), 0.25, 500), fixture.service.admin().store());
+        String off = AdminDocuments.config(fixture.service.config(), TokenLeasing.OFF, fixture.service.admin().store());
+
+        assertThat(tuned).contains("\"leasing\":\"on\",\"tokenLeasing\":{\"enabled\":true,\"hotRate\":20,"
+                        + "\"leaseTime\":\"PT2S\",\"fleetFraction\":0.25,\"maxKeys\":500},")
+                .contains("{\"name\":\"free\",\"mode\":\"enforce\",\"leasing\":\"on\",");
+        assertThat(off).contains("\"tokenLeasing\":{\"enabled\":false,")
+                .contains("{\"name\":\"free\",\"mode\":\"enforce\",\"leasing\":\"off\",")
+                .contains("{\"name\":\"export\",\"matches\":[],\"cost\":10,\"mode\":\"enforce\",\"leasing\":\"off\",")
+                .doesNotContain("\"leasing\":\"on\",\"onStoreFailure\"");
+    }
+
+    @Test
     void config_summarisesPlansRulesAndLimits_withoutKeyHashesOrAllowListedIds() {
         HttpResponse<String> response = fixture.server.get("/admin/config", "Authorization", BEARER);
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body())
                 .startsWith("{\"version\":1,\"enabled\":true,\"mode\":\"enforce\",\"leasing\":\"on\","
+                        + "\"tokenLeasing\":{\"enabled\":true,\"hotRate\":50,\"leaseTime\":\"PT0.5S\","
+                        + "\"fleetFraction\":0.1,\"maxKeys\":10000},"
                         + "\"identity\":{\"header\":\"X-API-Key\"")
                 .contains("{\"name\":\"free\",\"mode\":\"enforce\",\"leasing\":\"on\",\"onStoreFailure\":\"closed\","
                         + "\"limits\":["
