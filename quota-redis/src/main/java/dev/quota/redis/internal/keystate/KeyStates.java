@@ -251,11 +251,16 @@ public final class KeyStates {
             entry.digest(digest.high, digest.middle, digest.low);
             return BucketMath.deserialize(bytes);
         }
-        byte[] scratch = digest.scratch(templates.room(rec));
-        int length = templates.decode(rec, scratch);
-        digest.of(scratch, 0, length);
-        entry.digest(digest.high, digest.middle, digest.low);
-        return StateWire.read(scratch, length);
+        StateDigest.StateBuffer buffer = StateDigest.takeBuffer();
+        try {
+            byte[] scratch = buffer.room(templates.room(rec));
+            int length = templates.decode(rec, scratch);
+            digest.of(scratch, 0, length);
+            entry.digest(digest.high, digest.middle, digest.low);
+            return StateWire.read(scratch, length);
+        } finally {
+            StateDigest.giveBack(buffer);
+        }
     }
 
     /**
@@ -388,14 +393,18 @@ public final class KeyStates {
 
     /** The record of {@code parsed}, {@code entry}'s state, serialized into this thread's scratch buffer. */
     private long[] encodeState(RemoteBucketState parsed, KeyState entry, int check) {
-        StateDigest digest = StateDigest.local();
-        byte[] scratch = digest.scratch(256);
-        int length = StateWire.write(parsed, scratch, 0);
-        if (length < 0) {
-            scratch = digest.scratch(-length);
-            length = StateWire.write(parsed, scratch, 0);
+        StateDigest.StateBuffer buffer = StateDigest.takeBuffer();
+        try {
+            byte[] scratch = buffer.room(256);
+            int length = StateWire.write(parsed, scratch, 0);
+            if (length < 0) {
+                scratch = buffer.room(-length);
+                length = StateWire.write(parsed, scratch, 0);
+            }
+            return templates.encode(scratch, length, entry.confirmedNanos(), entry.expiresNanos(), check);
+        } finally {
+            StateDigest.giveBack(buffer);
         }
-        return templates.encode(scratch, length, entry.confirmedNanos(), entry.expiresNanos(), check);
     }
 
     /** The heap the notes of forgotten keys take ({@link ForgottenKeys}), in bytes. */
