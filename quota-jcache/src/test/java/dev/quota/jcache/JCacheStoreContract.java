@@ -1,8 +1,11 @@
 package dev.quota.jcache;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quota.core.Limit;
+import dev.quota.core.QuotaStoreException;
 import dev.quota.core.Refill;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
@@ -86,8 +89,17 @@ abstract class JCacheStoreContract extends QuotaStoreContract {
     }
 
     @Test
-    void ping_answersWhileTheGridDoes() {
-        ((JCacheStore) store).ping();
+    void ping_answersWhileTheCacheDoes_andFailsAsAStoreFailureOnceItIsClosed() {
+        assertThatCode(((JCacheStore) store)::ping).doesNotThrowAnyException();
+
+        // a cache of its own: closing the contract's would fail every later test of this class
+        Cache<String, byte[]> cache = grid.cache(0, "ping-" + update() + "-" + java.util.UUID.randomUUID());
+        try (JCacheStore closing = JCacheStore.builder(cache).update(update()).clock(clock).build()) {
+            assertThatCode(closing::ping).doesNotThrowAnyException();
+            cache.close();
+
+            assertThatThrownBy(closing::ping).isInstanceOf(QuotaStoreException.class);
+        }
     }
 
     /** One policy for unreadable bytes in every mode: removed, the bucket starts full (entry processors included). */

@@ -58,8 +58,9 @@ public final class RedisStoreBuilder {
     UnaryOperator<RedisLink> link = UnaryOperator.identity();
     /** How the engine measures a script's time out (its own timeout, should Redisson's not fire). */
     LongSupplier wallNanos = System::nanoTime;
-    // 4 per core: on 2 cores 8 connections carry more commands per write and per Redis wake-up than
-    // 16 (quota-bench: +35 % decisions/s, half the Redis CPU per decision); netty: 2 threads per core
+    // 4 per core: Redisson pipelines commands on a connection, so fewer connections carry more
+    // commands per write and per Redis wake-up, while a spare is left when one breaks (quota-bench
+    // scenario 1 with --pool, docs/BENCHMARKS.md "Figures behind the code"); netty: 2 threads per core
     private int connectionPoolSize = Math.max(4, 4 * Runtime.getRuntime().availableProcessors());
     private boolean connectOnBuild = true;
     private Duration connectTimeout = Duration.ofSeconds(10);

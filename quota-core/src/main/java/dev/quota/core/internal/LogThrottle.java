@@ -43,8 +43,9 @@ public final class LogThrottle {
     /**
      * Offers before this time (nanoseconds since the epoch) are suppressed without a summary;
      * {@link Long#MIN_VALUE} when that is not known. Written only under the lock. In nanoseconds,
-     * not the clock's milliseconds: every offer in a window rounded to the millisecond would take
-     * the lock (DecisionPathBench, decideRefused: about 2 % of a flood's lines, with waits).
+     * not the clock's milliseconds: a window rounded down to the millisecond, and ended early
+     * against rounding, leaves a gap before each line's token in which every offer of a flood takes
+     * the lock (DecisionPathBench's decideRefused shows the monitor waits; docs/BENCHMARKS.md).
      */
     private volatile long quietUntilNanos = Long.MIN_VALUE;
     /** False: every offer takes the lock (the plain path the fast one is checked against). */

@@ -17,6 +17,7 @@ import dev.quota.core.QuotaService;
 import dev.quota.core.Refill;
 import dev.quota.core.RouteMatch;
 import dev.quota.core.Rule;
+import dev.quota.core.TokenLeasing;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.testkit.BusyCores;
 import dev.quota.testkit.MutableClock;
@@ -63,6 +64,14 @@ public abstract class MultiInstanceContract {
     /** How many instances share the store. */
     protected int instanceCount() {
         return 2;
+    }
+
+    /**
+     * The leased shares the instances run with: the default (on), or {@link TokenLeasing#OFF} in
+     * a subclass, so the plain path, where every decision goes to the store, runs the same contract.
+     */
+    protected TokenLeasing tokenLeasing() {
+        return TokenLeasing.DEFAULT;
     }
 
     @AfterEach
@@ -181,7 +190,7 @@ public abstract class MultiInstanceContract {
         List<QuotaService> fleet = new ArrayList<>();
         for (int i = 0; i < instanceCount(); i++) {
             QuotaService service = QuotaService.builder().store(newInstanceStore(i, clock)).config(config).clock(clock)
-                    .liveInstances(this::instanceCount).build();
+                    .liveInstances(this::instanceCount).build(); // leased shares as shipped, whatever tokenLeasing()
             instances.add(service);
             fleet.add(service);
         }
@@ -203,7 +212,7 @@ public abstract class MultiInstanceContract {
             instances.remove(service);
         }
         QuotaService later = QuotaService.builder().store(newInstanceStore(0, clock)).config(config).clock(clock)
-                .tokenLeasing(dev.quota.core.TokenLeasing.OFF).build();
+                .tokenLeasing(TokenLeasing.OFF).build();
         instances.add(later);
         long more = 0;
         while (later.decide(customer, null).allowed()) {
@@ -215,7 +224,8 @@ public abstract class MultiInstanceContract {
     /** Starts {@link #instanceCount()} services over clients of the store; closed after the test. */
     protected List<QuotaService> startInstances(QuotaConfig config) {
         for (int i = 0; i < instanceCount(); i++) {
-            instances.add(QuotaService.builder().store(newInstanceStore(i, clock)).config(config).clock(clock).build());
+            instances.add(QuotaService.builder().store(newInstanceStore(i, clock)).config(config).clock(clock)
+                    .tokenLeasing(tokenLeasing()).build());
         }
         return instances;
     }

@@ -1,5 +1,6 @@
 package dev.quota.redis.internal.encoding;
 
+import dev.quota.core.internal.Scratch;
 import dev.quota.core.internal.StateWire;
 import dev.quota.redis.internal.engine.ScriptFlight;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
@@ -13,18 +14,23 @@ import java.util.Arrays;
  * ({@link CasScript}): computed where the state's bytes are at hand and kept as three primitive
  * fields ({@link #high}, {@link #middle}, {@link #low}), never as an array per decision. One per
  * thread ({@link #local}): its digest and its scratch output are reused.
+ *
+ * <p>The bytes a state is decoded into or serialized into for a moment ({@link StateBuffer}) are
+ * this thread's too, taken with {@link #takeBuffer} and given back in a {@code finally}: they come
+ * from {@link Scratch}, so a take while the thread holds them (a decode inside a decode) throws
+ * instead of handing one buffer to two users.
  */
 public final class StateDigest {
 
     private static final ThreadLocal<StateDigest> LOCAL = ThreadLocal.withInitial(StateDigest::new);
+    private static final Scratch<StateBuffer> BUFFERS = Scratch.perThread("a stored state's scratch bytes",
+            StateBuffer::new);
     private static final byte[] HEX = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
     /** The digest's length in hex, as {@code redis.sha1hex} answers it. */
     static final int HEX_LENGTH = 40;
 
     private final MessageDigest sha1;
     private final byte[] out = new byte[20];
-    /** A scratch buffer of this thread's for bytes a state is decoded into ({@link #scratch}). */
-    private byte[] scratch = new byte[256];
     /**
      * The new states of the script this thread is sending, one after another ({@link #append}):
      * read when its argument is written, before the send returns ({@link ScriptFlight#send}).
@@ -70,12 +76,34 @@ public final class StateDigest {
         return of(bytes, 0, bytes.length);
     }
 
-    /** This thread's scratch buffer, at least {@code length} bytes: valid until this thread's next call. */
-    public byte[] scratch(int length) {
-        if (scratch.length < length) {
-            scratch = new byte[Math.max(length, 2 * scratch.length)];
+    /**
+     * This thread's buffer for a stored state's bytes, taken until {@link #giveBack}.
+     *
+     * @throws IllegalStateException if this thread holds it already (a re-entrant use)
+     */
+    public static StateBuffer takeBuffer() {
+        return BUFFERS.take();
+    }
+
+    /** Gives back what {@link #takeBuffer} answered; a second give-back is harmless. */
+    public static void giveBack(StateBuffer buffer) {
+        BUFFERS.giveBack(buffer);
+    }
+
+    /** Bytes a stored state is decoded into or serialized into, grown as needed: one per thread. */
+    public static final class StateBuffer {
+        private byte[] bytes = new byte[256];
+
+        private StateBuffer() {
         }
-        return scratch;
+
+        /** At least {@code length} bytes, what was in them not kept when they grow. */
+        public byte[] room(int length) {
+            if (bytes.length < length) {
+                bytes = new byte[Math.max(length, 2 * bytes.length)];
+            }
+            return bytes;
+        }
     }
 
     /** Begins the new states of a script to send: those of the last one are forgotten. */

@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A first-in first-out queue of objects that carry their own link ({@link Linked}): any thread
  * adds, one at a time takes (whoever holds the combiner's flag), any thread may look at what
- * waits. Adding makes no node, where a {@code ConcurrentLinkedQueue} makes one (24 bytes) per
- * element: the callers' jobs ({@link Combiner}) and the flights whose reply came ({@link Pipeline})
+ * waits. Adding makes no node, where a {@code ConcurrentLinkedQueue} makes one per element
+ * (what quota-bench scenario 6, allocation per decision, counts): the callers' jobs ({@link Combiner}) and the flights whose reply came ({@link Pipeline})
  * are queued once a decision each.
  *
  * <p>An object is added at most once, ever: its link is the queue's from then on. The last one

@@ -27,8 +27,9 @@ import org.jspecify.annotations.Nullable;
  * floods, the limit every customer shares) is never parsed twice. A key pushed out of them is
  * kept compact in {@link ColdStates}: the words where its bytes differ from a template
  * ({@link StateTemplates}), under a 64-bit fingerprint of its name, packed into long arrays with
- * the other cold keys' ({@link RecordSlabs}): 88 bytes a one-limit key, 105 a transfer's
- * ({@code KeyStatesTest}), where the map's entry, the name and the parsed state took about 1 KB;
+ * the other cold keys' ({@link RecordSlabs}): a small fraction of what the map's entry, the name
+ * and the parsed state take (bounded by {@code KeyStatesTest}; the figures are in
+ * docs/BENCHMARKS.md, "Figures behind the code");
  * its next use makes it hot again as its record, leaving the cold tier, and the round that uses it
  * decodes it into a per-thread buffer and parses it into a state of its own
  * ({@link KeyState#unparsed()}, {@link #parse}); the entry of the key that cooled is made over for it. Past the bound a cold key is forgotten, an expired one first,
@@ -250,11 +251,16 @@ public final class KeyStates {
             entry.digest(digest.high, digest.middle, digest.low);
             return BucketMath.deserialize(bytes);
         }
-        byte[] scratch = digest.scratch(templates.room(rec));
-        int length = templates.decode(rec, scratch);
-        digest.of(scratch, 0, length);
-        entry.digest(digest.high, digest.middle, digest.low);
-        return StateWire.read(scratch, length);
+        StateDigest.StateBuffer buffer = StateDigest.takeBuffer();
+        try {
+            byte[] scratch = buffer.room(templates.room(rec));
+            int length = templates.decode(rec, scratch);
+            digest.of(scratch, 0, length);
+            entry.digest(digest.high, digest.middle, digest.low);
+            return StateWire.read(scratch, length);
+        } finally {
+            StateDigest.giveBack(buffer);
+        }
     }
 
     /**
@@ -387,14 +393,18 @@ public final class KeyStates {
 
     /** The record of {@code parsed}, {@code entry}'s state, serialized into this thread's scratch buffer. */
     private long[] encodeState(RemoteBucketState parsed, KeyState entry, int check) {
-        StateDigest digest = StateDigest.local();
-        byte[] scratch = digest.scratch(256);
-        int length = StateWire.write(parsed, scratch, 0);
-        if (length < 0) {
-            scratch = digest.scratch(-length);
-            length = StateWire.write(parsed, scratch, 0);
+        StateDigest.StateBuffer buffer = StateDigest.takeBuffer();
+        try {
+            byte[] scratch = buffer.room(256);
+            int length = StateWire.write(parsed, scratch, 0);
+            if (length < 0) {
+                scratch = buffer.room(-length);
+                length = StateWire.write(parsed, scratch, 0);
+            }
+            return templates.encode(scratch, length, entry.confirmedNanos(), entry.expiresNanos(), check);
+        } finally {
+            StateDigest.giveBack(buffer);
         }
-        return templates.encode(scratch, length, entry.confirmedNanos(), entry.expiresNanos(), check);
     }
 
     /** The heap the notes of forgotten keys take ({@link ForgottenKeys}), in bytes. */

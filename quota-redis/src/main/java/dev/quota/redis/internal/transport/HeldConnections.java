@@ -15,11 +15,12 @@ import org.redisson.connection.MasterSlaveEntry;
  *
  * <p>Why: a command sent through Redisson's executor takes a connection from the pool and gives
  * it back, and wraps the command in an executor with its own promises, a retry delay, two timers
- * and a node source: about 2 KB a command. Written to a connection of Redisson's pool directly it
- * still cost about 700 bytes of Redisson's and Netty's connection layer (the write's promise and
+ * and a node source, every command. Written to a connection of Redisson's pool directly it
+ * still cost objects of Redisson's and Netty's connection layer (the write's promise and
  * listeners, the command queue's holder and node, the command's name encoded each time, reply
  * lengths decoded through strings). On a connection of its own the store writes one buffer a
- * command and parses the reply into what it reads.
+ * command and parses the reply into what it reads (quota-bench scenario 6, allocation per
+ * decision, shows the difference; the figures are in docs/BENCHMARKS.md, "Figures behind the code").
  *
  * <p>Which master: the one Redisson routes the key's slot to now ({@link #connection}), looked up
  * on every call, so after a Sentinel failover or a Cluster topology change the next script goes to

@@ -27,8 +27,8 @@ import org.redisson.command.CommandAsyncExecutor;
  * <p>The compare-and-swap script goes as {@code EVALSHA}, written as RESP bytes to the
  * connection the store opens to the master Redisson routes the first key's slot to, one per master
  * ({@link HeldConnections}, {@link RespConnection}). Sent through Redisson's executor instead, as it
- * goes while no such connection is ready, a command cost about 2 KB of promises, timers and routing
- * objects (docs/BENCHMARKS.md), with the parameters {@link CasScript#call} builds. What the
+ * goes while no such connection is ready, a command costs promises, timers and routing
+ * objects of its own (quota-bench scenario 6; docs/BENCHMARKS.md, "Figures behind the code"), with the parameters {@link CasScript#call} builds. What the
  * executor would do for the script is done here: where Redis does not know the script (a restarted
  * or new server, a replica promoted that never saw it, {@code SCRIPT FLUSH}) it answers
  * {@code NOSCRIPT} without running it, and the same call goes once more as {@code EVAL} with the
