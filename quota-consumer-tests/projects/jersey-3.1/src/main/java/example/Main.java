@@ -32,7 +32,7 @@ public final class Main {
         // the admin API, registered next to the feature as docs/security.md says
         QuotaAdminResource admin = QuotaAdminResource.builder(quota, System.getenv("QUOTA_ADMIN_TOKEN")).build();
 
-        ResourceConfig app = new ResourceConfig(ExportResource.class, TransferResource.class, ImportResource.class, StatementResource.class).register(feature).register(admin);
+        ResourceConfig app = new ResourceConfig(ExportResource.class, TransferResource.class, ImportResource.class, StatementResource.class, ArchiveResource.class).register(feature).register(admin);
         HttpServer server = GrizzlyHttpServerFactory.createHttpServer(URI.create("http://127.0.0.1:" + port + "/"), app);
         Runtime.getRuntime().addShutdownHook(new Thread(server::shutdownNow));
         System.out.println("listening on http://127.0.0.1:" + port + "/");

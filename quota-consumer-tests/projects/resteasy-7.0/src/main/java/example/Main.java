@@ -36,6 +36,7 @@ public final class Main {
         deployment.getActualResourceClasses().add(TransferResource.class);
         deployment.getActualResourceClasses().add(ImportResource.class);
         deployment.getActualResourceClasses().add(StatementResource.class);
+        deployment.getActualResourceClasses().add(ArchiveResource.class);
         deployment.getResources().add(admin);
         deployment.getProviders().add(feature);
         UndertowJaxrsServer server = new UndertowJaxrsServer().setHostname("127.0.0.1").setPort(port);

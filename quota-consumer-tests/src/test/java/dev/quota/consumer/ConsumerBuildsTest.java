@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the token, 401 without, 429 after too many wrong tokens from one address, and the top customers
  * of the process; an import charged exactly its rows, and at most two of a customer's imports
  * running at once (429 too-many-in-flight for the third); a statement streamed while it is charged,
- * ending after exactly the rows its caller's plan had left, then 429; on every runtime.
+ * ending after exactly the rows its caller's plan had left, then 429; a client that resets in the
+ * middle of a large download, one sampled log line and no stack trace; on every runtime.
  *
  * <p>On a container that does not tell the client's address, the service must refuse to start.
  *
@@ -191,6 +192,7 @@ class ConsumerBuildsTest {
             throws InterruptedException {
         try (ConsumerProject.Running service = start(built(name))) {
             ReadmeChecks.statementEndsWhenThePlanDoes(service.port(), "", service::output);
+            ReadmeChecks.clientGoneMidDownload(service.port(), "", service::output);
         }
     }
 }

@@ -2,12 +2,14 @@ package dev.quota.consumer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * A Jakarta EE server that a consumer project's WAR is deployed on, as its own documentation says
@@ -79,6 +81,19 @@ enum EeServer {
         String listeningLine() {
             return "CWWKF0011I: The bank server is ready";
         }
+
+        /** Liberty's console has AUDIT and above; INFO lines go to the server's messages.log. */
+        @Override
+        Supplier<String> log(ConsumerProject project, ConsumerProject.Running service) {
+            Path messages = project.dir().resolve("target/wlp/usr/servers/bank/logs/messages.log");
+            return () -> {
+                try {
+                    return Files.isRegularFile(messages) ? Files.readString(messages, StandardCharsets.UTF_8) : "";
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            };
+        }
     };
 
     /** Where each server serves the WAR's {@code @ApplicationPath("api")}: context root {@code bank}. */
@@ -117,6 +132,11 @@ enum EeServer {
     /** What the server prints once its HTTP port is open, when that may come after {@link #readyLine()}. */
     String listeningLine() {
         return readyLine;
+    }
+
+    /** Where the server writes its log at INFO: the process's output unless the server says otherwise. */
+    Supplier<String> log(ConsumerProject project, ConsumerProject.Running service) {
+        return service::output;
     }
 
     @Override

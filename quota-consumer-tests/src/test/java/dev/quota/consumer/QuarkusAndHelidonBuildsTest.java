@@ -167,6 +167,7 @@ class QuarkusAndHelidonBuildsTest {
             throws InterruptedException {
         try (ConsumerProject.Running service = start(built(name))) {
             ReadmeChecks.statementEndsWhenThePlanDoes(service.port(), "", service::output);
+            ReadmeChecks.clientGoneMidDownload(service.port(), "", service::output);
         }
     }
 }

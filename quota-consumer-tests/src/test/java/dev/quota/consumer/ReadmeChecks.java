@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.testkit.RawHttp;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +34,14 @@ final class ReadmeChecks {
     static final String EXPORT = "/api/v1/accounts/7/export";
     static final String IMPORTS = "/api/v1/accounts/7/imports";
     static final String STATEMENT = "/api/v1/accounts/7/statement";
+    /** The service's own large download (32 MB), beside the README's resources. */
+    static final String ARCHIVE = "/api/v1/accounts/7/archive";
+    /** An address no other check calls from. */
+    private static final String ARCHIVE_CALLER = "127.0.0.71";
+    /** How much of the archive the client reads before it resets: the server is writing by then. */
+    private static final int READ_BEFORE_RESET = 64 * 1024;
+    /** What the library logs for a response its client did not take (docs/operations.md, "The log"). */
+    static final String NOT_WRITTEN = "a response was not written: the client reset its stream";
     /** An address no other check calls from: its anonymous burst is full when the statement check starts. */
     private static final String STATEMENT_CALLER = "127.0.0.61";
     /** The anonymous burst drips a token back every 12 s (5 a minute): the statement check's figures hold within that. */
@@ -243,6 +255,75 @@ final class ReadmeChecks {
         assertThat(next.header("Content-Type")).startsWith("application/problem+json");
         assertThat(next.body()).contains("\"type\":\"urn:quota:problem:quota-exceeded\"")
                 .contains("\"limit\":\"anonymous-burst\"");
+    }
+
+    /**
+     * A client that resets its connection in the middle of a large download (docs/operations.md,
+     * "The log"): the runtime's write fails, and what the service logs for it is one INFO line on
+     * {@code dev.quota.client-errors}, without a stack trace, never SEVERE, ERROR or WARNING. The
+     * client reads the first 64 KB, so the server is inside the entity's write when the reset comes
+     * (32 MB fill every socket buffer). The runtime may log after the failed write returns (its own
+     * close of the response): the output is checked once the line has come and the service has
+     * answered another request since.
+     */
+    static void clientGoneMidDownload(int port, String api, Supplier<String> output) {
+        int before = output.get().length();
+        try (Socket socket = new Socket()) {
+            socket.setReceiveBufferSize(4096);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(ARCHIVE_CALLER), 0));
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 10_000);
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream().write(("GET " + api + ARCHIVE + " HTTP/1.1\r\nHost: 127.0.0.1:" + port
+                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            InputStream in = socket.getInputStream();
+            byte[] buffer = new byte[4096];
+            int read = 0;
+            String start = "";
+            while (read < READ_BEFORE_RESET) {
+                int n = in.read(buffer);
+                assertThat(n).as("the archive ended after %d bytes (%s); %s", read, start, output.get()).isPositive();
+                if (read == 0) {
+                    start = new String(buffer, 0, Math.min(n, 12), StandardCharsets.US_ASCII);
+                    assertThat(start).as("the archive's status line; %s", output.get()).isEqualTo("HTTP/1.1 200");
+                }
+                read += n;
+            }
+            socket.setSoLinger(true, 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the archive download before the reset", e);
+        }
+        String logged = awaitSince(output, before, NOT_WRITTEN);
+        RawHttp.Answer after = RawHttp.get("127.0.0.1", port, api + EXPORT, "X-API-Key", ACME_KEY);
+        assertThat(after.status()).as("a request after the reset; %s", output.get()).isIn(200, 429);
+        logged = output.get().substring(before);
+        assertThat(logged.lines().filter(line -> line.contains(NOT_WRITTEN)).count())
+                .as("one sampled line for the one response not written; since the reset:%n%s", logged).isEqualTo(1);
+        assertThat(logged).as("no stack trace, and nothing above INFO, for a client's reset; since the reset:%n%s", logged)
+                .doesNotContainPattern("(?m)^\\s+at [\\w.$]+\\(")
+                .doesNotContainPattern("(?i)\\b(SEVERE|ERROR|WARNING|WARN)\\b")
+                // Liberty's messages.log: [time] thread logger E|W message
+                .doesNotContainPattern("(?m)^\\[[^]]+] \\w+ \\S+\\s+[EW] ");
+    }
+
+    /** Polls {@code output} past {@code from} until it contains {@code text}; 30 s at most, then fails saying what came. */
+    private static String awaitSince(Supplier<String> output, int from, String text) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            String since = output.get().substring(from);
+            if (since.contains(text)) {
+                return since;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("no \"" + text + "\" in the service's output within 30 s of a client's reset"
+                        + " mid-download; since the reset:\n" + since);
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
     }
 
     /** The {@code r} of {@code policy} in a {@code RateLimit} header: {@code "anonymous-burst";r=8;t=12}. */

@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>Tomcat, Payara and WildFly servlets: {@code ClientAbortException}, {@code SocketTimeoutException};</li>
  *   <li>Undertow (RESTEasy, WildFly): {@code ClosedChannelException}, "UT010029: Stream is closed";</li>
  *   <li>Open Liberty: {@code AsyncTimeoutException}, "Connection reset by peer";</li>
- *   <li>Vert.x (Quarkus): {@code StreamResetException}, {@code HttpClosedException};</li>
+ *   <li>Vert.x (Quarkus): {@code StreamResetException}, {@code HttpClosedException}, and Quarkus REST's
+ *       {@code IOException("Failed to write")} around "Connection has been closed";</li>
  *   <li>Helidon: {@code UncheckedIOException} around a {@code SocketException}, "Connection reset".</li>
  * </ul>
  */
@@ -37,7 +38,7 @@ public final class ClientFailures {
 
     /** Lower-case message fragments of a plain {@code IOException} raised by the client's reset or close. */
     private static final List<String> CLIENT_MESSAGES = List.of("broken pipe", "connection reset", "connection is closed",
-            "connection was closed", "connection closed", "stream is closed", "stream reset", "stream was reset",
+            "connection was closed", "connection has been closed", "connection closed", "stream is closed", "stream reset", "stream was reset",
             "idle timeout", "write timeout", "rate is too low", "data rate");
 
     private ClientFailures() {
