@@ -33,11 +33,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -82,6 +87,7 @@ class MeteredStreamTest {
                                 FailurePolicy.CLOSED))
                         .rule(new Rule("statement", List.of(), 10, List.of(), List.of(), null, null,
                                 new Concurrency(1, Duration.ofHours(10))))
+                        .rule(new Rule("statements-at-once", List.of(), 10, List.of(), List.of(), null, null, null))
                         .customer(DANA, KEY)
                         .streams(streams))
                 .store(clock -> new Counted(RedisStore.builder().uri(redis.uri()).clock(clock).build()))
@@ -117,6 +123,15 @@ class MeteredStreamTest {
                     }
                 }
             };
+        }
+
+        /** The same CSV under a rule without an in-flight limit: as many at once as the customer asks. */
+        @GET
+        @Path("at-once/{n}")
+        @Quota("statements-at-once")
+        @Produces("text/csv")
+        public StreamingOutput atOnce(@PathParam("n") long n, @Context ContainerRequestContext request) {
+            return csv(n, request);
         }
 
         @GET
@@ -315,6 +330,70 @@ class MeteredStreamTest {
         assertThat(planRemaining()).isZero();
         fixture.clock.advance(Duration.ofHours(1)); // the hour's 500 pay the debt of 50 first
         assertThat(planRemaining()).isEqualTo(450);
+    }
+
+    /**
+     * Many statements of one customer at once, without an in-flight limit: together they are sent
+     * exactly what its plan holds, not that much each, whatever order their draws reach the store
+     * in. A stream draws its batches from the plan buckets themselves, never past what they hold,
+     * so streams started together share the plan, and what one holds back unused goes back when it
+     * ends (docs/configuration.md, "Streams of one customer at once").
+     */
+    @Test
+    void eightStatementsOfOneCustomerAtOnce_areSentExactlyThePlansRowsBetweenThem() throws Exception {
+        assertConcurrentStatements(Streams.DEFAULT, 500, 0);
+    }
+
+    /**
+     * With credit, each stream running at once may run its {@code debtCap} on credit: a stream's
+     * credit is charged when it settles, so streams that run out together each see the plan at 0,
+     * not the others' debt. Between them, at most {@code debtCap} a stream admitted, at least one
+     * stream's.
+     */
+    @Test
+    void eightStatementsOfOneCustomerAtOnce_withADebtCapOf50_runAtMost50OnCreditEach() throws Exception {
+        assertConcurrentStatements(new Streams(1_000, 50), 500, 50);
+    }
+
+    private void assertConcurrentStatements(Streams streams, long plan, long debtCap) throws Exception {
+        start(streams);
+        int streamsAtOnce = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(streamsAtOnce);
+        var allAsked = new CountDownLatch(1);
+        List<Future<HttpResponse<String>>> responses = new ArrayList<>();
+        try {
+            for (int i = 0; i < streamsAtOnce; i++) {
+                responses.add(pool.submit(() -> {
+                    allAsked.await();
+                    return fixture.server.get("/api/v1/statements/at-once/" + MILLION, "X-API-Key", KEY);
+                }));
+            }
+            allAsked.countDown();
+            long rows = 0;
+            int admitted = 0;
+            for (var response : responses) {
+                var answer = response.get(60, TimeUnit.SECONDS);
+                if (answer.statusCode() == 200) {
+                    rows += answer.body().lines().count() - 1; // less the header line
+                    admitted++;
+                } else {
+                    assertThat(answer.statusCode()).as("a statement refused on arrival").isEqualTo(429);
+                }
+            }
+            long charged = 0;
+            for (int i = 0; i < admitted; i++) {
+                charged += nextSettlement().actual();
+            }
+            System.out.printf("%d statements at once, debtCap %d: %d admitted, %d rows between them%n",
+                    streamsAtOnce, debtCap, admitted, rows);
+            assertThat(rows).as("rows sent to %d streams at once, %d of them admitted", streamsAtOnce, admitted)
+                    .isBetween(plan + debtCap, plan + admitted * debtCap).isEqualTo(charged);
+            assertThat(planRemaining()).isZero();
+            fixture.clock.advance(Duration.ofHours(1)); // the hour's 500 pay the streams' debt first
+            assertThat(planRemaining()).as("the hour's refill less the debt").isEqualTo(plan - (rows - plan));
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
