@@ -192,7 +192,8 @@ class ConsumerBuildsTest {
             throws InterruptedException {
         try (ConsumerProject.Running service = start(built(name))) {
             ReadmeChecks.statementEndsWhenThePlanDoes(service.port(), "", service::output);
-            ReadmeChecks.clientGoneMidDownload(service.port(), "", service::output);
+            ReadmeChecks.clientGoneMidDownload(service.port(), "", service::output, true);
+            ReadmeChecks.clientGoneMidUpload(service.port(), "", service::output, true);
         }
     }
 }

@@ -73,7 +73,8 @@ class EeServersTest {
             ReadmeChecks.importsSettledAndInFlight(port, EeServer.API, 2000, service::output);
             // a caller of its own, from a full anonymous burst
             ReadmeChecks.statementEndsWhenThePlanDoes(port, EeServer.API, service::output);
-            ReadmeChecks.clientGoneMidDownload(port, EeServer.API, server.log(project, service));
+            ReadmeChecks.clientGoneMidDownload(port, EeServer.API, server.log(project, service), true);
+            ReadmeChecks.clientGoneMidUpload(port, EeServer.API, server.log(project, service), true);
 
             // the servers' own reason phrases: Servlet 6 cannot hand them the library's (docs/runtimes.md's table)
             assertThat(statusLines).as("429 and 422 status lines").isEqualTo(server.statusLines());

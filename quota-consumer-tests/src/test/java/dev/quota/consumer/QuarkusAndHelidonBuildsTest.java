@@ -167,7 +167,9 @@ class QuarkusAndHelidonBuildsTest {
             throws InterruptedException {
         try (ConsumerProject.Running service = start(built(name))) {
             ReadmeChecks.statementEndsWhenThePlanDoes(service.port(), "", service::output);
-            ReadmeChecks.clientGoneMidDownload(service.port(), "", service::output);
+            boolean quarkusRest = List.of("quarkus-rest", "quarkus-rest-cdi").contains(name);
+            ReadmeChecks.clientGoneMidDownload(service.port(), "", service::output, !quarkusRest);
+            ReadmeChecks.clientGoneMidUpload(service.port(), "", service::output, !quarkusRest);
         }
     }
 }

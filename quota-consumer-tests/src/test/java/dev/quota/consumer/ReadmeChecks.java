@@ -38,6 +38,10 @@ final class ReadmeChecks {
     static final String ARCHIVE = "/api/v1/accounts/7/archive";
     /** An address no other check calls from. */
     private static final String ARCHIVE_CALLER = "127.0.0.71";
+    /** An address no other check calls from, for the import cut short. */
+    private static final String UPLOAD_CALLER = "127.0.0.72";
+    /** What the library logs for a body its client did not finish sending. */
+    static final String BODY_NOT_READ = "the body of a request could not be read";
     /** How much of the archive the client reads before it resets: the server is writing by then. */
     private static final int READ_BEFORE_RESET = 64 * 1024;
     /** What the library logs for a response its client did not take (docs/operations.md, "The log"). */
@@ -264,9 +268,12 @@ final class ReadmeChecks {
      * client reads the first 64 KB, so the server is inside the entity's write when the reset comes
      * (32 MB fill every socket buffer). The runtime may log after the failed write returns (its own
      * close of the response): the output is checked once the line has come and the service has
-     * answered another request since.
+     * answered another request since. {@code alwaysFails}: whether the runtime's write always fails
+     * in the application; Quarkus REST may take the whole response into its own buffers first, so
+     * that the reset fails inside Vert.x, which logs nothing (then no line is asserted, only that
+     * nothing else was logged).
      */
-    static void clientGoneMidDownload(int port, String api, Supplier<String> output) {
+    static void clientGoneMidDownload(int port, String api, Supplier<String> output, boolean alwaysFails) {
         int before = output.get().length();
         try (Socket socket = new Socket()) {
             socket.setReceiveBufferSize(4096);
@@ -292,12 +299,15 @@ final class ReadmeChecks {
         } catch (IOException e) {
             throw new UncheckedIOException("the archive download before the reset", e);
         }
-        String logged = awaitSince(output, before, NOT_WRITTEN);
+        if (alwaysFails) {
+            awaitSince(output, before, NOT_WRITTEN, "a client's reset mid-download");
+        }
         RawHttp.Answer after = RawHttp.get("127.0.0.1", port, api + EXPORT, "X-API-Key", ACME_KEY);
         assertThat(after.status()).as("a request after the reset; %s", output.get()).isIn(200, 429);
-        logged = output.get().substring(before);
+        String logged = output.get().substring(before);
         assertThat(logged.lines().filter(line -> line.contains(NOT_WRITTEN)).count())
-                .as("one sampled line for the one response not written; since the reset:%n%s", logged).isEqualTo(1);
+                .as("one sampled line for the one response not written; since the reset:%n%s", logged)
+                .isBetween(alwaysFails ? 1L : 0L, 1L);
         assertThat(logged).as("no stack trace, and nothing above INFO, for a client's reset; since the reset:%n%s", logged)
                 .doesNotContainPattern("(?m)^\\s+at [\\w.$]+\\(")
                 .doesNotContainPattern("(?i)\\b(SEVERE|ERROR|WARNING|WARN)\\b")
@@ -305,8 +315,43 @@ final class ReadmeChecks {
                 .doesNotContainPattern("(?m)^\\[[^]]+] \\w+ \\S+\\s+[EW] ");
     }
 
-    /** Polls {@code output} past {@code from} until it contains {@code text}; 30 s at most, then fails saying what came. */
-    private static String awaitSince(Supplier<String> output, int from, String text) {
+    /**
+     * A client that closes its connection in the middle of an import's body (it announced 100,000
+     * bytes and sent 8): the runtime's read of the body fails, and what the service logs for it is
+     * an INFO line on {@code dev.quota.client-errors}, without a stack trace, never SEVERE, ERROR
+     * or WARNING. {@code alwaysFails}: whether the runtime's read always fails in the application;
+     * Quarkus REST reads a body before the resource method, on Vert.x, and may drop a connection
+     * closed mid-body there, logging nothing (then no line is asserted, only that nothing else was
+     * logged).
+     */
+    static void clientGoneMidUpload(int port, String api, Supplier<String> output, boolean alwaysFails) {
+        int before = output.get().length();
+        try (Socket socket = new Socket()) {
+            socket.bind(new InetSocketAddress(InetAddress.getByName(UPLOAD_CALLER), 0));
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 10_000);
+            socket.getOutputStream().write(("POST " + api + IMPORTS + " HTTP/1.1\r\nHost: 127.0.0.1:" + port
+                    + "\r\nX-API-Key: " + ACME_KEY + "\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n"
+                    + "1\n2\n3\n4\n").getBytes(StandardCharsets.US_ASCII));
+        } catch (IOException e) {
+            throw new UncheckedIOException("the import cut short", e);
+        }
+        if (alwaysFails) {
+            awaitSince(output, before, BODY_NOT_READ, "an import's body cut short");
+        }
+        RawHttp.Answer after = RawHttp.get("127.0.0.1", port, api + EXPORT, "X-API-Key", ACME_KEY);
+        assertThat(after.status()).as("a request after the import cut short; %s", output.get()).isIn(200, 429);
+        String logged = output.get().substring(before);
+        // Helidon fails the body three times, reading it, closing it, and in its error handlers: a line each
+        assertThat(logged.lines().filter(line -> line.contains(BODY_NOT_READ)).count())
+                .as("a sampled line for the body cut short; since it:%n%s", logged).isBetween(alwaysFails ? 1L : 0L, 3L);
+        assertThat(logged).as("no stack trace, and nothing above INFO, for a client's body cut short; since it:%n%s", logged)
+                .doesNotContainPattern("(?m)^\\s+at [\\w.$]+\\(")
+                .doesNotContainPattern("(?i)\\b(SEVERE|ERROR|WARNING|WARN)\\b")
+                .doesNotContainPattern("(?m)^\\[[^]]+] \\w+ \\S+\\s+[EW] ");
+    }
+
+    /** Polls {@code output} past {@code from} until it contains {@code text}; 30 s at most, then fails saying what came {@code after} what. */
+    private static String awaitSince(Supplier<String> output, int from, String text, String after) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             String since = output.get().substring(from);
@@ -314,8 +359,8 @@ final class ReadmeChecks {
                 return since;
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("no \"" + text + "\" in the service's output within 30 s of a client's reset"
-                        + " mid-download; since the reset:\n" + since);
+                throw new AssertionError("no \"" + text + "\" in the service's output within 30 s of " + after
+                        + "; since then:\n" + since);
             }
             try {
                 Thread.sleep(100);

@@ -130,7 +130,6 @@ final class ApiServer implements AutoCloseable {
      * @throws IllegalArgumentException if the admin token is not acceptable to the admin API
      */
     static ApiServer start(Parts parts, String host, int port, int managementPort) {
-        ClientResets.install();
         QuotaService service = parts.service();
         Transfers transfers = new Transfers();
         Accounts accounts = Accounts.demo();

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * rejection log (20 at once, then 20 a second; the others counted in a summary line every 10 s), so
  * that a client sending 500 truncated bodies a second writes a few kilobytes, not megabytes.
  *
- * <p>Responses the client did not take (a reset stream, a closed connection, a write timeout) are
+ * <p>Bodies the client did not finish sending are answered here for {@link ClientReadFailures} and
+ * {@link AmountInterceptor}. Responses the client did not take (a reset stream, a closed connection, a write timeout) are
  * logged here too, on a budget of their own ({@link ClientWriteFailures}).
  *
  * <p>Logger {@value #LOGGER}, level INFO: nothing here is the server's fault.
@@ -44,7 +45,7 @@ final class ClientErrors {
      * server's minimum rate (a timeout among the causes, or the server's data-rate refusal) a 408
      * {@code body-timeout}.
      */
-    static @Nullable Response bodyFailure(String path, Throwable failure) {
+    static @Nullable Response bodyFailure(@Nullable String path, Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             String name = t.getClass().getSimpleName();
             String message = String.valueOf(t.getMessage());
@@ -62,7 +63,7 @@ final class ClientErrors {
     }
 
     /** Logs, sampled, that the body of a request to {@code path} could not be read: {@code cause} in one line. */
-    static void unreadableBody(String path, Throwable cause) {
+    static void unreadableBody(@Nullable String path, Throwable cause) {
         if (!log.isInfoEnabled()) {
             return;
         }
@@ -72,7 +73,8 @@ final class ClientErrors {
                     permit.summary().since());
         }
         if (permit.write()) {
-            log.info("the body of a request to {} could not be read ({}); answering 4xx", path, oneLine(cause));
+            log.info("the body of a request{} could not be read ({}); answering 4xx", path == null ? "" : " to " + path,
+                    oneLine(cause));
         }
     }
 

@@ -135,6 +135,11 @@ public final class QuotaFeature implements Feature {
         }
         // a response the client did not take: one sampled line instead of the runtime's stack trace
         context.register(new ClientWriteFailures(), ClientWriteFailures.PRIORITY);
+        // and a body the client did not finish sending: one sampled line and a 400 or 408
+        context.register(new ClientReadFailures(), ClientReadFailures.PRIORITY);
+        if ("Jersey".equals(peers.runtime())) {
+            JerseyResponderLog.installIfJerseyIsTheApplications(); // and what Jersey meets outside them
+        }
         // binds every resource method at start-up where the runtime runs dynamic features: early errors
         context.register(bindings);
         requireRegistered(context, enforcing);

@@ -53,7 +53,7 @@ class UnenforcedWiringTest {
 
         QuotaFeature.builder(service).clientAddress(request -> "203.0.113.7").build().configure(recording);
 
-        assertThat(taken).hasSize(8);
+        assertThat(taken).hasSize(9);
     }
 
     @Test
@@ -64,7 +64,7 @@ class UnenforcedWiringTest {
 
         assertThat(registered).extracting(provider -> provider.getClass().getSimpleName())
                 .containsExactly("QuotaRequestFilter", "QuotaResponseFilter", "RuntimeRefusalFilter", "AmountInterceptor",
-                        "QuotaExceededMapper", "EndOfResponse", "ClientWriteFailures", "QuotaBindings");
+                        "QuotaExceededMapper", "EndOfResponse", "ClientWriteFailures", "ClientReadFailures", "QuotaBindings");
     }
 
     @Test

@@ -22,11 +22,13 @@ import org.jspecify.annotations.Nullable;
  *       {@code TimeoutException}, and a blocking write past the transport's write timeout,
  *       {@code IOException("Write timeout exceeded when trying to flush the data")};</li>
  *   <li>Tomcat, Payara and WildFly servlets: {@code ClientAbortException}, {@code SocketTimeoutException};</li>
- *   <li>Undertow (RESTEasy, WildFly): {@code ClosedChannelException}, "UT010029: Stream is closed";</li>
+ *   <li>Undertow (RESTEasy, WildFly): {@code ClosedChannelException}, "UT010029: Stream is closed", and
+ *       a body cut short, "UT000128: Remote peer closed connection before all data could be read";</li>
  *   <li>Open Liberty: {@code AsyncTimeoutException}, "Connection reset by peer";</li>
  *   <li>Vert.x (Quarkus): {@code StreamResetException}, {@code HttpClosedException}, and Quarkus REST's
  *       {@code IOException("Failed to write")} around "Connection has been closed";</li>
- *   <li>Helidon: {@code UncheckedIOException} around a {@code SocketException}, "Connection reset".</li>
+ *   <li>Helidon: {@code UncheckedIOException} around a {@code SocketException}, "Connection reset", and
+ *       a body cut short, {@code DataReader.InsufficientDataAvailableException}.</li>
  * </ul>
  */
 public final class ClientFailures {
@@ -34,12 +36,13 @@ public final class ClientFailures {
     /** Simple names of exception types that only a client's reset, close or silence raises. */
     private static final List<String> CLIENT_TYPES = List.of("EofException", "ClientAbortException",
             "AsyncTimeoutException", "StreamResetException", "HttpClosedException", "ClosedConnectionException",
-            "ConnectionClosedException");
+            "ConnectionClosedException", "InsufficientDataAvailableException");
 
     /** Lower-case message fragments of a plain {@code IOException} raised by the client's reset or close. */
     private static final List<String> CLIENT_MESSAGES = List.of("broken pipe", "connection reset", "connection is closed",
             "connection was closed", "connection has been closed", "connection closed", "stream is closed", "stream reset", "stream was reset",
-            "idle timeout", "write timeout", "rate is too low", "data rate");
+            "idle timeout", "write timeout", "rate is too low", "data rate",
+            "remote peer closed connection");
 
     private ClientFailures() {
     }
