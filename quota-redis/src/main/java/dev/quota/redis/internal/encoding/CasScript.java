@@ -26,20 +26,29 @@ import org.jspecify.annotations.Nullable;
  * the state's bytes, as before the digest: instances running the script that sends the bytes and
  * ones running this one share a Redis during a rolling upgrade (two script SHAs, the same keys).
  *
- * <p>One argument, however many keys: a header of three decimal numbers per key, separated by
+ * <p>One argument, however many keys: a header of four decimal numbers per key, separated by
  * spaces (the length of the expected digest, {@code 40}, or {@code 0}: expect no key; the length of
- * the new bytes, {@code 0}: leave the key as it is; the TTL in milliseconds, {@code 0}: no expiry),
- * a {@code ;}, then every key's expected digest then new bytes, one after another. A Bucket4j state
- * is never empty, so a length of 0 is unambiguous, and the header holds only digits and spaces, so
- * its first {@code ;} ends it. Packed so, a batch of 64 five-bucket decisions is 321 parameters (the
- * keys and the argument) instead of 1,280: the Redis client encodes, copies and releases a buffer per parameter, which cost more
- * than the script. The argument is written straight into one pooled buffer of the client's
- * allocator ({@link #call}), never into a byte array of the heap. Answer: an empty list when
- * written, else for each differing key its 1-based index and what it holds ({@code ""}: no key).
+ * the new bytes, {@code 0}: leave the key as it is; the length of the take, {@code 0}: none; the TTL
+ * in milliseconds, {@code 0}: no expiry), a {@code ;}, then every key's expected digest, new bytes
+ * and take, one after another. A Bucket4j state is never empty, so a length of 0 is unambiguous,
+ * and the header holds only digits and spaces, so its first {@code ;} ends it. Packed so, a batch
+ * of 64 five-bucket decisions is 321 parameters (the keys and the argument) instead of 1,280: the
+ * Redis client encodes, copies and releases a buffer per parameter, which cost more than the
+ * script. The argument is written straight into one pooled buffer of the client's allocator
+ * ({@link #call}), never into a byte array of the heap.
+ *
+ * <p>A take ({@link StoredTake}, {@link Cell#take}) is what a decision takes from the key: when the
+ * key holds another state than expected, the script takes it from what the key holds, if that state
+ * has the tokens and the take is safe there, and writes that instead of the client's new state, with
+ * a TTL no shorter than the key had plus the take's refill; a key it cannot do so for is a
+ * difference, as any. Answer: an empty list when it wrote what the client sent; {@code "+"} then,
+ * for each key it took from so, its 1-based index and what it wrote there, when it wrote; else for
+ * each differing key its 1-based index and what it holds ({@code ""}: no key), and nothing is
+ * written.
  */
 public final class CasScript {
 
-    static final String TEXT = """
+    static final String TEXT = StoredTake.LUA + """
             local a = ARGV[1]
             local sep = string.find(a, ';', 1, true)
             local h = {}
@@ -47,32 +56,53 @@ public final class CasScript {
             local pos = sep + 1
             local bad = {}
             local new = {}
+            local took = {}
             for i = 1, #KEYS do
-              local el = tonumber(h[3 * i - 2])
-              local nl = tonumber(h[3 * i - 1])
+              local el = tonumber(h[4 * i - 3])
+              local nl = tonumber(h[4 * i - 2])
+              local tl = tonumber(h[4 * i - 1])
               local exp = string.sub(a, pos, pos + el - 1)
               new[i] = string.sub(a, pos + el, pos + el + nl - 1)
-              pos = pos + el + nl
+              local t = {}
+              for n in string.gmatch(string.sub(a, pos + el + nl, pos + el + nl + tl - 1), '%-?%d+') do
+                t[#t + 1] = tonumber(n)
+              end
+              pos = pos + el + nl + tl
               local cur = redis.call('GET', KEYS[i])
               if (el == 0 and cur) or (el > 0 and (not cur or redis.sha1hex(cur) ~= exp)) then
-                bad[#bad + 1] = tostring(i)
-                bad[#bad + 1] = cur or ''
+                if tl > 0 then took[i] = take(cur, new[i], t) end
+                if took[i] then
+                  local ttl = tonumber(h[4 * i])
+                  local left = redis.call('PTTL', KEYS[i])
+                  if ttl > 0 and left >= 0 then took[i .. 'ttl'] = string.format('%.0f', math.max(ttl, left + t[7]))
+                  else took[i .. 'ttl'] = '0' end
+                else
+                  bad[#bad + 1] = tostring(i)
+                  bad[#bad + 1] = cur or ''
+                end
               end
             end
             if #bad > 0 then return bad end
+            local done = {}
             for i = 1, #KEYS do
-              if new[i] ~= '' then
-                local ttl = h[3 * i]
-                if ttl ~= '0' then redis.call('SET', KEYS[i], new[i], 'PX', ttl)
-                else redis.call('SET', KEYS[i], new[i]) end
+              local value = took[i] or new[i]
+              local ttl = took[i] and took[i .. 'ttl'] or h[4 * i]
+              if value ~= '' then
+                if ttl ~= '0' then redis.call('SET', KEYS[i], value, 'PX', ttl)
+                else redis.call('SET', KEYS[i], value) end
+              end
+              if took[i] then
+                if #done == 0 then done[1] = '+' end
+                done[#done + 1] = tostring(i)
+                done[#done + 1] = took[i]
               end
             end
-            return {}""";
+            return done""";
 
     /** Where a call's first key is: it routes the call in a cluster. */
     public static final int FIRST_KEY = 2;
     /** The commands the script runs, as named in {@link #TEXT}. */
-    private static final List<String> COMMANDS = List.of("GET", "SET");
+    private static final List<String> COMMANDS = List.of("GET", "SET", "PTTL");
     /** Key counts as Redis reads them, for the sizes a round usually has. */
     private static final String[] COUNTS = new String[64];
     private static final byte SEPARATOR = ';';
@@ -145,7 +175,8 @@ public final class CasScript {
             Cell cell = cells.get(i);
             int e = expectedLength(cell);
             int w = writtenLength(cell);
-            length += digits(e) + digits(w) + digits(Math.max(0, cell.ttlMillis)) + 3 + e + w;
+            int t = takeLength(cell);
+            length += digits(e) + digits(w) + digits(t) + digits(Math.max(0, cell.ttlMillis)) + 4 + e + w + t;
         }
         return length;
     }
@@ -157,6 +188,7 @@ public final class CasScript {
             Cell cell = cells.get(i);
             number(argument, expectedLength(cell));
             number(argument, writtenLength(cell));
+            number(argument, takeLength(cell));
             number(argument, Math.max(0, cell.ttlMillis));
         }
         argument.writeByte(SEPARATOR);
@@ -168,6 +200,10 @@ public final class CasScript {
             }
             if (cell.writes) {
                 argument.writeBytes(written, cell.writtenOffset, cell.writtenLength);
+                String take = cell.take;
+                if (take != null) {
+                    argument.writeCharSequence(take, StandardCharsets.US_ASCII);
+                }
             }
         }
     }
@@ -195,6 +231,12 @@ public final class CasScript {
     /** The length of a cell's new state in the argument: 0 when the script leaves the key as it is. */
     private static int writtenLength(Cell cell) {
         return cell.writes ? cell.writtenLength : 0;
+    }
+
+    /** The length of a cell's take in the argument ({@link StoredTake}): 0 when the key is only compared. */
+    private static int takeLength(Cell cell) {
+        String take = cell.take;
+        return cell.writes && take != null ? take.length() : 0;
     }
 
     /** How many decimal digits {@code value} (not negative) takes. */
@@ -231,9 +273,30 @@ public final class CasScript {
                              @SuppressWarnings("ArrayRecordComponent") byte @Nullable [] holds) {
     }
 
+    /**
+     * The keys the script took a decision's tokens from although they held something else
+     * ({@link StoredTake}), each with the state it wrote there; null when the reply is not such a
+     * write (it wrote what the client sent for every key, or it answered differences).
+     */
+    public static @Nullable List<Difference> took(@Nullable List<Object> reply) {
+        if (reply == null || reply.isEmpty() || !isTook(reply.get(0))) {
+            return null;
+        }
+        List<Difference> out = new ArrayList<>(reply.size() / 2);
+        for (int i = 1; i + 1 < reply.size(); i += 2) {
+            int index = Integer.parseInt(new String((byte[]) reply.get(i), StandardCharsets.US_ASCII)) - 1;
+            out.add(new Difference(index, (byte[]) reply.get(i + 1)));
+        }
+        return out;
+    }
+
+    private static boolean isTook(Object first) {
+        return first instanceof byte[] bytes && bytes.length == 1 && bytes[0] == '+';
+    }
+
     /** The differences the script answered; empty when it wrote. */
     public static List<Difference> differences(@Nullable List<Object> reply) {
-        if (reply == null || reply.isEmpty()) {
+        if (reply == null || reply.isEmpty() || isTook(reply.get(0))) {
             return List.of();
         }
         List<Difference> out = new ArrayList<>(reply.size() / 2);

@@ -57,6 +57,12 @@ public final class Cell {
     long writtenMiddle;
     int writtenLow;
     public long ttlMillis;
+    /**
+     * What the round's one decision takes from the key, described for the script to take from
+     * another state than expected ({@link dev.quota.redis.internal.encoding.StoredTake}); null:
+     * the key is only compared. Set when the script is sent, with {@link #writes}.
+     */
+    public @Nullable String take;
 
     /** A cell of {@code key} that expects {@code expected} (digested here; null: no key). */
     public Cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
@@ -90,6 +96,7 @@ public final class Cell {
         this.ttl = null;
         this.writes = false;
         this.ttlMillis = 0;
+        this.take = null;
         return this;
     }
 
@@ -128,6 +135,7 @@ public final class Cell {
         behind = null;
         ttl = null;
         writes = false;
+        take = null;
     }
 
     /** Whether the key holds a state once the round's script ran and wrote. */

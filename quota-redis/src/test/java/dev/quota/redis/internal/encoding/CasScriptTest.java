@@ -28,9 +28,9 @@ class CasScriptTest {
         assertThat(call[2]).isEqualTo("k:new");
         assertThat(call[3]).isEqualTo("k:old");
         ByteBuf argument = CasScript.argument(call);
-        // k:new: expects no key, writes 3 bytes for 1,500 ms; k:old: expects the SHA-1 of its 2 bytes
+        // k:new: expects no key, writes 3 bytes, offers no take, for 1,500 ms; k:old: expects the SHA-1 of its 2 bytes
         // (40 hex characters, as redis.sha1hex answers it), writes nothing
-        assertThat(text(argument)).isEqualTo("0 3 1500 40 0 0 ;new665b39a1e96a9a15fc99f73183af3f04bf8111eb");
+        assertThat(text(argument)).isEqualTo("0 3 0 1500 40 0 0 0 ;new665b39a1e96a9a15fc99f73183af3f04bf8111eb");
         assertThat(argument.refCnt()).isEqualTo(1);
         argument.release();
     }
@@ -76,7 +76,7 @@ class CasScriptTest {
         String renamed = CasScript.text(name -> name.equals("GET") ? "GET_7f3a" : name);
 
         assertThat(renamed).contains("redis.call('GET_7f3a', KEYS[i])").doesNotContain("redis.call('GET'")
-                .contains("redis.call('SET', KEYS[i], new[i], 'PX', ttl)");
+                .contains("redis.call('SET', KEYS[i], value, 'PX', ttl)");
         assertThat(CasScript.text(name -> name)).isEqualTo(CasScript.TEXT);
     }
 

@@ -1,0 +1,152 @@
+package dev.quota.redis.internal.encoding;
+
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one place that knows, for the compare-and-swap script ({@link CasScript}), where a stored
+ * state's numbers are: what lets the script take a decision's tokens from a state another instance
+ * wrote since, in the same try, instead of answering it and waiting for the next one.
+ *
+ * <p>A stored state is {@code [format][configuration][type, format, 3n][n × (last refill, tokens,
+ * rounding error)][stat format, consumed][has version, version]} (big-endian longs,
+ * {@link dev.quota.core.internal.StateWire}). A take is described to the script, as decimal numbers
+ * separated by spaces, as: the 1-based offset of the first bandwidth's last refill time, the
+ * bandwidth count {@code n}, the offset of the consumed count, the tokens, the round's time split
+ * in its signed high and unsigned low 32 bits, the milliseconds the take's tokens need to refill
+ * (added to the key's TTL), then for each bandwidth its capacity, refill tokens and refill period
+ * in nanoseconds.
+ *
+ * <p>The script applies it to a key that holds something else only when that state is shaped like
+ * the one the client wrote (same length, same bytes up to the bandwidths, same version) and every
+ * bandwidth's stored tokens alone cover the take, and the refill since its last refill time up to
+ * the round's time would not reach its capacity: then taking from the stored tokens, leaving the
+ * refill time and rounding error as stored, is what Bucket4j's refill-then-consume leaves, once
+ * refilled (a refill that does not reach capacity is the same in one step or two, greedy or by
+ * intervals, which only ever credit less than the greedy bound the script checks). At capacity a
+ * refill drops what it would have added beyond it, so a take left at the stored time would later
+ * be credited that refill again: the script refuses to apply it then, and answers the key as
+ * before. Every number it reads or writes must stay below 2^53, the integers a Lua double holds
+ * exactly. The script also adds the tokens to the consumed count, as Bucket4j's consume does.
+ */
+public final class StoredTake {
+
+    /** 2^53: the integers below it are exact in a Lua double. */
+    static final long EXACT = 1L << 53;
+    private static final int VERSION_TAIL = 1 + 8;
+    private static final int STAT = 4 + 8;
+    private static final int BANDWIDTH = 3 * 8;
+    private static final int GREEDY_STATE_TYPE = 3;
+
+    private StoredTake() {
+    }
+
+    /**
+     * The description of taking {@code tokens} at {@code nowNanos} from a key whose new state is
+     * {@code state}, the one {@code digest} appended last, at {@code offset} of its new states; null when
+     * the script could not apply it (a state without a config version,
+     * another layout, numbers beyond 2^53): the key is then only compared, as always.
+     */
+    public static @Nullable String describe(RemoteBucketState state, StateDigest digest, int offset, long tokens,
+                                            long nowNanos) {
+        byte[] bytes = digest.written();
+        int length = digest.length;
+        if (state.getConfigurationVersion() == null || tokens < 1 || tokens >= EXACT) {
+            return null;
+        }
+        Bandwidth[] bandwidths = state.getConfiguration().getBandwidths();
+        int n = bandwidths.length;
+        int consumed = length - VERSION_TAIL - 8;
+        int first = length - VERSION_TAIL - STAT - n * BANDWIDTH;
+        if (first < 12 || intAt(bytes, offset + first - 4) != 3 * n
+                || intAt(bytes, offset + first - 12) != GREEDY_STATE_TYPE || bytes[offset + length - VERSION_TAIL] != 1) {
+            return null;
+        }
+        StringBuilder out = new StringBuilder(32 + 48 * n);
+        out.append(first + 1).append(' ').append(n).append(' ').append(consumed + 1).append(' ').append(tokens)
+                .append(' ').append(Math.floorDiv(nowNanos, 1L << 32)).append(' ').append(Math.floorMod(nowNanos, 1L << 32));
+        double refillMillis = 0;
+        for (Bandwidth bandwidth : bandwidths) {
+            long capacity = bandwidth.getCapacity();
+            long refill = bandwidth.getRefillTokens();
+            long period = bandwidth.getRefillPeriodNanos();
+            if (capacity < 1 || capacity >= EXACT || refill < 1 || refill >= EXACT
+                    || period < 1 || period >= EXACT) {
+                return null;
+            }
+            // by intervals the tokens come a period late at most
+            refillMillis = Math.max(refillMillis, ((double) tokens * period / refill + period) / 1e6);
+        }
+        if (!(refillMillis < EXACT / 2)) {
+            return null;
+        }
+        out.append(' ').append((long) Math.ceil(refillMillis) + 1);
+        for (Bandwidth bandwidth : bandwidths) {
+            out.append(' ').append(bandwidth.getCapacity()).append(' ').append(bandwidth.getRefillTokens())
+                    .append(' ').append(bandwidth.getRefillPeriodNanos());
+        }
+        return out.toString();
+    }
+
+    private static int intAt(byte[] bytes, int at) {
+        return ((bytes[at] & 0xff) << 24) | ((bytes[at + 1] & 0xff) << 16) | ((bytes[at + 2] & 0xff) << 8)
+                | (bytes[at + 3] & 0xff);
+    }
+
+    /**
+     * The script's functions that apply a description ({@code take(cur, new, t)}: the bytes to
+     * write, or nil), part of {@link CasScript#TEXT}.
+     */
+    static final String LUA = """
+            local W = 4294967296
+            local EXACT = 9007199254740992
+            local function u32(s, p)
+              local a, b, c, d = string.byte(s, p, p + 3)
+              return ((a * 256 + b) * 256 + c) * 256 + d
+            end
+            local function hi32(s, p)
+              local hi = u32(s, p)
+              if hi >= 2147483648 then hi = hi - W end
+              return hi
+            end
+            local function i64(s, p)
+              local hi = hi32(s, p)
+              if hi >= 2097152 or hi < -2097152 then return nil end
+              return hi * W + u32(s, p + 4)
+            end
+            local function be64(v)
+              local hi = math.floor(v / W)
+              local lo = v - hi * W
+              return string.char(math.floor(hi / 16777216) % 256, math.floor(hi / 65536) % 256,
+                math.floor(hi / 256) % 256, hi % 256, math.floor(lo / 16777216) % 256,
+                math.floor(lo / 65536) % 256, math.floor(lo / 256) % 256, lo % 256)
+            end
+            local function take(cur, new, t)
+              if not cur or #cur ~= #new then return nil end
+              local d, n, sc, k = t[1], t[2], t[3], t[4]
+              if string.sub(cur, 1, d - 1) ~= string.sub(new, 1, d - 1)
+                  or string.sub(cur, sc + 8) ~= string.sub(new, sc + 8) then return nil end
+              local out = {string.sub(cur, 1, d - 1)}
+              for b = 0, n - 1 do
+                local p = d + 24 * b
+                local dh = t[5] - hi32(cur, p)
+                if dh >= 1048576 or dh <= -1048576 then return nil end
+                local dt = dh * W + (t[6] - u32(cur, p + 4))
+                local s = i64(cur, p + 8)
+                local re = i64(cur, p + 16)
+                if not s or not re or s < k or re < 0 then return nil end
+                if dt > 0 then
+                  local x = dt * t[9 + 3 * b] + re
+                  local y = (t[8 + 3 * b] - s) * t[10 + 3 * b]
+                  if x >= EXACT or y >= EXACT or x >= y then return nil end
+                end
+                out[#out + 1] = string.sub(cur, p, p + 7) .. be64(s - k) .. string.sub(cur, p + 16, p + 23)
+              end
+              local used = i64(cur, sc)
+              if not used or used < 0 or used + k >= EXACT then return nil end
+              out[#out + 1] = string.sub(cur, d + 24 * n, sc - 1) .. be64(used + k) .. string.sub(cur, sc + 8)
+              return table.concat(out)
+            end
+            """;
+}
