@@ -7,6 +7,7 @@ import dev.quota.core.Refill;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
+import dev.quota.core.spi.Take;
 import dev.quota.testkit.MutableClock;
 import dev.quota.testkit.RedisExtension;
 import dev.quota.testkit.RespClient;
@@ -117,7 +118,7 @@ class RedisStoreWrittenStateTest {
     }
 
     @Test
-    void keyWrittenByAnotherInstance_costsOneMoreRoundTrip_neverASeparateRead() {
+    void keyWrittenByAnotherInstance_isTakenFromInTheFirstScript_oneRoundTrip() {
         BucketKey key = freshKey();
         a.tryConsume(key, TEN, 1);
         b.tryConsume(key, TEN, 1);
@@ -125,11 +126,53 @@ class RedisStoreWrittenStateTest {
 
         ConsumeResult result = a.tryConsume(key, TEN, 1); // b wrote in between: a's state is outdated
 
-        assertThat(result.remaining()).containsExactly(7);
+        assertThat(result.tokensTaken()).isTrue();
+        assertThat(result.remaining()).as("what Redis held, less the take").containsExactly(7);
         Map<String, Long> stats = admin.commandStats();
-        // the first script finds the key changed and answers what it holds; the second writes
+        // the script finds the key changed, its tokens cover the take: it takes it from them and writes
+        assertThat(stats.get("evalsha")).isEqualTo(1);
+        assertThat(stats.get("get")).as("only the script's own read").isEqualTo(1);
+        assertThat(a.tryConsume(key, TEN, 1).remaining()).as("a remembered what the script wrote")
+                .containsExactly(6);
+        assertThat(admin.commandStats().get("evalsha")).isEqualTo(2);
+    }
+
+    @Test
+    void sharedKeyAnotherInstanceWrote_inADecisionOfTwoBuckets_isOneScript_withEachBucketsRemainingFromRedis() {
+        BucketKey own = freshKey();
+        BucketKey shared = freshKey();
+        a.tryConsume(List.of(new Take(own, TEN, 1, 0), new Take(shared, TEN, 1, 0)));
+        b.tryConsume(shared, TEN, 4); // Redis: 5 on the shared key, a remembers 9
+        b.addTokens(shared, TEN, 2); // given back there: 7, more than a's own state would say after 4
+        resetStats();
+
+        List<ConsumeResult> results = a.tryConsume(List.of(new Take(own, TEN, 2, 0), new Take(shared, TEN, 2, 0)));
+
+        assertThat(results).extracting(r -> r.tokensTaken()).containsExactly(true, true);
+        assertThat(results.get(0).remaining()).as("own: 9 less 2").containsExactly(7);
+        assertThat(results.get(1).remaining()).as("shared: Redis's 7 less 2, not a's 9 less 2").containsExactly(5);
+        assertThat(admin.commandStats().get("evalsha")).isEqualTo(1);
+        assertThat(b.peek(shared, TEN).remaining()).containsExactly(5);
+        assertThat(b.peek(own, TEN).remaining()).containsExactly(7);
+    }
+
+    @Test
+    void keyAnotherInstanceLeftTooFewTokensIn_costsOneMoreRoundTrip_andIsRefusedOnWhatItHolds() {
+        BucketKey key = freshKey();
+        a.tryConsume(key, TEN, 1);
+        b.tryConsume(key, TEN, 8); // Redis: 1, a remembers 9
+        resetStats();
+
+        ConsumeResult result = a.tryConsume(key, TEN, 2);
+
+        assertThat(result.tokensTaken()).isFalse();
+        assertThat(result.remaining()).containsExactly(1);
+        Map<String, Long> stats = admin.commandStats();
+        // the stored tokens do not cover the take: the script answers what the key holds and writes
+        // nothing; the decision is made again on it, as before the script could take: one more
         assertThat(stats.get("evalsha")).isEqualTo(2);
-        assertThat(stats.get("get")).as("only the scripts' own reads").isEqualTo(2);
+        assertThat(stats).doesNotContainKey("set");
+        assertThat(b.peek(key, TEN).remaining()).containsExactly(1);
     }
 
     @Test

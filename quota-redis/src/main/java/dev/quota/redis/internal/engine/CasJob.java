@@ -1,6 +1,7 @@
 package dev.quota.redis.internal.engine;
 
 import dev.quota.core.spi.StoreFailures;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
@@ -81,6 +82,29 @@ public abstract class CasJob extends LinkedQueue.Linked<CasJob> implements Suppl
     @Override
     public final String get() {
         return "redis keys " + keys();
+    }
+
+    /**
+     * The tokens this job, computed and admitted, takes from {@code key} and nothing else: what
+     * the script may take from another state than assumed, when the job is its script's only one
+     * ({@link dev.quota.redis.internal.encoding.StoredTake}); 0 when its change to the key is not
+     * a plain take (anything but a consume), or it refused.
+     */
+    long plainTake(String key) {
+        return 0;
+    }
+
+    /**
+     * The script took this job's tokens from {@code written}'s state less them, not from the
+     * state the job was computed on: the answer is made over from what the key holds.
+     */
+    void tookFrom(String key, RemoteBucketState written, long nowNanos) {
+        throw new IllegalStateException("only a plain take is taken from another state");
+    }
+
+    /** The answer computed last, or null before the first compute. */
+    final @Nullable Object computed() {
+        return provisional;
     }
 
     /** Computes on the round's cells; the answer holds only if the round's script writes. */

@@ -7,6 +7,7 @@ import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /** One decision: takes from several buckets, all or none. */
 final class ConsumeJob extends CasJob {
@@ -76,6 +77,54 @@ final class ConsumeJob extends CasJob {
         }
         Arrays.fill(mine, 0, n, null); // nothing kept past the round
         Arrays.fill(states, 0, n, null);
+        answer(results);
+    }
+
+    /**
+     * A plain take: the job admitted with every take enforced (no shadow take, whose tokens depend
+     * on the others'), and the key taken from once, of its take's tokens only (no extra, no lease
+     * set): those tokens are then all the job changes on the key, and taken from any state that
+     * holds them, the job is admitted as it was computed (its other keys hold what was assumed).
+     */
+    @Override
+    long plainTake(String key) {
+        Object computed = computed();
+        if (computed == null) {
+            return 0;
+        }
+        List<ConsumeResult> results = results(computed);
+        long tokens = 0;
+        for (int i = 0; i < takes.size(); i++) {
+            Take take = takes.get(i);
+            ConsumeResult result = results.get(i);
+            if (take.shadow() || !result.tokensTaken()) {
+                return 0;
+            }
+            if (key.equals(key(i))) {
+                if (tokens > 0 || take.extra() > 0 || take.spec().leases() || result.extraTaken() > 0
+                        || result.lease() != 0) {
+                    return 0;
+                }
+                tokens = take.tokens();
+            }
+        }
+        return tokens;
+    }
+
+    /**
+     * The take's answer as Bucket4j's consume on what the key held would give it: the written
+     * state is that state less the tokens at its own refill time, which refilled to now is what
+     * refill-then-consume leaves (no refill reached capacity: {@link dev.quota.redis.internal.encoding.StoredTake}).
+     */
+    @Override
+    void tookFrom(String key, RemoteBucketState written, long nowNanos) {
+        List<ConsumeResult> results = new ArrayList<>(results(Objects.requireNonNull(computed(),
+                "a job sent is computed")));
+        for (int i = 0; i < takes.size(); i++) {
+            if (key.equals(key(i))) {
+                results.set(i, BucketArithmetic.peek(written, takes.get(i).spec(), nowNanos));
+            }
+        }
         answer(results);
     }
 

@@ -2,7 +2,9 @@ package dev.quota.redis.internal.engine;
 
 import dev.quota.core.QuotaStoreException;
 import dev.quota.redis.internal.encoding.CasScript;
+import dev.quota.core.internal.StateWire;
 import dev.quota.redis.internal.encoding.StateDigest;
+import dev.quota.redis.internal.encoding.StoredTake;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,12 +96,20 @@ public final class ScriptFlight extends Flight {
         // link reads before it returns (the argument is written as the script is sent): no array a state
         StateDigest digest = StateDigest.local();
         digest.startScript();
+        // one decision's script may take its tokens from what another instance wrote since, in
+        // this try (StoredTake); with several, each answer would depend on the others' order
+        CasJob only = jobCount() == 1 ? job(0) : null;
         for (int i = 0; i < cells.size(); i++) {
             Cell cell = cells.get(i);
             cell.writes = false;
             cell.ttlMillis = 0;
+            cell.take = null;
             if (cell.dirty && cell.state != null) {
-                cell.sending(digest, digest.append(cell.state));
+                int at = digest.append(cell.state);
+                cell.sending(digest, at);
+                long tokens = only == null ? 0 : only.plainTake(cell.key);
+                cell.take = tokens == 0 ? null
+                        : StoredTake.describe(cell.state, digest, at, tokens, now);
                 ExpirationAfterWriteStrategy strategy = cell.ttl != null ? cell.ttl : expiry;
                 // a strategy's 0 or less means no expiry; the script takes 0 for that
                 cell.ttlMillis = Math.max(0, strategy.calculateTimeToLiveMillis(cell.state, now));
@@ -112,6 +122,37 @@ public final class ScriptFlight extends Flight {
     private boolean writes() {
         for (int i = 0; i < cells.size(); i++) {
             if (cells.get(i).writes) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The script took its one job's tokens from states other instances wrote ({@code took}, each
+     * with what it wrote there): those are remembered as what the keys hold, the job's answers on
+     * them made over from them, and they count as keys another instance changed.
+     */
+    private void tookElsewhere(Pipeline pipeline, List<CasScript.Difference> took) {
+        List<String> changed = new ArrayList<>(took.size());
+        for (CasScript.Difference written : took) {
+            String key = cells.get(written.index()).key;
+            byte[] bytes = Objects.requireNonNull(written.holds(), "the script answers what it wrote");
+            job(0).tookFrom(key, StateWire.read(bytes), now);
+            if (!pipeline.flying().disowned(key)) {
+                changed.add(key);
+            }
+            if (pipeline.flying().newest(key, sequence)) {
+                pipeline.remember(key, bytes, now, this);
+            }
+            pipeline.flying().disown(key); // scripts sent behind it expect what it did not write
+        }
+        pipeline.flying().conflict(changed, pipeline.wall());
+    }
+
+    private static boolean tookFrom(List<CasScript.Difference> took, int index) {
+        for (CasScript.Difference written : took) {
+            if (written.index() == index) {
                 return true;
             }
         }
@@ -151,10 +192,17 @@ public final class ScriptFlight extends Flight {
             CasJob.failAll(this, doubt);
             return;
         }
-        List<CasScript.Difference> differences = CasScript.differences(answer);
+        List<CasScript.Difference> took = CasScript.took(answer);
+        List<CasScript.Difference> differences = took == null ? CasScript.differences(answer) : List.of();
         if (differences.isEmpty()) {
+            if (took != null) {
+                tookElsewhere(pipeline, took);
+            }
             for (int i = 0; i < cells.size(); i++) {
                 Cell cell = cells.get(i);
+                if (took != null && tookFrom(took, i)) {
+                    continue; // remembered as written there
+                }
                 if (!pipeline.flying().newest(cell.key, sequence)) {
                     continue; // a script sent after it on the key was settled first: that one is newer
                 }
