@@ -38,8 +38,8 @@ import org.jspecify.annotations.Nullable;
  * ({@link #call}), never into a byte array of the heap.
  *
  * <p>A take ({@link StoredTake}, {@link Cell#take}) is what a decision takes from the key: when the
- * key holds another state than expected, the script takes it from what the key holds, if that state
- * has the tokens and the take is safe there, and writes that instead of the client's new state, with
+ * key holds another state than expected, the script takes it from what the key holds, where that
+ * leaves what Bucket4j's refill-then-consume would, and writes that instead of the client's new state, with
  * a TTL no shorter than the key had plus the take's refill; a key it cannot do so for is a
  * difference, as any. Answer: an empty list when it wrote what the client sent; {@code "+"} then,
  * for each key it took from so, its 1-based index and what it wrote there, when it wrote; else for

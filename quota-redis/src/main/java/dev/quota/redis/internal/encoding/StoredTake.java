@@ -15,20 +15,28 @@ import org.jspecify.annotations.Nullable;
  * separated by spaces, as: the 1-based offset of the first bandwidth's last refill time, the
  * bandwidth count {@code n}, the offset of the consumed count, the tokens, the round's time split
  * in its signed high and unsigned low 32 bits, the milliseconds the take's tokens need to refill
- * (added to the key's TTL), then for each bandwidth its capacity, refill tokens and refill period
- * in nanoseconds.
+ * (added to the key's TTL), then for each bandwidth its capacity, refill tokens, refill period in
+ * nanoseconds and 1 for a greedy refill (0: by intervals).
  *
  * <p>The script applies it to a key that holds something else only when that state is shaped like
- * the one the client wrote (same length, same bytes up to the bandwidths, same version) and every
- * bandwidth's stored tokens alone cover the take, and the refill since its last refill time up to
- * the round's time would not reach its capacity: then taking from the stored tokens, leaving the
- * refill time and rounding error as stored, is what Bucket4j's refill-then-consume leaves, once
- * refilled (a refill that does not reach capacity is the same in one step or two, greedy or by
- * intervals, which only ever credit less than the greedy bound the script checks). At capacity a
- * refill drops what it would have added beyond it, so a take left at the stored time would later
- * be credited that refill again: the script refuses to apply it then, and answers the key as
- * before. Every number it reads or writes must stay below 2^53, the integers a Lua double holds
- * exactly. The script also adds the tokens to the consumed count, as Bucket4j's consume does.
+ * the one the client wrote (same length, same bytes up to the bandwidths, same version), and on
+ * every bandwidth it writes what Bucket4j's refill-then-consume at the round's time leaves, or a
+ * state that refills to exactly that:
+ * <ul>
+ *   <li>no refill due (the state written at or after the round's time), or one that stays below
+ *       capacity: the stored tokens less the take, the refill time and rounding error as stored. A
+ *       refill that does not reach capacity is the same in one step or two, greedy or by intervals
+ *       (which credit no more than the greedy bound the script checks), so this refills later to
+ *       what Bucket4j's state would. The stored tokens alone must cover the take;</li>
+ *   <li>a greedy refill that reaches capacity: capacity less the take, refilled at the round's
+ *       time, no rounding error, as Bucket4j's refill resets it. Left at the stored time instead,
+ *       the take would later be credited the refill the cap dropped, admitting over the limit;</li>
+ *   <li>a greedy bandwidth at or above capacity (a forced add): its tokens less the take, refilled
+ *       at the round's time, as Bucket4j's refill leaves it.</li>
+ * </ul>
+ * Anything else (a refill by intervals that reaches capacity, too few tokens, a number at or beyond
+ * 2^53, the integers a Lua double holds exactly) and the key is answered as before, nothing
+ * written. The script also adds the tokens to the consumed count, as Bucket4j's consume does.
  */
 public final class StoredTake {
 
@@ -84,7 +92,7 @@ public final class StoredTake {
         out.append(' ').append((long) Math.ceil(refillMillis) + 1);
         for (Bandwidth bandwidth : bandwidths) {
             out.append(' ').append(bandwidth.getCapacity()).append(' ').append(bandwidth.getRefillTokens())
-                    .append(' ').append(bandwidth.getRefillPeriodNanos());
+                    .append(' ').append(bandwidth.getRefillPeriodNanos()).append(bandwidth.isRefillIntervally() ? " 0" : " 1");
         }
         return out.toString();
     }
@@ -101,6 +109,7 @@ public final class StoredTake {
     static final String LUA = """
             local W = 4294967296
             local EXACT = 9007199254740992
+            local ZERO = string.rep(string.char(0), 8)
             local function u32(s, p)
               local a, b, c, d = string.byte(s, p, p + 3)
               return ((a * 256 + b) * 256 + c) * 256 + d
@@ -122,26 +131,42 @@ public final class StoredTake {
                 math.floor(hi / 256) % 256, hi % 256, math.floor(lo / 16777216) % 256,
                 math.floor(lo / 65536) % 256, math.floor(lo / 256) % 256, lo % 256)
             end
+            local function be32(v)
+              return string.char(math.floor(v / 16777216) % 256, math.floor(v / 65536) % 256,
+                math.floor(v / 256) % 256, v % 256)
+            end
             local function take(cur, new, t)
               if not cur or #cur ~= #new then return nil end
               local d, n, sc, k = t[1], t[2], t[3], t[4]
               if string.sub(cur, 1, d - 1) ~= string.sub(new, 1, d - 1)
                   or string.sub(cur, sc + 8) ~= string.sub(new, sc + 8) then return nil end
+              local now = be32((t[5] + W) % W) .. be32(t[6])
               local out = {string.sub(cur, 1, d - 1)}
               for b = 0, n - 1 do
                 local p = d + 24 * b
+                local c, rt, per, greedy = t[8 + 4 * b], t[9 + 4 * b], t[10 + 4 * b], t[11 + 4 * b]
                 local dh = t[5] - hi32(cur, p)
                 if dh >= 1048576 or dh <= -1048576 then return nil end
                 local dt = dh * W + (t[6] - u32(cur, p + 4))
                 local s = i64(cur, p + 8)
                 local re = i64(cur, p + 16)
-                if not s or not re or s < k or re < 0 then return nil end
+                if not s or not re or re < 0 then return nil end
+                local at, left, err = string.sub(cur, p, p + 7), s, string.sub(cur, p + 16, p + 23)
                 if dt > 0 then
-                  local x = dt * t[9 + 3 * b] + re
-                  local y = (t[8 + 3 * b] - s) * t[10 + 3 * b]
-                  if x >= EXACT or y >= EXACT or x >= y then return nil end
+                  if greedy == 1 and s >= c then
+                    at = now
+                  else
+                    local x = dt * rt + re
+                    local y = (c - s) * per
+                    if x >= EXACT or y >= EXACT then return nil end
+                    if x >= y then
+                      if greedy ~= 1 then return nil end
+                      at, left, err = now, c, ZERO
+                    end
+                  end
                 end
-                out[#out + 1] = string.sub(cur, p, p + 7) .. be64(s - k) .. string.sub(cur, p + 16, p + 23)
+                if left < k then return nil end
+                out[#out + 1] = at .. be64(left - k) .. err
               end
               local used = i64(cur, sc)
               if not used or used < 0 or used + k >= EXACT then return nil end

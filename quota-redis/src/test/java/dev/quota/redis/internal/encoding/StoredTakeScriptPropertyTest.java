@@ -41,10 +41,11 @@ import org.redisson.config.Config;
  * The compare-and-swap script's take from a state another instance wrote ({@link StoredTake}),
  * run on a real Redis over random states, takes and times, checked against the plain arithmetic
  * (Bucket4j's refill-then-consume through {@link BucketMath}) on the same stored state: where the
- * script takes, it leaves exactly the stored tokens less the take, with the refill time, rounding
- * error and version as stored, and that state refilled to the round's time or any later one holds
- * exactly what the plain arithmetic's does (never more); where it does not take, the state was
- * one the take is not safe on, and nothing was written.
+ * script takes and no refill up to the round reaches capacity, it leaves exactly the stored tokens
+ * less the take, with the refill time and rounding error as stored; where a greedy refill reaches
+ * it, exactly the arithmetic's state. Either way that state refilled to the round's time or any
+ * later one holds exactly what the plain arithmetic's does (never more). Where it does not take,
+ * the rule says it must not, and nothing was written.
  */
 class StoredTakeScriptPropertyTest {
 
@@ -70,7 +71,7 @@ class StoredTakeScriptPropertyTest {
     }
 
     @Test
-    void takeFromAnotherInstancesState_isStoredLessTheTake_andNeverMoreThanThePlainArithmeticLeaves() {
+    void takeFromAnotherInstancesState_isStoredLessTheTakeBelowCapacity_andNeverMoreThanThePlainArithmeticLeaves() {
         SplittableRandom random = new SplittableRandom(20261207L);
         int took = 0;
         int refused = 0;
@@ -101,14 +102,14 @@ class StoredTakeScriptPropertyTest {
                 byte[] written = answer.get(2);
                 assertThat(holds).as(description).isEqualTo(written);
                 RemoteBucketState after = StateWire.read(written);
-                assertTakenFromStored(description, stored, after, tokens);
+                assertTakenAsTheRuleSays(description, spec, stored, after, tokens, now);
                 assertNoMoreThanPlain(description, spec, stored, after, tokens, now, later);
             } else {
                 refused++;
                 assertThat(answer).as(description).hasSize(2);
                 assertThat(answer.get(1)).as(description).isEqualTo(storedBytes);
                 assertThat(holds).as(description + ": nothing written").isEqualTo(storedBytes);
-                assertThat(safe(stored, sent, tokens, now)).as(description + ": refused a safe take").isFalse();
+                assertThat(applies(stored, sent, tokens, now)).as(description + ": refused a safe take").isFalse();
             }
         }
         assertThat(took).as("cases the script took from the stored state").isGreaterThan(CASES / 10);
@@ -171,17 +172,37 @@ class StoredTakeScriptPropertyTest {
         return out;
     }
 
-    private static void assertTakenFromStored(String description, RemoteBucketState stored, RemoteBucketState after,
-                                              long tokens) {
+    /**
+     * Per bandwidth: where no refill is due or it stays below capacity, exactly the stored tokens
+     * less the take, the refill time and rounding error as stored; where a greedy refill reaches
+     * capacity, or the bandwidth is at or above it, exactly Bucket4j's refill-then-consume state.
+     */
+    private static void assertTakenAsTheRuleSays(String description, BucketSpec spec, RemoteBucketState stored,
+                                                 RemoteBucketState after, long tokens, long now) {
         Bandwidth[] bandwidths = stored.getConfiguration().getBandwidths();
         assertThat(after.getConfiguration().getBandwidths()).as(description).isEqualTo(bandwidths);
         assertThat(after.getConfigurationVersion()).as(description).isEqualTo(stored.getConfigurationVersion());
+        RemoteBucketState plain = Objects.requireNonNull(BucketMath.consume(stored.copy(), spec, tokens, now).after(),
+                "an admitted take writes");
+        long[] storedTimes = lastRefills(stored);
+        long[] plainTimes = lastRefills(plain);
+        long[] afterTimes = lastRefills(after);
         for (int i = 0; i < bandwidths.length; i++) {
-            assertThat(after.getState().getCurrentSize(i)).as(description + ", bandwidth " + i)
-                    .isEqualTo(stored.getState().getCurrentSize(i) - tokens);
-            assertThat(after.getState().getRoundingError(i)).as(description).isEqualTo(stored.getState().getRoundingError(i));
+            String bandwidth = description + ", bandwidth " + i;
+            if (belowCapacity(stored, i, now)) {
+                assertThat(after.getState().getCurrentSize(i)).as(bandwidth + ": stored less the take")
+                        .isEqualTo(stored.getState().getCurrentSize(i) - tokens);
+                assertThat(after.getState().getRoundingError(i)).as(bandwidth)
+                        .isEqualTo(stored.getState().getRoundingError(i));
+                assertThat(afterTimes[i]).as(bandwidth).isEqualTo(storedTimes[i]);
+            } else {
+                assertThat(after.getState().getCurrentSize(i)).as(bandwidth + ": as the arithmetic leaves it")
+                        .isEqualTo(plain.getState().getCurrentSize(i));
+                assertThat(after.getState().getRoundingError(i)).as(bandwidth)
+                        .isEqualTo(plain.getState().getRoundingError(i));
+                assertThat(afterTimes[i]).as(bandwidth).isEqualTo(plainTimes[i]);
+            }
         }
-        assertThat(lastRefills(after)).as(description).isEqualTo(lastRefills(stored));
     }
 
     /**
@@ -212,35 +233,70 @@ class StoredTakeScriptPropertyTest {
     }
 
     /**
-     * Whether taking {@code tokens} from {@code stored} at {@code now} is safe by the rule, in exact
-     * integers: the state shaped as the one sent, and on every bandwidth the tokens there and no
-     * refill up to now reaching capacity, every figure below 2^53.
+     * Whether the script should take {@code tokens} from {@code stored} at {@code now}, by the rule
+     * in exact integers: the state shaped as the one sent, and on every bandwidth either no refill
+     * due or one below capacity, with the stored tokens covering the take, or a greedy bandwidth
+     * that the refill fills (or that is at or above capacity already) with the tokens then covering
+     * it; every figure below 2^53.
      */
-    private static boolean safe(RemoteBucketState stored, RemoteBucketState sent, long tokens, long now) {
+    private static boolean applies(RemoteBucketState stored, RemoteBucketState sent, long tokens, long now) {
         if (!stored.getConfiguration().equals(sent.getConfiguration())
                 || !Objects.equals(stored.getConfigurationVersion(), sent.getConfigurationVersion())) {
             return false;
         }
-        BigInteger exact = BigInteger.ONE.shiftLeft(53);
         Bandwidth[] bandwidths = stored.getConfiguration().getBandwidths();
         for (int i = 0; i < bandwidths.length; i++) {
             long s = stored.getState().getCurrentSize(i);
             long re = stored.getState().getRoundingError(i);
-            if (s < tokens || re < 0) {
+            long dt = now - lastRefills(stored)[i];
+            if (re < 0 || Math.abs(s) >= (1L << 53)) {
                 return false;
             }
-            long dt = now - lastRefills(stored)[i];
-            if (dt > 0) {
-                BigInteger x = BigInteger.valueOf(dt).multiply(BigInteger.valueOf(bandwidths[i].getRefillTokens()))
-                        .add(BigInteger.valueOf(re));
-                BigInteger y = BigInteger.valueOf(bandwidths[i].getCapacity() - s)
-                        .multiply(BigInteger.valueOf(bandwidths[i].getRefillPeriodNanos()));
-                if (x.compareTo(exact) >= 0 || y.compareTo(exact) >= 0 || x.compareTo(y) >= 0) {
+            if (belowCapacity(stored, i, now)) {
+                if (s < tokens) {
                     return false;
                 }
+            } else if (bandwidths[i].isRefillIntervally()) {
+                return false;
+            } else if (s >= bandwidths[i].getCapacity()) {
+                if (s < tokens) {
+                    return false;
+                }
+            } else if (!figuresExact(stored, i, dt) || bandwidths[i].getCapacity() < tokens) {
+                return false;
             }
         }
         return true;
+    }
+
+    /** No refill due at {@code now}, or one that stays below capacity, its figures below 2^53. */
+    private static boolean belowCapacity(RemoteBucketState stored, int i, long now) {
+        long dt = now - lastRefills(stored)[i];
+        if (dt <= 0) {
+            return true;
+        }
+        Bandwidth bandwidth = stored.getConfiguration().getBandwidths()[i];
+        long s = stored.getState().getCurrentSize(i);
+        return figuresExact(stored, i, dt) && x(stored, i, dt).compareTo(y(bandwidth, s)) < 0;
+    }
+
+    private static boolean figuresExact(RemoteBucketState stored, int i, long dt) {
+        BigInteger exact = BigInteger.ONE.shiftLeft(53);
+        Bandwidth bandwidth = stored.getConfiguration().getBandwidths()[i];
+        return x(stored, i, dt).compareTo(exact) < 0
+                && y(bandwidth, stored.getState().getCurrentSize(i)).compareTo(exact) < 0;
+    }
+
+    /** The refill's numerator since the stored time: elapsed nanoseconds times refill tokens, plus the rounding error. */
+    private static BigInteger x(RemoteBucketState stored, int i, long dt) {
+        Bandwidth bandwidth = stored.getConfiguration().getBandwidths()[i];
+        return BigInteger.valueOf(dt).multiply(BigInteger.valueOf(bandwidth.getRefillTokens()))
+                .add(BigInteger.valueOf(stored.getState().getRoundingError(i)));
+    }
+
+    /** What the numerator must stay below for the refill to stay below capacity. */
+    private static BigInteger y(Bandwidth bandwidth, long s) {
+        return BigInteger.valueOf(bandwidth.getCapacity() - s).multiply(BigInteger.valueOf(bandwidth.getRefillPeriodNanos()));
     }
 
     private static long lastRefill(RemoteBucketState state) {
