@@ -45,12 +45,14 @@ class CasEngineInterleavingTest {
     private static final BucketSpec TEN = new BucketSpec(
             List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofMinutes(1)))), 1);
     /**
-     * {@link #TEN} at a newer config version, for the other instance's writes in the conflict tests:
-     * a state of another config version is one the script does not take from in the first try
-     * (StoredTake), so these tests pin the plain path, where the script answers what the key holds
-     * and the decision is computed again; what the versions hold is the same.
+     * {@link #TEN} as another instance's reloaded config has it, for its writes in the conflict
+     * tests: a newer version whose refill is slower. A state of another configuration is one the
+     * script does not take from in the first try (StoredTake), so these tests pin the plain path,
+     * where the script answers what the key holds and the decision is computed again; while time
+     * stands still the two configurations hold the same tokens.
      */
-    private static final BucketSpec TEN_NEWER = new BucketSpec(TEN.limits(), 2);
+    private static final BucketSpec TEN_NEWER = new BucketSpec(
+            List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofMinutes(2)))), 2);
     /** Room for a full pipeline and more: {@link #DEEP_CAPACITY} tokens, none refilled while time stands still. */
     private static final long DEEP_CAPACITY = 2L * KeysInFlight.MAX_DEPTH + 8;
     private static final BucketSpec DEEP = new BucketSpec(

@@ -15,11 +15,14 @@ import org.jspecify.annotations.Nullable;
  * separated by spaces, as: the 1-based offset of the first bandwidth's last refill time, the
  * bandwidth count {@code n}, the offset of the consumed count, the tokens, the round's time split
  * in its signed high and unsigned low 32 bits, the milliseconds the take's tokens need to refill
- * (added to the key's TTL), then for each bandwidth its capacity, refill tokens, refill period in
+ * (added to the key's TTL), the take's config version, then for each bandwidth its capacity, refill tokens, refill period in
  * nanoseconds and 1 for a greedy refill (0: by intervals).
  *
  * <p>The script applies it to a key that holds something else only when that state is shaped like
- * the one the client wrote (same length, same bytes up to the bandwidths, same version), and on
+ * the one the client wrote (same length, same bytes up to the bandwidths: the same configuration)
+ * at the take's config version or a newer one (where Bucket4j would run on it as it is, not give it
+ * new limits; instances that load the same file without a {@code version:} each stamp their own,
+ * and a stored bucket keeps the highest), and on
  * every bandwidth it writes what Bucket4j's refill-then-consume at the round's time leaves, or a
  * state that refills to exactly that:
  * <ul>
@@ -51,16 +54,17 @@ public final class StoredTake {
     }
 
     /**
-     * The description of taking {@code tokens} at {@code nowNanos} from a key whose new state is
+     * The description of taking {@code tokens} of a spec at config {@code version} at {@code nowNanos} from a key whose new state is
      * {@code state}, the one {@code digest} appended last, at {@code offset} of its new states; null when
      * the script could not apply it (a state without a config version,
      * another layout, numbers beyond 2^53): the key is then only compared, as always.
      */
     public static @Nullable String describe(RemoteBucketState state, StateDigest digest, int offset, long tokens,
-                                            long nowNanos) {
+                                            long version, long nowNanos) {
         byte[] bytes = digest.written();
         int length = digest.length;
-        if (state.getConfigurationVersion() == null || tokens < 1 || tokens >= EXACT) {
+        if (state.getConfigurationVersion() == null || tokens < 1 || tokens >= EXACT || version < 0
+                || version >= EXACT) {
             return null;
         }
         Bandwidth[] bandwidths = state.getConfiguration().getBandwidths();
@@ -89,7 +93,7 @@ public final class StoredTake {
         if (!(refillMillis < EXACT / 2)) {
             return null;
         }
-        out.append(' ').append((long) Math.ceil(refillMillis) + 1);
+        out.append(' ').append((long) Math.ceil(refillMillis) + 1).append(' ').append(version);
         for (Bandwidth bandwidth : bandwidths) {
             out.append(' ').append(bandwidth.getCapacity()).append(' ').append(bandwidth.getRefillTokens())
                     .append(' ').append(bandwidth.getRefillPeriodNanos()).append(bandwidth.isRefillIntervally() ? " 0" : " 1");
@@ -138,13 +142,14 @@ public final class StoredTake {
             local function take(cur, new, t)
               if not cur or #cur ~= #new then return nil end
               local d, n, sc, k = t[1], t[2], t[3], t[4]
-              if string.sub(cur, 1, d - 1) ~= string.sub(new, 1, d - 1)
-                  or string.sub(cur, sc + 8) ~= string.sub(new, sc + 8) then return nil end
+              if string.sub(cur, 1, d - 1) ~= string.sub(new, 1, d - 1) then return nil end
+              local version = string.byte(cur, sc + 8) == 1 and i64(cur, sc + 9)
+              if not version or version < t[8] then return nil end
               local now = be32((t[5] + W) % W) .. be32(t[6])
               local out = {string.sub(cur, 1, d - 1)}
               for b = 0, n - 1 do
                 local p = d + 24 * b
-                local c, rt, per, greedy = t[8 + 4 * b], t[9 + 4 * b], t[10 + 4 * b], t[11 + 4 * b]
+                local c, rt, per, greedy = t[9 + 4 * b], t[10 + 4 * b], t[11 + 4 * b], t[12 + 4 * b]
                 local dh = t[5] - hi32(cur, p)
                 if dh >= 1048576 or dh <= -1048576 then return nil end
                 local dt = dh * W + (t[6] - u32(cur, p + 4))

@@ -1,6 +1,7 @@
 package dev.quota.redis.internal.engine;
 
 import dev.quota.core.spi.StoreFailures;
+import dev.quota.core.spi.Take;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.List;
 import java.util.Objects;
@@ -85,13 +86,13 @@ public abstract class CasJob extends LinkedQueue.Linked<CasJob> implements Suppl
     }
 
     /**
-     * The tokens this job, computed and admitted, takes from {@code key} and nothing else: what
+     * The take of this job, computed and admitted, on {@code key}, when its tokens are all it changes there: what
      * the script may take from another state than assumed, when the job is its script's only one
-     * ({@link dev.quota.redis.internal.encoding.StoredTake}); 0 when its change to the key is not
+     * ({@link dev.quota.redis.internal.encoding.StoredTake}); null when its change to the key is not
      * a plain take (anything but a consume), or it refused.
      */
-    long plainTake(String key) {
-        return 0;
+    @Nullable Take plainTake(String key) {
+        return null;
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** One decision: takes from several buckets, all or none. */
 final class ConsumeJob extends CasJob {
@@ -87,28 +88,28 @@ final class ConsumeJob extends CasJob {
      * holds them, the job is admitted as it was computed (its other keys hold what was assumed).
      */
     @Override
-    long plainTake(String key) {
+    @Nullable Take plainTake(String key) {
         Object computed = computed();
         if (computed == null) {
-            return 0;
+            return null;
         }
         List<ConsumeResult> results = results(computed);
-        long tokens = 0;
+        Take plain = null;
         for (int i = 0; i < takes.size(); i++) {
             Take take = takes.get(i);
             ConsumeResult result = results.get(i);
             if (take.shadow() || !result.tokensTaken()) {
-                return 0;
+                return null;
             }
             if (key.equals(key(i))) {
-                if (tokens > 0 || take.extra() > 0 || take.spec().leases() || result.extraTaken() > 0
+                if (plain != null || take.extra() > 0 || take.spec().leases() || result.extraTaken() > 0
                         || result.lease() != 0) {
-                    return 0;
+                    return null;
                 }
-                tokens = take.tokens();
+                plain = take;
             }
         }
-        return tokens;
+        return plain;
     }
 
     /**

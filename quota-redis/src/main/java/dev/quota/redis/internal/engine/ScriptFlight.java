@@ -3,6 +3,7 @@ package dev.quota.redis.internal.engine;
 import dev.quota.core.QuotaStoreException;
 import dev.quota.redis.internal.encoding.CasScript;
 import dev.quota.core.internal.StateWire;
+import dev.quota.core.spi.Take;
 import dev.quota.redis.internal.encoding.StateDigest;
 import dev.quota.redis.internal.encoding.StoredTake;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
@@ -107,9 +108,9 @@ public final class ScriptFlight extends Flight {
             if (cell.dirty && cell.state != null) {
                 int at = digest.append(cell.state);
                 cell.sending(digest, at);
-                long tokens = only == null ? 0 : only.plainTake(cell.key);
-                cell.take = tokens == 0 ? null
-                        : StoredTake.describe(cell.state, digest, at, tokens, now);
+                Take take = only == null ? null : only.plainTake(cell.key);
+                cell.take = take == null ? null
+                        : StoredTake.describe(cell.state, digest, at, take.tokens(), take.spec().version(), now);
                 ExpirationAfterWriteStrategy strategy = cell.ttl != null ? cell.ttl : expiry;
                 // a strategy's 0 or less means no expiry; the script takes 0 for that
                 cell.ttlMillis = Math.max(0, strategy.calculateTimeToLiveMillis(cell.state, now));

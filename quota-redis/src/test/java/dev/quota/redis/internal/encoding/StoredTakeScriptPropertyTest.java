@@ -78,8 +78,11 @@ class StoredTakeScriptPropertyTest {
         for (int c = 0; c < CASES; c++) {
             BucketSpec spec = spec(random);
             BucketConfiguration configuration = Bandwidths.configuration(spec);
+            // another configuration now and then; a newer config version (another instance's) or an older one
+            int version = random.nextInt(8);
             RemoteBucketState stored = state(random, random.nextInt(8) == 0 ? Bandwidths.configuration(spec(random))
-                    : configuration, random.nextInt(16) == 0 ? spec.version() + 1 : spec.version());
+                    : configuration, version == 0 ? spec.version() + 1 + random.nextInt(1000)
+                    : version == 1 ? spec.version() - 1 : spec.version());
             RemoteBucketState sent = state(random, configuration, spec.version());
             long capacity = configuration.getBandwidths()[0].getCapacity();
             long tokens = 1 + random.nextLong(random.nextBoolean() ? Math.max(1, capacity / 4) : capacity + 2);
@@ -94,7 +97,7 @@ class StoredTakeScriptPropertyTest {
 
             byte[] storedBytes = StateWire.write(stored);
             client.getBucket(KEY, ByteArrayCodec.INSTANCE).set(storedBytes);
-            List<byte[]> answer = call(sent, tokens, now);
+            List<byte[]> answer = call(sent, tokens, spec.version(), now);
             byte[] holds = (byte[]) client.getBucket(KEY, ByteArrayCodec.INSTANCE).get();
 
             if (!answer.isEmpty() && Arrays.equals(answer.get(0), new byte[] {'+'})) {
@@ -109,7 +112,7 @@ class StoredTakeScriptPropertyTest {
                 assertThat(answer).as(description).hasSize(2);
                 assertThat(answer.get(1)).as(description).isEqualTo(storedBytes);
                 assertThat(holds).as(description + ": nothing written").isEqualTo(storedBytes);
-                assertThat(applies(stored, sent, tokens, now)).as(description + ": refused a safe take").isFalse();
+                assertThat(applies(stored, sent, spec, tokens, now)).as(description + ": refused a safe take").isFalse();
             }
         }
         assertThat(took).as("cases the script took from the stored state").isGreaterThan(CASES / 10);
@@ -152,13 +155,13 @@ class StoredTakeScriptPropertyTest {
         return state;
     }
 
-    private List<byte[]> call(RemoteBucketState sent, long tokens, long now) {
+    private List<byte[]> call(RemoteBucketState sent, long tokens, long specVersion, long now) {
         Cell cell = new Cell(KEY, new byte[] {1, 2, 3}, null, true, 0); // expects what no key holds
         StateDigest digest = StateDigest.local();
         digest.startScript();
         int at = digest.append(sent);
         cell.sending(digest, at);
-        cell.take = StoredTake.describe(sent, digest, at, tokens, now);
+        cell.take = StoredTake.describe(sent, digest, at, tokens, specVersion, now);
         cell.ttlMillis = 60_000;
         List<Cell> cells = List.of(cell);
         ByteBuf argument = Unpooled.buffer(CasScript.argumentLength(cells));
@@ -234,14 +237,15 @@ class StoredTakeScriptPropertyTest {
 
     /**
      * Whether the script should take {@code tokens} from {@code stored} at {@code now}, by the rule
-     * in exact integers: the state shaped as the one sent, and on every bandwidth either no refill
+     * in exact integers: the state of the configuration sent, at the spec's version or a newer one, and on every bandwidth either no refill
      * due or one below capacity, with the stored tokens covering the take, or a greedy bandwidth
      * that the refill fills (or that is at or above capacity already) with the tokens then covering
      * it; every figure below 2^53.
      */
-    private static boolean applies(RemoteBucketState stored, RemoteBucketState sent, long tokens, long now) {
-        if (!stored.getConfiguration().equals(sent.getConfiguration())
-                || !Objects.equals(stored.getConfigurationVersion(), sent.getConfigurationVersion())) {
+    private static boolean applies(RemoteBucketState stored, RemoteBucketState sent, BucketSpec spec, long tokens,
+                                   long now) {
+        Long version = stored.getConfigurationVersion();
+        if (!stored.getConfiguration().equals(sent.getConfiguration()) || version == null || version < spec.version()) {
             return false;
         }
         Bandwidth[] bandwidths = stored.getConfiguration().getBandwidths();
