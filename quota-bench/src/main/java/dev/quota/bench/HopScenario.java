@@ -26,7 +26,9 @@ import org.jspecify.annotations.Nullable;
  * clients connect directly on loopback and one pair whose clients go through a {@link Network}
  * adding {@code --hop-rtt} (4.5 ms by default) to every round trip. One keep-alive connection per
  * server sends, one request at a time and alternating between the two sides, a GET of the one-limit
- * accounts route and a small JSON transfer POST sent with its headers (the demo's transfer).
+ * accounts route and a small JSON transfer POST sent with its headers (the demo's transfer). Every
+ * service runs the one transfer config, as a fleet's instances do: a customer's GETs and transfers
+ * meet on its plan's key, and each instance finds there a state another instance wrote.
  *
  * <p>After {@link #WARMUP} untimed requests of each kind on each server, {@code --hop-rounds}
  * rounds of {@link #PER_ROUND}: a round's cost is the median behind the hop less the median direct;
@@ -42,7 +44,7 @@ final class HopScenario {
     static final int WARMUP = 300;
     /** The most round trips a request may cost behind the hop beyond what it costs direct. */
     static final double TARGET_ROUND_TRIPS = 1.2;
-    static final String GET = "GET /api/v1/accounts/{id}, one limit";
+    static final String GET = "GET /api/v1/accounts/{id}, the plan's limits";
     static final String TRANSFER = "POST /api/v1/transfers/{id}, a small JSON body sent with its headers";
     /** Customers the direct side uses; the hop side uses as many others, so no bucket is on both. */
     private static final int SIDE_CUSTOMERS = HttpBench.CUSTOMERS / 2;
@@ -141,8 +143,8 @@ final class HopScenario {
              Instance hopGet = connect(hop.clientUri());
              Instance directTransfer = connect(redis.uri());
              Instance hopTransfer = connect(hop.clientUri());
-             QuotaService directGetService = HttpBench.service(directGet.client(), HttpScenario.CAPACITY);
-             QuotaService hopGetService = HttpBench.service(hopGet.client(), HttpScenario.CAPACITY);
+             QuotaService directGetService = HttpBench.service(directGet.client(), transferConfig());
+             QuotaService hopGetService = HttpBench.service(hopGet.client(), transferConfig());
              QuotaService directTransferService = HttpBench.service(directTransfer.client(), transferConfig());
              QuotaService hopTransferService = HttpBench.service(hopTransfer.client(), transferConfig());
              RespClient pingDirect = RespClient.connect(direct.getHost(), direct.getPort());

@@ -138,6 +138,36 @@ class RedisStoreWrittenStateTest {
     }
 
     @Test
+    void keyAnInstanceOfAnEarlierStartWrote_sameLimits_isTakenFromInTheFirstScript_atTheNewerVersion() {
+        // instances that load one plans file without a version stamp each their own start: b's is later
+        BucketSpec later = new BucketSpec(TEN.limits(), TEN.version() + 1);
+        BucketKey key = freshKey();
+        b.tryConsume(key, later, 1); // b remembers 9, at its version
+        a.tryConsume(key, TEN, 1); // a writes 8, keeping b's newer version
+        a.tryConsume(key, TEN, 1); // 7
+        resetStats();
+
+        ConsumeResult result = b.tryConsume(key, later, 1);
+
+        assertThat(result.tokensTaken()).isTrue();
+        assertThat(result.remaining()).as("what Redis held, less the take").containsExactly(6);
+        assertThat(admin.commandStats().get("evalsha")).isEqualTo(1);
+
+        BucketKey fresh = freshKey();
+        a.tryConsume(fresh, TEN, 1); // created at a's older version: 9
+        resetStats();
+
+        // b has not seen the key: its script expects none, finds a's, and takes from it as Bucket4j
+        // would after giving it b's (same) limits
+        ConsumeResult onOlder = b.tryConsume(fresh, later, 2);
+
+        assertThat(onOlder.remaining()).as("Redis's 9 less the take").containsExactly(7);
+        assertThat(admin.commandStats().get("evalsha")).as("the older version's state taken from too").isEqualTo(1);
+        assertThat(a.tryConsume(fresh, TEN, 1).remaining()).containsExactly(6);
+        assertThat(b.peek(fresh, later).remaining()).containsExactly(6);
+    }
+
+    @Test
     void sharedKeyAnotherInstanceWrote_inADecisionOfTwoBuckets_isOneScript_withEachBucketsRemainingFromRedis() {
         BucketKey own = freshKey();
         BucketKey shared = freshKey();

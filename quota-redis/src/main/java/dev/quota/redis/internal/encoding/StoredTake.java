@@ -19,10 +19,13 @@ import org.jspecify.annotations.Nullable;
  * nanoseconds and 1 for a greedy refill (0: by intervals).
  *
  * <p>The script applies it to a key that holds something else only when that state is shaped like
- * the one the client wrote (same length, same bytes up to the bandwidths: the same configuration)
- * at the take's config version or a newer one (where Bucket4j would run on it as it is, not give it
- * new limits; instances that load the same file without a {@code version:} each stamp their own,
- * and a stored bucket keeps the highest), and on
+ * the one the client wrote (same length, same bytes up to the bandwidths: the same configuration).
+ * At the take's config version or a newer one Bucket4j runs on the state as it is. At an older one
+ * (instances that load the same file without a {@code version:} each stamp their own start, so a
+ * fleet's keys are met at another instance's version all the time) Bucket4j first gives the state
+ * the take's configuration, keeping usage ({@code ADDITIVE}); with the same configuration that
+ * leaves every bandwidth as it is, except tokens above capacity (a forced add), which it cuts: the
+ * script declines those, and writes the take's version. On
  * every bandwidth it writes what Bucket4j's refill-then-consume at the round's time leaves, or a
  * state that refills to exactly that:
  * <ul>
@@ -144,7 +147,8 @@ public final class StoredTake {
               local d, n, sc, k = t[1], t[2], t[3], t[4]
               if string.sub(cur, 1, d - 1) ~= string.sub(new, 1, d - 1) then return nil end
               local version = string.byte(cur, sc + 8) == 1 and i64(cur, sc + 9)
-              if not version or version < t[8] then return nil end
+              if not version then return nil end
+              local older = version < t[8]
               local now = be32((t[5] + W) % W) .. be32(t[6])
               local out = {string.sub(cur, 1, d - 1)}
               for b = 0, n - 1 do
@@ -155,7 +159,7 @@ public final class StoredTake {
                 local dt = dh * W + (t[6] - u32(cur, p + 4))
                 local s = i64(cur, p + 8)
                 local re = i64(cur, p + 16)
-                if not s or not re or re < 0 then return nil end
+                if not s or not re or re < 0 or (older and s > c) then return nil end
                 local at, left, err = string.sub(cur, p, p + 7), s, string.sub(cur, p + 16, p + 23)
                 if dt > 0 then
                   if greedy == 1 and s >= c then
@@ -175,7 +179,8 @@ public final class StoredTake {
               end
               local used = i64(cur, sc)
               if not used or used < 0 or used + k >= EXACT then return nil end
-              out[#out + 1] = string.sub(cur, d + 24 * n, sc - 1) .. be64(used + k) .. string.sub(cur, sc + 8)
+              local tail = older and (string.char(1) .. be64(t[8])) or string.sub(cur, sc + 8)
+              out[#out + 1] = string.sub(cur, d + 24 * n, sc - 1) .. be64(used + k) .. tail
               return table.concat(out)
             end
             """;
