@@ -65,35 +65,24 @@ final class DecisionRunner {
     /** The batches of hot buckets this instance serves from, on {@link #store} only; null: leasing is off. */
     private final @Nullable LeasedShares shares;
 
-    DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
-                   IntSupplier instanceRank, Duration unavailableRetryAfter, QuotaListener listener) {
-        this(store, fallback, clock, liveInstances, instanceRank, unavailableRetryAfter, listener,
-                () -> LeaseHolder.NONE, null, null);
-    }
-
-    /**
-     * With {@code leaseHolder} taking the leases on the shared store, {@code warn} receiving the
-     * throttled "store unavailable" warnings instead of the log (tests; null: the log), and
-     * {@code shares} serving hot buckets of {@code store} from leased batches (null: none).
-     */
-    DecisionRunner(QuotaStore store, QuotaStore fallback, Clock clock, IntSupplier liveInstances,
-                   IntSupplier instanceRank, Duration unavailableRetryAfter, QuotaListener listener,
-                   Supplier<LeaseHolder> leaseHolder, @Nullable Consumer<String> warn,
-                   @Nullable LeasedShares shares) {
-        this.shares = shares;
+    /** A runner made with {@code wiring}'s parts; it is not read again. */
+    DecisionRunner(RunnerWiring wiring) {
+        this.store = wiring.store;
+        this.fallback = wiring.fallback;
+        this.clock = wiring.clock;
+        this.listener = wiring.listener;
+        this.liveInstances = Objects.requireNonNull(wiring.liveInstances, "liveInstances must be set");
+        this.instanceRank = Objects.requireNonNull(wiring.instanceRank, "instanceRank must be set");
+        this.unavailableRetryAfter = Objects.requireNonNull(wiring.unavailableRetryAfter,
+                "unavailableRetryAfter must be set");
+        this.leaseHolder = wiring.leaseHolder;
+        Consumer<String> warnings = wiring.warn;
+        this.warn = warnings != null ? warnings : log::warn;
+        this.shares = wiring.shares;
         this.failureWarnings = new LogThrottle(clock, 1, 1, Duration.ZERO);
-        this.warn = warn != null ? warn : log::warn;
-        this.leaseHolder = leaseHolder;
-        this.store = store;
-        this.fallback = fallback;
-        this.clock = clock;
-        this.liveInstances = liveInstances;
-        this.instanceRank = instanceRank;
         for (QuotaDecision.Fallback.Kind kind : QuotaDecision.Fallback.Kind.values()) {
             fallbacks.put(kind, new LongAdder());
         }
-        this.unavailableRetryAfter = unavailableRetryAfter;
-        this.listener = listener;
     }
 
     /**
@@ -392,24 +381,27 @@ final class DecisionRunner {
         } catch (RuntimeException e) {
             throw StoreFailures.thrown("store failed", e);
         }
-        long planTokens = DecisionCharge.planTokens(slots, takes, results);
-        int refusing = firstLacking(slots, results, Mode.ENFORCE);
-        if (refusing >= 0) {
-            Draw violated = slots.get(refusing);
+        QuotaDecision.Outcome outcome = QuotaDecision.Outcome.ALLOWED;
+        Duration retryAfter = Duration.ZERO;
+        int violatedSlot = firstLacking(slots, results, Mode.ENFORCE);
+        if (violatedSlot >= 0) {
+            Draw violated = slots.get(violatedSlot);
             if (violated.exceedsCapacity()) {
-                return decision(QuotaDecision.Outcome.EXCEEDS_LIMIT, slots, takes, results, refusing, Duration.ZERO,
-                        now, target, planTokens);
+                outcome = QuotaDecision.Outcome.EXCEEDS_LIMIT;
+            } else {
+                outcome = QuotaDecision.Outcome.REJECTED;
+                retryAfter = retryAfter(violated, results.get(violatedSlot), now);
             }
-            return decision(QuotaDecision.Outcome.REJECTED, slots, takes, results, refusing,
-                    retryAfter(violated, results.get(refusing), now), now, target, planTokens);
+        } else {
+            violatedSlot = firstLacking(slots, results, Mode.SHADOW);
+            if (violatedSlot >= 0) {
+                outcome = QuotaDecision.Outcome.SHADOW_REJECTED;
+                retryAfter = retryAfter(slots.get(violatedSlot), results.get(violatedSlot), now);
+            }
         }
-        int shadowViolated = firstLacking(slots, results, Mode.SHADOW);
-        if (shadowViolated >= 0) {
-            return decision(QuotaDecision.Outcome.SHADOW_REJECTED, slots, takes, results, shadowViolated,
-                    retryAfter(slots.get(shadowViolated), results.get(shadowViolated), now), now, target, planTokens);
-        }
-        return decision(QuotaDecision.Outcome.ALLOWED, slots, takes, results, -1, Duration.ZERO, now, target,
-                planTokens);
+        List<LimitStatus> limits = statuses(slots, results, now);
+        return new QuotaDecision(outcome, limits, violated(limits, slots, violatedSlot), retryAfter,
+                receipt(outcome, slots, takes, results, target));
     }
 
     /** Who takes leases now: {@link LeaseHolder#NONE} (every lease held to its deadline) when the supplier fails. */
@@ -447,38 +439,57 @@ final class DecisionRunner {
         return inFlight;
     }
 
-    private static QuotaDecision decision(QuotaDecision.Outcome outcome, List<Draw> slots, List<Take> takes,
-                                          List<ConsumeResult> results, int violatedSlot, Duration retryAfter,
-                                          Instant now, QuotaStore target, long planTokens) {
+    /** The status of every limit of {@code slots}, in order, from what each bucket answered. */
+    private static List<LimitStatus> statuses(List<Draw> slots, List<ConsumeResult> results, Instant now) {
         int limits = 0;
         for (int i = 0; i < slots.size(); i++) { // indexed: no iterator per decision
             limits += slots.get(i).declared().size();
         }
         // gathered in the thread's array and listed as they are (no list grown, copied, copied again)
         Object[] gathered = ListsOf.gather(limits);
-        int count = 0;
-        LimitStatus violated = null;
-        List<LimitStatus> all;
         try {
+            int count = 0;
             for (int i = 0; i < slots.size(); i++) {
                 Draw slot = slots.get(i);
                 ConsumeResult result = results.get(i);
-                LimitStatus first = null;
-                LimitStatus exhausted = null;
                 for (int k = 0; k < slot.declared().size(); k++) {
-                    LimitStatus status = slot.status(result, now, k);
-                    gathered[count++] = status;
-                    first = first == null ? status : first;
-                    exhausted = exhausted == null && status.exhausted() ? status : exhausted;
-                }
-                if (i == violatedSlot && first != null) {
-                    violated = exhausted != null ? exhausted : first;
+                    gathered[count++] = slot.status(result, now, k);
                 }
             }
-            all = ListsOf.first(gathered, count);
+            return ListsOf.first(gathered, count);
         } finally {
             ListsOf.giveBack(gathered);
         }
+    }
+
+    /**
+     * The status in {@code limits} ({@link #statuses}) that names the refusal of the slot
+     * {@code violatedSlot}: its first exhausted limit, else its first; null when no slot refused.
+     */
+    private static @Nullable LimitStatus violated(List<LimitStatus> limits, List<Draw> slots, int violatedSlot) {
+        if (violatedSlot < 0) {
+            return null;
+        }
+        int from = 0;
+        for (int i = 0; i < violatedSlot; i++) {
+            from += slots.get(i).declared().size();
+        }
+        int to = from + slots.get(violatedSlot).declared().size();
+        for (int k = from; k < to; k++) {
+            if (limits.get(k).exhausted()) {
+                return limits.get(k);
+            }
+        }
+        return from < to ? limits.get(from) : null;
+    }
+
+    /**
+     * What a decision of {@code outcome} took, on {@code target}, for a refund, a settle and the
+     * leases to give back: {@link Receipt#NONE} when it took nothing any of them changes.
+     */
+    private static Receipt receipt(QuotaDecision.Outcome outcome, List<Draw> slots, List<Take> takes,
+                                   List<ConsumeResult> results, QuotaStore target) {
+        long planTokens = DecisionCharge.planTokens(slots, takes, results);
         // the store took every take's full tokens: a plan bucket that gave them holds the estimate
         boolean admitted = outcome == QuotaDecision.Outcome.ALLOWED
                 || outcome == QuotaDecision.Outcome.SHADOW_REJECTED;
@@ -493,9 +504,8 @@ final class DecisionRunner {
                 break;
             }
         }
-        Receipt receipt = refundable.isEmpty() && planTokens == 0 && leases.isEmpty() ? Receipt.NONE
+        return refundable.isEmpty() && planTokens == 0 && leases.isEmpty() ? Receipt.NONE
                 : new Receipt(target, refundable, planTokens, settleable, leases);
-        return new QuotaDecision(outcome, all, violated, retryAfter, receipt);
     }
 
     /** {@link #picked}: the takes a refund gives back. */

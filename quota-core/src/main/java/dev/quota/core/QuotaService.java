@@ -88,8 +88,13 @@ public final class QuotaService implements AutoCloseable {
         this.shares = builder.tokenLeasing.enabled()
                 ? new LeasedShares(store, clock, builder.tokenLeasing, this::config, listener, builder.leaseSweeper)
                 : null;
-        this.runner = new DecisionRunner(store, fallback, clock, builder.liveInstances, builder.instanceRank,
-                builder.unavailableRetryAfter, listener, builder.leaseHolder, builder.storeFailureWarnings, shares);
+        this.runner = new DecisionRunner(new RunnerWiring(store, fallback, clock, listener)
+                .liveInstances(builder.liveInstances)
+                .instanceRank(builder.instanceRank)
+                .unavailableRetryAfter(builder.unavailableRetryAfter)
+                .leaseHolder(builder.leaseHolder)
+                .warn(builder.storeFailureWarnings)
+                .shares(shares));
         this.guard = new FailedKeyGuard(layout, runner, store, clock);
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);

@@ -78,8 +78,11 @@ class DecisionChargeTest {
                     }
                 }
             };
-            DecisionRunner runner = new DecisionRunner(counted, InMemoryStore.builder().clock(clock).build(), clock,
-                    () -> 1, () -> 0, Duration.ofSeconds(1), new QuotaListener() { });
+            DecisionRunner runner = new DecisionRunner(new RunnerWiring(counted,
+                    InMemoryStore.builder().clock(clock).build(), clock, new QuotaListener() { })
+                    .liveInstances(() -> 1)
+                    .instanceRank(() -> 0)
+                    .unavailableRetryAfter(Duration.ofSeconds(1)));
 
             QuotaDecision decision = runner.run(share -> draws);
 
