@@ -1,11 +1,14 @@
 package dev.quota.redis;
 
+import static dev.quota.redis.HeldReplies.awaitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quota.core.Limit;
 import dev.quota.core.Refill;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
+import dev.quota.redis.internal.transport.HeldConnections;
+import dev.quota.redis.internal.transport.RedissonLink;
 import dev.quota.redis.internal.transport.RespConnection;
 import dev.quota.testkit.MutableClock;
 import dev.quota.testkit.RedisExtension;
@@ -42,10 +45,18 @@ class HeldConnectionsTest {
 
     @Test
     void scriptsAfterTheFirst_goOnOneConnection_inTheOrderSent() throws IOException {
-        try (RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).build()) {
+        HeldConnections[] held = new HeldConnections[1];
+        RedisStoreBuilder builder = RedisStore.builder().uri(redis.uri()).clock(clock);
+        builder.link = link -> {
+            held[0] = ((RedissonLink) link).held();
+            return link;
+        };
+        try (RedisStore store = builder.build()) {
             for (int i = 0; i < 5; i++) {
-                store.tryConsume(new BucketKey("held:first:" + i), SPEC, 1); // the first takes the connection
+                store.tryConsume(new BucketKey("held:first:" + i), SPEC, 1); // the first makes the connection
             }
+            // until it is made and hand-shaken the scripts go through Redisson's pool, as they should
+            awaitUntil(() -> held[0].connection("held:0") != null);
             List<Command> scripts;
             try (Monitor monitor = new Monitor(redis.server().host(), redis.server().port())) {
                 for (int i = 0; i < 20; i++) {
