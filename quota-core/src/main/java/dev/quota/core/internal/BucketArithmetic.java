@@ -289,9 +289,26 @@ public final class BucketArithmetic {
                 return charged[i].after() != null;
             });
             boolean admitted = ChargeRule.admitted(takes, i -> steps[i].after() != null);
+            // each take's answer and write by what the rule took from its bucket: steps[i] took the
+            // take's tokens, charged[i] its refusal tokens (null when not computed)
             for (int i = 0; i < n; i++) {
-                results[i] = apply(takes.get(i), steps[i], charged[i], taken[i], admitted, before[i], nowNanos,
-                        writes, i);
+                Take take = takes.get(i);
+                Step step = steps[i];
+                if (taken[i] == take.tokens()) {
+                    RemoteBucketState after = step.after();
+                    writes[i] = after;
+                    // a step's state is a copy this decision made: the extra is taken from it in place
+                    results[i] = admitted && after != null ? withExtra(take, after, step.result(), nowNanos)
+                            : step.result();
+                } else if (taken[i] > 0) {
+                    Step paid = Objects.requireNonNull(charged[i], "refusal tokens taken without being asked for");
+                    writes[i] = paid.after();
+                    results[i] = step.after() != null ? paid.result() : charged(paid, take, nowNanos);
+                } else {
+                    // nothing taken: one that had enough is reported as it stands, else as it refused
+                    results[i] = step.after() != null ? untaken(peek(before[i], take.spec(), nowNanos))
+                            : step.result();
+                }
             }
             return new Outcome(ListsOf.first(results, n), writes);
         } finally {
@@ -363,32 +380,6 @@ public final class BucketArithmetic {
             }
         }
         return true;
-    }
-
-    /**
-     * The answer for one take of a consume that took {@code taken} tokens from its bucket
-     * ({@link ChargeRule}), and its write into {@code writes[i]}: {@code step} took the take's
-     * tokens, {@code paid} its refusal tokens (null when not computed).
-     */
-    private static ConsumeResult apply(Take take, Step step, @Nullable Step paid, long taken, boolean admitted,
-                                       @Nullable RemoteBucketState before, long nowNanos,
-                                       @Nullable RemoteBucketState[] writes, int i) {
-        if (taken == take.tokens()) {
-            RemoteBucketState after = step.after();
-            writes[i] = after;
-            // a step's state is a copy this decision made: the extra is taken from it in place
-            return admitted && after != null ? withExtra(take, after, step.result(), nowNanos) : step.result();
-        }
-        if (taken > 0) {
-            Step charge = Objects.requireNonNull(paid, "refusal tokens taken without being asked for");
-            writes[i] = charge.after();
-            return step.after() != null ? charge.result() : charged(charge, take, nowNanos);
-        }
-        if (step.after() != null) {
-            // had enough, but the consume took nothing from it: report it as it stands
-            return untaken(peek(before, take.spec(), nowNanos));
-        }
-        return step.result();
     }
 
     /**
