@@ -30,10 +30,15 @@ import org.jspecify.annotations.Nullable;
  * state that refills to exactly that:
  * <ul>
  *   <li>no refill due (the state written at or after the round's time), or one that stays below
- *       capacity: the stored tokens less the take, the refill time and rounding error as stored. A
- *       refill that does not reach capacity is the same in one step or two, greedy or by intervals
- *       (which credit no more than the greedy bound the script checks), so this refills later to
- *       what Bucket4j's state would. The stored tokens alone must cover the take;</li>
+ *       capacity, with the stored tokens covering the take: the stored tokens less the take, the
+ *       refill time and rounding error as stored. A refill that does not reach capacity is the same
+ *       in one step or two, greedy or by intervals (which credit no more than the greedy bound the
+ *       script checks), so this refills later to what Bucket4j's state would;</li>
+ *   <li>a greedy refill that stays below capacity, where the stored tokens alone do not cover the
+ *       take (a drained key, each decision on one refilled token): refilled at the round's time as
+ *       Bucket4j's refill does (the elapsed nanoseconds times the refill tokens, plus the rounding
+ *       error, divided by the period in exact integers: the quotient is added, the remainder is the
+ *       new rounding error), then less the take;</li>
  *   <li>a greedy refill that reaches capacity: capacity less the take, refilled at the round's
  *       time, no rounding error, as Bucket4j's refill resets it. Left at the stored time instead,
  *       the take would later be credited the refill the cap dropped, admitting over the limit;</li>
@@ -171,6 +176,11 @@ public final class StoredTake {
                     if x >= y then
                       if greedy ~= 1 then return nil end
                       at, left, err = now, c, ZERO
+                    elseif s < k and greedy == 1 then
+                      local q = math.floor(x / per)
+                      local r = x - q * per
+                      if r < 0 then q, r = q - 1, r + per elseif r >= per then q, r = q + 1, r - per end
+                      at, left, err = now, s + q, be64(r)
                     end
                   end
                 end

@@ -41,9 +41,10 @@ import org.redisson.config.Config;
  * The compare-and-swap script's take from a state another instance wrote ({@link StoredTake}),
  * run on a real Redis over random states, takes and times, checked against the plain arithmetic
  * (Bucket4j's refill-then-consume through {@link BucketMath}) on the same stored state: where the
- * script takes and no refill up to the round reaches capacity, it leaves exactly the stored tokens
- * less the take, with the refill time and rounding error as stored; where a greedy refill reaches
- * it, exactly the arithmetic's state. Either way that state refilled to the round's time or any
+ * script takes, no refill up to the round reaches capacity and the stored tokens cover the take, it
+ * leaves exactly the stored tokens less the take, with the refill time and rounding error as
+ * stored; where a greedy refill reaches capacity, or had to be credited to cover the take, exactly
+ * the arithmetic's state. Either way that state refilled to the round's time or any
  * later one holds exactly what the plain arithmetic's does (never more). Where it does not take,
  * the rule says it must not, and nothing was written.
  */
@@ -75,6 +76,7 @@ class StoredTakeScriptPropertyTest {
         SplittableRandom random = new SplittableRandom(20261207L);
         int took = 0;
         int refused = 0;
+        int refilledFirst = 0;
         for (int c = 0; c < CASES; c++) {
             BucketSpec spec = spec(random);
             BucketConfiguration configuration = Bandwidths.configuration(spec);
@@ -88,10 +90,18 @@ class StoredTakeScriptPropertyTest {
             long capacity = configuration.getBandwidths()[0].getCapacity();
             long tokens = 1 + random.nextLong(random.nextBoolean() ? Math.max(1, capacity / 4) : capacity + 2);
             // the stored state written a moment before the round (another instance's write), or after
-            // it (a clock behind), or long before
-            int when = random.nextInt(3);
+            // it (a clock behind), or long before; or a hot key drained by the fleet, taken from as its
+            // tokens come back
+            int when = random.nextInt(4);
+            if (when == 3) {
+                stored.consume(Math.max(0, stored.getAvailableTokens()));
+                tokens = 1 + random.nextLong(3);
+            }
+            Bandwidth first = configuration.getBandwidths()[0];
             long now = lastRefill(stored) + (when == 0 ? random.nextLong(-2_000_000_000L, 1)
-                    : when == 1 ? random.nextLong(0, 10_000_000L) : random.nextLong(0, 7_200_000_000_000L));
+                    : when == 1 ? random.nextLong(0, 10_000_000L)
+                    : when == 2 ? random.nextLong(0, 7_200_000_000_000L)
+                    : random.nextLong(0, Math.min(1L << 50, 4 * tokens * (first.getRefillPeriodNanos() / first.getRefillTokens() + 1))));
             long later = now + random.nextLong(0, 100_000_000_000L);
             String description = "case " + c + ": stored " + stored.getState() + " of " + stored.getConfiguration()
                     + ", take " + tokens + " at " + now;
@@ -103,6 +113,9 @@ class StoredTakeScriptPropertyTest {
 
             if (!answer.isEmpty() && Arrays.equals(answer.get(0), new byte[] {'+'})) {
                 took++;
+                if (refillsFirst(stored, tokens, now)) {
+                    refilledFirst++;
+                }
                 byte[] written = answer.get(2);
                 assertThat(holds).as(description).isEqualTo(written);
                 RemoteBucketState after = StateWire.read(written);
@@ -118,6 +131,17 @@ class StoredTakeScriptPropertyTest {
         }
         assertThat(took).as("cases the script took from the stored state").isGreaterThan(CASES / 10);
         assertThat(refused).as("cases it answered the stored state").isGreaterThan(CASES / 5);
+        assertThat(refilledFirst).as("cases it took only after refilling to the round's time").isGreaterThan(CASES / 40);
+    }
+
+    /** Whether some bandwidth's stored tokens alone do not cover the take, its refill below capacity doing so. */
+    private static boolean refillsFirst(RemoteBucketState stored, long tokens, long now) {
+        for (int i = 0; i < stored.getConfiguration().getBandwidths().length; i++) {
+            if (belowCapacity(stored, i, now) && stored.getState().getCurrentSize(i) < tokens) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** One limit, or two (a rate and a day): greedy or interval refills of random sizes and periods. */
@@ -177,9 +201,10 @@ class StoredTakeScriptPropertyTest {
     }
 
     /**
-     * Per bandwidth: where no refill is due or it stays below capacity, exactly the stored tokens
-     * less the take, the refill time and rounding error as stored; where a greedy refill reaches
-     * capacity, or the bandwidth is at or above it, exactly Bucket4j's refill-then-consume state.
+     * Per bandwidth: where no refill is due or it stays below capacity and the stored tokens cover
+     * the take, exactly the stored tokens less the take, the refill time and rounding error as
+     * stored; where a greedy refill reaches capacity, covers what the stored tokens lack, or the
+     * bandwidth is at or above capacity, exactly Bucket4j's refill-then-consume state.
      */
     private static void assertTakenAsTheRuleSays(String description, BucketSpec spec, RemoteBucketState stored,
                                                  RemoteBucketState after, long tokens, long now) {
@@ -194,7 +219,7 @@ class StoredTakeScriptPropertyTest {
         long[] afterTimes = lastRefills(after);
         for (int i = 0; i < bandwidths.length; i++) {
             String bandwidth = description + ", bandwidth " + i;
-            if (belowCapacity(stored, i, now)) {
+            if (belowCapacity(stored, i, now) && stored.getState().getCurrentSize(i) >= tokens) {
                 assertThat(after.getState().getCurrentSize(i)).as(bandwidth + ": stored less the take")
                         .isEqualTo(stored.getState().getCurrentSize(i) - tokens);
                 assertThat(after.getState().getRoundingError(i)).as(bandwidth)
@@ -260,7 +285,9 @@ class StoredTakeScriptPropertyTest {
                 return false;
             }
             if (belowCapacity(stored, i, now)) {
-                if (s < tokens) {
+                if (s < tokens && (dt <= 0 || bandwidths[i].isRefillIntervally()
+                        || BigInteger.valueOf(s).add(x(stored, i, dt).divide(BigInteger.valueOf(
+                                bandwidths[i].getRefillPeriodNanos()))).compareTo(BigInteger.valueOf(tokens)) < 0)) {
                     return false;
                 }
             } else if (bandwidths[i].isRefillIntervally()) {
