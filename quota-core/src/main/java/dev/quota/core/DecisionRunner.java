@@ -495,8 +495,8 @@ final class DecisionRunner {
                 || outcome == QuotaDecision.Outcome.SHADOW_REJECTED;
         // the take itself stands for the bucket: its key, spec and tokens are what a refund or
         // settle gives back or changes (a plan take's refusal tokens are not read there)
-        List<Take> refundable = picked(REFUNDABLE, slots, takes, results, admitted);
-        List<Take> settleable = picked(SETTLEABLE, slots, takes, results, admitted);
+        List<Take> refundable = picked(Kept.REFUNDABLE, slots, takes, results);
+        List<Take> settleable = admitted ? picked(Kept.SETTLEABLE, slots, takes, results) : List.of();
         List<Adjustment> leases = List.of();
         for (int i = 0; i < slots.size(); i++) {
             if (results.get(i).tokensTaken() && results.get(i).lease() != 0) {
@@ -508,20 +508,34 @@ final class DecisionRunner {
                 : new Receipt(target, refundable, planTokens, settleable, leases);
     }
 
-    /** {@link #picked}: the takes a refund gives back. */
-    private static final int REFUNDABLE = 0;
-    /** {@link #picked}: the plan takes a settle changes. */
-    private static final int SETTLEABLE = 1;
+    /** Which takes a receipt keeps ({@link #picked}), of those that took their tokens. */
+    private enum Kept {
+        /** The takes a refund gives back. */
+        REFUNDABLE {
+            @Override
+            boolean of(Draw slot) {
+                return slot.refundable();
+            }
+        },
+        /** The plan takes a settle changes: an admitted decision's only. */
+        SETTLEABLE {
+            @Override
+            boolean of(Draw slot) {
+                return slot.role() == LimitStatus.Role.PLAN && !slot.spec().leases();
+            }
+        };
+
+        abstract boolean of(Draw slot);
+    }
 
     /**
-     * The takes of {@code which} kind, as an immutable list the receipt keeps as it is (most
-     * decisions have none, or one bucket: a one-limit decision's takes list is kept itself).
+     * The takes of {@code kind} that took their tokens, as an immutable list the receipt keeps as
+     * it is (most decisions have none, or one bucket: a one-limit decision's takes list is kept itself).
      */
-    private static List<Take> picked(int which, List<Draw> slots, List<Take> takes, List<ConsumeResult> results,
-                                     boolean admitted) {
+    private static List<Take> picked(Kept kind, List<Draw> slots, List<Take> takes, List<ConsumeResult> results) {
         int n = 0;
         for (int i = 0; i < slots.size(); i++) {
-            n += picks(which, slots.get(i), results.get(i), admitted) ? 1 : 0;
+            n += picks(kind, slots.get(i), results.get(i)) ? 1 : 0;
         }
         if (n == 0) {
             return List.of();
@@ -533,7 +547,7 @@ final class DecisionRunner {
         try {
             int k = 0;
             for (int i = 0; i < slots.size(); i++) {
-                if (picks(which, slots.get(i), results.get(i), admitted)) {
+                if (picks(kind, slots.get(i), results.get(i))) {
                     out[k++] = takes.get(i);
                 }
             }
@@ -543,12 +557,8 @@ final class DecisionRunner {
         }
     }
 
-    private static boolean picks(int which, Draw slot, ConsumeResult result, boolean admitted) {
-        if (!result.tokensTaken()) {
-            return false;
-        }
-        return which == REFUNDABLE ? slot.refundable()
-                : slot.role() == LimitStatus.Role.PLAN && !slot.spec().leases() && admitted;
+    private static boolean picks(Kept kind, Draw slot, ConsumeResult result) {
+        return result.tokensTaken() && kind.of(slot);
     }
 
     /** The in-flight leases the decision holds, each as the release that gives its slot back. */
