@@ -21,7 +21,9 @@ import org.jspecify.annotations.Nullable;
  * @param limiters     which limiters, by {@link Kind} name; default all
  * @param nettyThreads overrides the store builder's netty threads when positive
  * @param poolSize     overrides the store builder's connection pool size when positive
- * @param chart        where the PNG goes; default docs/benchmarks.png (quick: quota-bench/target/benchmarks-quick.png)
+ * @param chart        where the PNG goes; default docs/benchmarks.png for a full run (quick:
+ *                     quota-bench/target/benchmarks-quick.png; some scenarios or limiters only:
+ *                     quota-bench/target/benchmarks-part.png)
  * @param results      where the markdown tables go; default quota-bench/target/benchmarks.md
  * @param rtts         the round trips added to loopback, one pass over the scenarios each; default
  *                     0 (direct) and 0.5 ms (through the delay proxy)
@@ -64,7 +66,8 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
               --netty-threads N    Redisson netty threads (default: what RedisStore's builder sets)
               --pool N             Redisson connection pool size (default: what RedisStore's builder sets)
               --instances N        instances of scenarios 2b and 5c, each its own Redis client (default 8)
-              --chart FILE         the PNG to write (default docs/benchmarks.png; --quick: quota-bench/target/...)
+              --chart FILE         the PNG to write (default docs/benchmarks.png for a full run; --quick,
+                                   or some scenarios or limiters only: quota-bench/target/...)
               --results FILE       the markdown tables to write (default quota-bench/target/benchmarks.md)
               (JVM option) -Dquota.bench.leases=off   this module without leased shares of hot keys
               --arrived-body-bytes N  the HTTP scenario's QuotaFeature.Builder.arrivedBodyBytes: a transfer
@@ -207,7 +210,10 @@ record Settings(boolean quick, long warmupNanos, long measureNanos, int callers,
             customers = quick ? 10_000 : 100_000;
         }
         if (chart == null) {
-            chart = quick ? Path.of("quota-bench", "target", "benchmarks-quick.png") : Path.of("docs", "benchmarks.png");
+            // the docs' chart is a full run's: a part of one drawn there would stand for the whole
+            boolean full = scenarios.containsAll(SCENARIOS) && limiters.containsAll(EnumSet.allOf(Kind.class));
+            chart = quick ? Path.of("quota-bench", "target", "benchmarks-quick.png")
+                    : full ? Path.of("docs", "benchmarks.png") : Path.of("quota-bench", "target", "benchmarks-part.png");
         }
         return new Settings(quick, (long) (warmupSeconds * 1e9), (long) (measureSeconds * 1e9), callers, customers,
                 scenarios, limiters, nettyThreads, pool, chart, results, rtts, transferParts, profile,

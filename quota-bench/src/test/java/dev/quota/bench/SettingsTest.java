@@ -31,6 +31,17 @@ class SettingsTest {
     }
 
     @Test
+    void chart_isTheDocsOnlyForAFullRun() {
+        assertThat(Settings.parse(new String[0]).chart()).isEqualTo(Path.of("docs", "benchmarks.png"));
+        assertThat(Settings.parse(new String[] {"--scenarios", "hot8"}).chart())
+                .isEqualTo(Path.of("quota-bench", "target", "benchmarks-part.png"));
+        assertThat(Settings.parse(new String[] {"--limiters", "quota,lua"}).chart())
+                .isEqualTo(Path.of("quota-bench", "target", "benchmarks-part.png"));
+        assertThat(Settings.parse(new String[] {"--quick"}).chart())
+                .isEqualTo(Path.of("quota-bench", "target", "benchmarks-quick.png"));
+    }
+
+    @Test
     void scenarios_refusesAnUnknownName() {
         assertThatThrownBy(() -> Settings.parse(new String[] {"--scenarios", "many,transfers"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("transfers");
