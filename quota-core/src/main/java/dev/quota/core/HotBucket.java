@@ -30,6 +30,13 @@ final class HotBucket {
     /** Raised each time the batch is retired: tokens of an older generation do not come back to it. */
     private long generation;
     private boolean asking;
+    /** The size of the ask in flight, while {@link #asking}. */
+    private long asked;
+    /**
+     * Whether the last answered ask brought all it asked for (true before any): while the bucket is
+     * drained, an ask brings little or nothing, and a refusal has nothing to wait for.
+     */
+    private boolean lastAskFull = true;
     private boolean dead;
     /** The most the batch may hold: the size last asked for, plus one request's tokens less one. */
     private long ceiling;
@@ -89,6 +96,7 @@ final class HotBucket {
             return 0;
         }
         asking = true;
+        asked = size;
         ceiling = size + tokens - 1;
         return size;
     }
@@ -96,6 +104,7 @@ final class HotBucket {
     /** The ask of a decision answered: {@code extra} tokens (maybe 0) join the batch; null result: it failed. */
     synchronized void accept(long extra, BucketSpec spec, @Nullable ConsumeResult result, long now) {
         asking = false;
+        lastAskFull = result != null && extra >= asked;
         notifyAll(); // a refusal waiting in covers() for this answer
         if (extra == 0 || result == null) {
             return;
@@ -120,11 +129,14 @@ final class HotBucket {
      * Whether the batch could serve {@code tokens} of {@code spec} at {@code now}, once an ask in
      * flight (another decision's store call bringing a batch) has been answered: a decision the store
      * refused waits for it, up to {@code maxWaitNanos}, since that batch may hold the very tokens it
-     * lacked. Nothing is taken: the decision is made again through {@link #claim}.
+     * lacked. It waits only while the last ask answered brought all it asked for: on a drained bucket
+     * (every instance taking each token as it comes back) an ask brings what the refusal lacked
+     * seldom, and waiting for it held every refusal of the instance behind the ask's round trips.
+     * Nothing is taken: the decision is made again through {@link #claim}.
      */
     synchronized boolean covers(long tokens, BucketSpec spec, long now, long maxWaitNanos) {
         long end = System.nanoTime() + maxWaitNanos;
-        while (asking && !dead) {
+        while (asking && !dead && lastAskFull) {
             long left = end - System.nanoTime();
             if (left <= 0) {
                 return false;
