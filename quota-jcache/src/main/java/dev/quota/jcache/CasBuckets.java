@@ -11,6 +11,7 @@ import dev.quota.core.spi.Take;
 import dev.quota.core.spi.UnreadableBuckets;
 import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import java.util.ArrayList;
 import java.util.List;
 import javax.cache.Cache;
 import org.jspecify.annotations.Nullable;
@@ -23,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * a customer's buckets is one read and one write, atomic over all of them. A lost race reads again
  * and computes again, up to the retry budget of lost races. Time spent in the grid does not count:
  * a slow member is not contention, and each lost race means another change was written, so
- * contention always makes progress.
+ * contention always makes progress. By default {@link MergedDecisions} puts this JVM's concurrent
+ * decisions of one entry in one change, so the race for an entry is between JVMs, not threads.
  *
  * <p>Only {@code byte[]} travels between members: no class of the application or of Bucket4j is
  * ever deserialized on another member. Correct only where {@code replace} compares values by
@@ -54,17 +56,44 @@ final class CasBuckets implements Buckets {
 
     @Override
     public List<ConsumeResult> consume(List<Take> group) {
-        String key = BucketEntry.entryKey(group.get(0).key().value());
+        return decideAll(BucketEntry.entryKey(group.get(0).key().value()), List.of(group)).get(0);
+    }
+
+    /**
+     * One change of entry {@code key} that decides each group (takes of its buckets) in turn on the
+     * entry as the one before left it: one read, one write; a lost race computes them all again.
+     *
+     * @return the results of each group, in order
+     */
+    List<List<ConsumeResult>> decideAll(String key, List<List<Take>> groups) {
         int races = 0;
         while (true) {
-            Stored stored = read(key);
-            long now = time.currentTimeNanos();
-            BucketEntry.Decision decision = stored.entry.decide(group, now);
-            if (decision.after() == stored.entry || write(key, stored, decision.after(), now)) {
-                return decision.results(); // refused with nothing charged writes nothing
+            List<List<ConsumeResult>> results = attempt(key, groups);
+            if (results != null) {
+                return results;
             }
             lostRace(key, ++races);
         }
+    }
+
+    /**
+     * One attempt at {@link #decideAll}: reads the entry, decides every group, and writes the entry
+     * if it still holds what was read.
+     *
+     * @return the results of each group, in order; null when the race was lost (nothing written)
+     */
+    @Nullable List<List<ConsumeResult>> attempt(String key, List<List<Take>> groups) {
+        Stored stored = read(key);
+        long now = time.currentTimeNanos();
+        List<List<ConsumeResult>> results = new ArrayList<>(groups.size());
+        BucketEntry after = stored.entry;
+        for (List<Take> group : groups) {
+            BucketEntry.Decision decision = after.decide(group, now);
+            results.add(decision.results());
+            after = decision.after();
+        }
+        // refused with nothing charged writes nothing
+        return after == stored.entry || write(key, stored, after, now) ? results : null;
     }
 
     @Override
@@ -136,7 +165,7 @@ final class CasBuckets implements Buckets {
     }
 
     /** Counts a lost race; past the budget, fails the call (a 503 for its decision). */
-    private void lostRace(String key, int races) {
+    void lostRace(String key, int races) {
         RetryBudget.check(races, maxLostRaces, "entry " + key + " in " + label);
     }
 

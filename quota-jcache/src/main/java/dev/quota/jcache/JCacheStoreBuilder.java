@@ -16,7 +16,8 @@ import javax.cache.Cache;
 /**
  * Settings for a {@link JCacheStore}. Defaults: {@link JCacheStore.Update#COMPARE_AND_SWAP}, the system
  * clock, a retry budget of 1,000 lost compare-and-swap races, an expiry margin of 60 s, per-entry expiry where the provider
- * supports it, and on Hazelcast in-flight leases held by this member ({@link #memberLeases}).
+ * supports it, this JVM's concurrent decisions of an entry merged ({@link #mergeDecisions}), and on
+ * Hazelcast in-flight leases held by this member ({@link #memberLeases}).
  */
 public final class JCacheStoreBuilder {
 
@@ -27,6 +28,7 @@ public final class JCacheStoreBuilder {
     private Duration expiryMargin = Duration.ofSeconds(60);
     private boolean perEntryExpiry = true;
     private boolean memberLeases = true;
+    private boolean mergeDecisions = true;
 
     /** The default {@link #retryBudget}: 1,000 lost races. */
     public static final int DEFAULT_RETRY_BUDGET = RetryBudget.DEFAULT_LOST_RACES;
@@ -111,6 +113,20 @@ public final class JCacheStoreBuilder {
     }
 
     /**
+     * Whether, in {@link JCacheStore.Update#COMPARE_AND_SWAP}, this JVM's concurrent decisions of one
+     * entry (one customer's buckets, or one shared bucket) go to the grid in one change; default
+     * true. While a change of the entry is on its way, the decisions that arrive for it wait and go
+     * together in the next, each decided in turn and all or nothing on its own, so a JVM has one
+     * change of an entry in flight and races only other JVMs for it. With false each decision is a
+     * change of its own and races this JVM's other request threads too: the plain path, for
+     * comparison (quota-bench's {@code grid} scenario shows both).
+     */
+    public JCacheStoreBuilder mergeDecisions(boolean merge) {
+        this.mergeDecisions = merge;
+        return this;
+    }
+
+    /**
      * The store. In {@link JCacheStore.Update#COMPARE_AND_SWAP}, first checks with a probe entry (written,
      * replaced and removed) that the cache's {@code replace(key, old, new)} replaces an unchanged entry
      * given the value read from it, and refuses a stale one.
@@ -141,8 +157,10 @@ public final class JCacheStoreBuilder {
         }
         String expiry = writer.perEntryExpiry() ? "each entry expires " + expiryMargin.toSeconds()
                 + " s after its bucket is full again" : "entries " + lifetime.describe();
-        return store(new CasBuckets(cache, writer, lifetime, time, retryBudget, expiryMargin.toNanos()),
-                "jcache '" + cache.getName() + "' (" + provider + "), compare-and-swap, " + expiry);
+        CasBuckets cas = new CasBuckets(cache, writer, lifetime, time, retryBudget, expiryMargin.toNanos());
+        return store(mergeDecisions ? new MergedDecisions(cas) : cas, "jcache '" + cache.getName() + "' ("
+                + provider + "), compare-and-swap, " + expiry
+                + (mergeDecisions ? ", this JVM's decisions of an entry merged" : ""));
     }
 
     /** The store over {@code buckets}, its leases held by this member where it can tell one (the last step: it watches the grid). */

@@ -7,7 +7,11 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import javax.cache.Cache;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A grid cache that counts the calls made to it, by method name, and passes every call on to the
@@ -19,6 +23,7 @@ final class CountingCache implements InvocationHandler {
     private final ICache<String, byte[]> real;
     private final Map<String, Integer> calls = new TreeMap<>();
     private final ICache<String, byte[]> proxy;
+    private @Nullable Hold hold;
 
     @SuppressWarnings("unchecked")
     private CountingCache(Cache<String, byte[]> cache) {
@@ -46,6 +51,41 @@ final class CountingCache implements InvocationHandler {
         calls.clear();
     }
 
+    /** Holds the next call of {@code method} (counted) before it reaches the grid, until released. */
+    synchronized Hold holdNext(String method) {
+        hold = new Hold(method);
+        return hold;
+    }
+
+    /** A held call: {@link #reached} once its caller is held; then let through, or failed. */
+    static final class Hold {
+        final String method;
+        final CountDownLatch reached = new CountDownLatch(1);
+        private final CompletableFuture<@Nullable RuntimeException> outcome = new CompletableFuture<>();
+
+        Hold(String method) {
+            this.method = method;
+        }
+
+        /** Lets the held call go on to the grid. */
+        void release() {
+            outcome.complete(null);
+        }
+
+        /** Fails the held call with {@code failure}, as a grid that cannot be reached would. */
+        void fail(RuntimeException failure) {
+            outcome.complete(failure);
+        }
+
+        void await() throws InterruptedException, ExecutionException {
+            reached.countDown();
+            RuntimeException failure = outcome.get();
+            if (failure != null) {
+                throw failure;
+            }
+        }
+    }
+
     @Override
     public Object invoke(Object self, Method method, Object[] args) throws Throwable {
         String name = method.getName();
@@ -55,8 +95,16 @@ final class CountingCache implements InvocationHandler {
         if (method.getDeclaringClass() == Object.class) {
             return name.equals("equals") ? self == args[0] : method.invoke(this, args);
         }
+        Hold held = null;
         synchronized (this) {
             calls.merge(name, 1, Integer::sum);
+            if (hold != null && hold.method.equals(name)) {
+                held = hold;
+                hold = null;
+            }
+        }
+        if (held != null) {
+            held.await();
         }
         try {
             return method.invoke(real, args);

@@ -50,4 +50,10 @@ class JCacheCompareAndSwapStoreTest extends JCacheStoreContract {
 
         assertThat(racing.peek(key, spec).remaining()).containsExactly(4);
     }
+
+    @Test
+    void describe_saysThisJvmsDecisionsOfAnEntryAreMerged() {
+        assertThat(store.describe()).contains("compare-and-swap, ").endsWith(", this JVM's decisions of an entry merged"
+                + ", in-flight leases held by this grid member");
+    }
 }

@@ -40,9 +40,15 @@ abstract class JCacheStoreContract extends QuotaStoreContract {
     /** The mode under test. */
     abstract JCacheStore.Update update();
 
+    /** Whether this JVM's concurrent decisions of an entry go in one change: the default, true. */
+    boolean mergeDecisions() {
+        return true;
+    }
+
     /** A store of this mode on member {@code member}, reading {@code clock}. */
     JCacheStore store(int member, MutableClock clock) {
-        return JCacheStore.builder(grid.cache(member, "contract-" + update())).update(update()).clock(clock).build();
+        return JCacheStore.builder(grid.cache(member, "contract-" + update())).update(update()).clock(clock)
+                .mergeDecisions(mergeDecisions()).build();
     }
 
     @Override

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two instances of a service, each on its own grid member with its own store, deciding for the
- * same customers at once, in both modes, with the store's defaults (contention is never an outage:
+ * same customers at once, in both modes, with the store's defaults (and compare-and-swap's merging off) (contention is never an outage:
  * the retry budget counts lost races). One of the two always reaches the customer's buckets on the
  * other member.
  */
@@ -22,6 +22,15 @@ class MultiMemberTest {
         @Override
         protected QuotaStore newInstanceStore(int member, MutableClock clock) {
             return store(member, JCacheStore.Update.COMPARE_AND_SWAP, clock);
+        }
+    }
+
+    /** Compare-and-swap with {@link JCacheStoreBuilder#mergeDecisions} off: a change per decision. */
+    @Nested
+    class CompareAndSwapUnmerged extends MultiInstanceContract {
+        @Override
+        protected QuotaStore newInstanceStore(int member, MutableClock clock) {
+            return JCacheStore.builder(grid.cache(member, "multi-unmerged")).clock(clock).mergeDecisions(false).build();
         }
     }
 

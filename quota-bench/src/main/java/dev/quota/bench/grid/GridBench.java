@@ -42,7 +42,8 @@ public final class GridBench {
 
     private static final int MEMBERS = 3;
     private static final Pattern DONE = Pattern.compile("DONE decisions=(\\d+) admitted=(\\d+) failed=(\\d+)");
-    private static final List<String> CONTENDERS = List.of("quota-cas", "quota-processor", "bucket4j-jcache");
+    private static final List<String> CONTENDERS = List.of("quota-service", "quota-cas", "quota-cas-unmerged",
+            "quota-processor", "bucket4j-jcache");
 
     private GridBench() {
     }

@@ -1,6 +1,9 @@
 package dev.quota.bench.grid;
 
+import dev.quota.core.Customer;
 import dev.quota.core.Limit;
+import dev.quota.core.QuotaService;
+import dev.quota.core.config.QuotaConfigLoader;
 import dev.quota.core.Refill;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
@@ -48,6 +51,8 @@ abstract class GridContender {
     static GridContender of(String name, Shape shape, Cache<String, byte[]> cache) {
         return switch (name) {
             case "quota-cas" -> new Quota(JCacheStore.builder(cache).build(), shape);
+            case "quota-cas-unmerged" -> new Quota(JCacheStore.builder(cache).mergeDecisions(false).build(), shape);
+            case "quota-service" -> new Service(JCacheStore.builder(cache).build(), shape);
             case "quota-processor" -> new Quota(JCacheStore.builder(cache).update(JCacheStore.Update.ENTRY_PROCESSOR)
                     .build(), shape);
             case "bucket4j-jcache" -> new Bucket4j(Bucket4jJCache.entryProcessorBasedBuilder(cache).build(), shape);
@@ -80,6 +85,39 @@ abstract class GridContender {
             Take rule = Take.of(new BucketKey("quota:{c." + customer + "}:r:transfers"), RULE, 1);
             List<ConsumeResult> results = store.tryConsume(List.of(plan, rule));
             return results.get(0).tokensTaken() && results.get(1).tokensTaken();
+        }
+    }
+
+    /**
+     * {@code QuotaService} with its defaults over the JCache store as shipped: what an application
+     * gets, leased shares of a busy customer's buckets included. Both limits are the plan's and the
+     * rule's, as {@link Quota}'s.
+     */
+    private static final class Service extends GridContender {
+        private static final String CONFIG = """
+                plans:
+                  bench:
+                    limits:
+                      - {name: burst, capacity: %1$d, period: 1h}
+                rules:
+                  transfers:
+                    limits:
+                      - {name: transfers, capacity: %1$d, period: 1h}
+                """.formatted(CAPACITY);
+
+        private final QuotaService service;
+        private final Shape shape;
+
+        Service(JCacheStore store, Shape shape) {
+            this.service = QuotaService.builder().store(store)
+                    .config(QuotaConfigLoader.parse(CONFIG, "grid-bench.yaml")).build();
+            this.shape = shape;
+        }
+
+        @Override
+        boolean decide(String customer) {
+            return service.decide(Customer.of(customer, "bench"), shape == Shape.ONE_LIMIT ? null : "transfers")
+                    .allowed();
         }
     }
 
