@@ -41,10 +41,31 @@ class TargetsTest {
         List<String> lines = Targets.of(runs, List.of(), List.of());
 
         assertThat(lines).contains("- **missed**: shared rule, 8 instances: transfer decisions/s 0.25x the layered Lua"
-                + " floor (target >= 1.0x), 1.000 CAS attempts and 0.900 conflicts per decision, 0 failed decisions"
-                + " (target 0)");
+                + " floor (target >= 2.0x), p99 30000 µs against its 8000 µs (target <=), 1.000 CAS attempts and 0.900"
+                + " conflicts per decision, 0 failed decisions (target 0)");
         assertThat(lines).contains("- met: hot customer, 1 instance: decisions/s 1.50x Lua on the same key"
                 + " (target >= 1.5x), 0 failed decisions (target 0)");
+    }
+
+    @Test
+    void hotCustomerOverAFleet_isJudgedAtTwiceTheFloor_andItsShortfallAgainstTheLeasedBound() {
+        RunResult quota = run("2b. one hot customer over 8 instances", Kind.QUOTA, 50_000, 1_000_000);
+        RunResult shortOf = new RunResult(quota.scenario(), quota.rtt(), quota.limiter(), quota.decisions(),
+                quota.elapsedNanos(), 98_900, 0, 0, quota.p50(), quota.p99(), new Tally.Exactness(98_900, 100_000, 0, 0),
+                Map.of(), quota.roundTrips(), null, 1, 1, 0, 0, 0, null, 0, GcPauses.Window.NONE);
+        RunResult floor = run("2b. one hot customer over 8 instances", Kind.LUA, 20_000, 1_500_000);
+        RunResult floorShort = new RunResult(floor.scenario(), floor.rtt(), floor.limiter(), floor.decisions(),
+                floor.elapsedNanos(), 99_900, 0, 0, floor.p50(), floor.p99(), new Tally.Exactness(99_900, 100_000, 0, 0),
+                Map.of(), floor.roundTrips(), null, 1, 1, 0, 0, 0, null, 0, GcPauses.Window.NONE);
+
+        List<String> lines = Targets.of(List.of(shortOf, floorShort), List.of(), List.of());
+
+        // 8 instances of a 5,000 limit: batches of at most 62, so at most 8 x 62 = 496 held a slice
+        assertThat(lines).contains("- met: hot customer, 8 instances: decisions/s 2.50x Lua on the same key (target"
+                + " >= 2.0x), p99 2000 µs against its 3000 µs (target <=), 0.000 CAS attempts and 0.000 conflicts per"
+                + " decision, 0 failed decisions (target 0)");
+        assertThat(lines).contains("- **missed**: hot customer, 8 instances: admitted 98900 of 100000 allowed, 1000"
+                + " short beyond the floor's own 100 (target <= 992, the leased bound over 2 slices)");
     }
 
     @Test
