@@ -80,8 +80,8 @@ class AmountLimitTest {
 
     @Test
     void unavailableDecision_is503WithRetryAfter() {
-        Response response = new QuotaExceededException(new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE,
-                List.of(), null, Duration.ofMillis(1500))).getResponse();
+        Response response = new QuotaExceededException(QuotaDecision.builder(QuotaDecision.Outcome.UNAVAILABLE)
+                .retryAfter(Duration.ofMillis(1500)).build()).getResponse();
 
         assertThat(response.getStatus()).isEqualTo(503);
         assertThat(response.getHeaderString("Retry-After")).isEqualTo("2");
@@ -89,7 +89,7 @@ class AmountLimitTest {
 
     @Test
     void admittingDecision_cannotBeThrown() {
-        QuotaDecision allowed = new QuotaDecision(QuotaDecision.Outcome.ALLOWED, List.of(), null, Duration.ZERO);
+        QuotaDecision allowed = QuotaDecision.allowed(List.of());
 
         assertThatThrownBy(() -> new QuotaExceededException(allowed))
                 .isInstanceOf(IllegalArgumentException.class)
