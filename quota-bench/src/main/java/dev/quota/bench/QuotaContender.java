@@ -105,7 +105,7 @@ final class QuotaContender implements Contender {
                 .shared(List.of(new Limit("global", t.shared(),
                         Refill.greedy(t.shared(), TransferLimits.SHARED_PERIOD))))
                 .onStoreFailure(FailurePolicy.CLOSED).build();
-        AmountLimits amounts = new AmountLimits(AMOUNTS, List.of(new Limit("daily", t.amountDaily(),
+        AmountLimits amounts = AmountLimits.of(AMOUNTS, List.of(new Limit("daily", t.amountDaily(),
                 Refill.calendar(ChronoUnit.DAYS, TransferLimits.ZONE))), FailurePolicy.CLOSED);
         return QuotaConfig.builder().plan(plan).rule(rule).amounts(amounts).build();
     }

@@ -29,7 +29,7 @@ class BodyDecisionTest {
                     List.of(Rule.builder("transfers")
                             .perCustomer(List.of(greedy("per-hour", 2, 2, Duration.ofHours(1))))
                             .onStoreFailure(FailurePolicy.LOCAL).build()),
-                    List.of(new AmountLimits("transfer-amount", List.of(daily("daily", 1_000_00, "Europe/Berlin")),
+                    List.of(AmountLimits.of("transfer-amount", List.of(daily("daily", 1_000_00, "Europe/Berlin")),
                             FailurePolicy.CLOSED))))
             .clock(clock).build();
 

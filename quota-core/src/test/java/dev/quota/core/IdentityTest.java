@@ -36,7 +36,8 @@ class IdentityTest {
 
     private static Customer anonymous(QuotaService service, String peer, List<String> forwardedFor,
                                       String endUser) {
-        return service.identify(new RequestFacts(Credential.none(), ip(peer), forwardedFor, endUser)).customer();
+        return service.identify(RequestFacts.builder(Credential.none(), ip(peer)).forwardedFor(forwardedFor)
+                .endUser(endUser).build()).customer();
     }
 
     @Test

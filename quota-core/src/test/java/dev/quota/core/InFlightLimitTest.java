@@ -197,7 +197,7 @@ class InFlightLimitTest {
 
     @Test
     void leaseTakenBeforeTheBody_isHeldWhenTheBodyStepRefuses_andReleasedThen() {
-        AmountLimits amounts = new AmountLimits("transfer-amount", List.of(daily("daily", 100, "Europe/Berlin")),
+        AmountLimits amounts = AmountLimits.of("transfer-amount", List.of(daily("daily", 100, "Europe/Berlin")),
                 FailurePolicy.CLOSED);
         QuotaService service = QuotaService.builder().store(store)
                 .config(config(List.of(free()), List.of(transfers.withConcurrency(Concurrency.of(1))), List.of(amounts)))

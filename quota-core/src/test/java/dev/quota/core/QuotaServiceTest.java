@@ -192,7 +192,7 @@ class QuotaServiceTest {
 
     @Test
     void consumeAmount_limitsPerCurrencyAndReportsAmountLimit() {
-        AmountLimits amounts = new AmountLimits("transfer-amount", List.of(daily("daily", 100_000, "Europe/Berlin")),
+        AmountLimits amounts = AmountLimits.of("transfer-amount", List.of(daily("daily", 100_000, "Europe/Berlin")),
                 FailurePolicy.CLOSED);
         QuotaService service = service(config(List.of(plan("free", greedy("burst", 20, 1, Duration.ofHours(1)))),
                 List.of(), List.of(amounts)));

@@ -27,7 +27,7 @@ class ReceiptTest {
 
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
     private final Customer alice = Customer.of("alice", "free");
-    private final AmountLimits amounts = new AmountLimits("transfer-amount",
+    private final AmountLimits amounts = AmountLimits.of("transfer-amount",
             List.of(daily("daily", 1_000_00, "Europe/Berlin")), FailurePolicy.CLOSED);
 
     private QuotaConfig withPerHour(long perHour) {

@@ -56,7 +56,7 @@ class RejectionLogTest {
 
     @Test
     void amountRejection_namesThePolicyButNoAmount() {
-        AmountLimits amounts = new AmountLimits("transfer-amount",
+        AmountLimits amounts = AmountLimits.of("transfer-amount",
                 List.of(greedy("daily", 100_000, 100_000, Duration.ofDays(1))), FailurePolicy.CLOSED);
         QuotaService service = service(config(List.of(plan("free", greedy("burst", 1, 1, Duration.ofHours(1)))),
                 List.of(), List.of(amounts)));

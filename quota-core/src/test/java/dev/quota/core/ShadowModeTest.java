@@ -132,7 +132,7 @@ class ShadowModeTest {
 
     @Test
     void consumeAmount_inGlobalShadow_isShadowRejectedAndTakesNothing() {
-        AmountLimits amounts = new AmountLimits("transfer-amount",
+        AmountLimits amounts = AmountLimits.of("transfer-amount",
                 List.of(greedy("daily", 1000, 1000, Duration.ofDays(1))), FailurePolicy.CLOSED);
         QuotaService service = service(operated(config(List.of(free(null, greedy("burst", 5, 1, Duration.ofHours(1)))),
                 List.of(), List.of(amounts)), true, Mode.SHADOW, AllowList.NONE));

@@ -52,7 +52,7 @@ class TopCustomersTest {
         QuotaService withAmounts = QuotaService.builder()
                 .store(InMemoryStore.builder().clock(clock).build())
                 .config(config(List.of(plan("free", greedy("burst", 20, 1, Duration.ofHours(1)))), List.of(),
-                        List.of(new AmountLimits("moved", List.of(greedy("daily", 100, 100, Duration.ofDays(1))),
+                        List.of(AmountLimits.of("moved", List.of(greedy("daily", 100, 100, Duration.ofDays(1))),
                                 FailurePolicy.CLOSED))))
                 .clock(clock)
                 .build();

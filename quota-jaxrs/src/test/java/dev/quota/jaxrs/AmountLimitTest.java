@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class AmountLimitTest {
 
     /** 10,000.00 per calendar day (UTC), in cents. */
-    static final AmountLimits TRANSFER_AMOUNT = new AmountLimits("transfer-amount",
+    static final AmountLimits TRANSFER_AMOUNT = AmountLimits.of("transfer-amount",
             List.of(new Limit("daily", 1_000_000, Refill.calendar(ChronoUnit.DAYS, ZoneOffset.UTC))),
             FailurePolicy.CLOSED);
 

@@ -61,7 +61,7 @@ class OneRoundTripTest {
                 .rule(Rule.builder("transfers").matches(List.of(RouteMatch.parse("POST /api/v1/transfers")))
                         .perCustomer(List.of(new Limit("per-minute", 10, Refill.greedy(10, Duration.ofMinutes(1)))))
                         .shared(List.of(new Limit("global", 500, Refill.greedy(500, Duration.ofSeconds(1))))).build())
-                .amounts(new AmountLimits("transfer-amount", List.of(
+                .amounts(AmountLimits.of("transfer-amount", List.of(
                         new Limit("daily", 1_000_000, Refill.calendar(ChronoUnit.DAYS, BERLIN))), FailurePolicy.CLOSED))
                 .build();
         return QuotaService.builder().clock(clock).config(config)

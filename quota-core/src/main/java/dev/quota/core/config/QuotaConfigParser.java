@@ -197,7 +197,7 @@ final class QuotaConfigParser {
                 ConfigChecks.capacityWarnings(limits, amount.path("limits"), problems);
             }
             if (problems.errorCount() == errorsBefore && limits != null && policy != null) {
-                construct(path, () -> amounts.put(name, new AmountLimits(name, limits, policy)));
+                construct(path, () -> amounts.put(name, AmountLimits.of(name, limits, policy)));
             }
         }
         return amounts;

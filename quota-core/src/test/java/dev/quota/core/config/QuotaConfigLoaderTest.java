@@ -88,10 +88,10 @@ class QuotaConfigLoaderTest {
         assertThat(config.rules().get("annotated")).isEqualTo(Rule.builder("annotated").build());
 
         assertThat(config.amounts()).isEqualTo(Map.of(
-                "transfer-amount", new AmountLimits("transfer-amount", List.of(
+                "transfer-amount", AmountLimits.of("transfer-amount", List.of(
                         calendar("hourly", 250_000, ChronoUnit.HOURS, ZoneOffset.UTC),
                         calendar("daily", 1_000_000, ChronoUnit.DAYS, ZoneId.of("Europe/Berlin"))), FailurePolicy.CLOSED),
-                "fx-amount", new AmountLimits("fx-amount", List.of(
+                "fx-amount", AmountLimits.of("fx-amount", List.of(
                         new Limit("weekly", 7_000_000, Refill.interval(7_000_000, Duration.ofDays(7)))), FailurePolicy.LOCAL)));
 
         assertThat(config.customers()).isEqualTo(Map.of(

@@ -99,7 +99,7 @@ public abstract class MultiInstanceContract {
         Rule transfers = Rule.builder("transfers").matches(List.of(RouteMatch.parse("POST /api/v1/transfers")))
                 .perCustomer(List.of(new Limit("per-minute", 40, Refill.greedy(40, Duration.ofMinutes(1)))))
                 .onStoreFailure(FailurePolicy.CLOSED).build();
-        AmountLimits amount = new AmountLimits("transfer-amount", List.of(
+        AmountLimits amount = AmountLimits.of("transfer-amount", List.of(
                 new Limit("daily", 1_000_00, Refill.calendar(ChronoUnit.DAYS, ZoneId.of("Europe/Berlin")))),
                 FailurePolicy.CLOSED);
         startInstances(config(1_000, List.of(transfers), List.of(amount)));

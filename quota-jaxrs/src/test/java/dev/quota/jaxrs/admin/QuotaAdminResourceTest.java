@@ -155,7 +155,8 @@ class QuotaAdminResourceTest {
     @Test
     void config_showsTheServicesLeasingSettings_andNoPlanOrRuleLeasedWhenTheServiceLeasesNone() {
         String tuned = AdminDocuments.config(fixture.service.config(),
-                new TokenLeasing(true, 20, Duration.ofSeconds(2), 0.25, 500), fixture.service.admin().store());
+                TokenLeasing.builder().hotRate(20).leaseTime(Duration.ofSeconds(2)).fleetFraction(0.25).maxKeys(500)
+                        .build(), fixture.service.admin().store());
         String off = AdminDocuments.config(fixture.service.config(), TokenLeasing.OFF, fixture.service.admin().store());
 
         assertThat(tuned).contains("\"leasing\":\"on\",\"tokenLeasing\":{\"enabled\":true,\"hotRate\":20,"
