@@ -25,13 +25,8 @@ public final class AmountLimits {
 
     private AmountLimits(String name, List<Limit> limits, FailurePolicy onStoreFailure) {
         Limit.requireName(name, "amount limits name");
-        List<Limit> copy = List.copyOf(limits);
-        if (copy.isEmpty()) {
-            throw new IllegalArgumentException("amount limits " + name + " must have at least one limit");
-        }
-        Plan.requireUniqueNames(copy, "amount limits " + name);
         this.name = name;
-        this.limits = copy;
+        this.limits = Plan.requireLimits(limits, "amount limits " + name);
         this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "onStoreFailure");
     }
 

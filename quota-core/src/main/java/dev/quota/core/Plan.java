@@ -27,13 +27,8 @@ public final class Plan {
     private Plan(String name, List<Limit> limits, FailurePolicy onStoreFailure, @Nullable Mode mode,
                  @Nullable Concurrency concurrency) {
         Limit.requireName(name, "plan name");
-        List<Limit> copy = List.copyOf(limits);
-        if (copy.isEmpty()) {
-            throw new IllegalArgumentException("plan " + name + " must have at least one limit");
-        }
-        requireUniqueNames(copy, "plan " + name);
         this.name = name;
-        this.limits = copy;
+        this.limits = requireLimits(limits, "plan " + name);
         this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "onStoreFailure");
         this.mode = mode;
         this.concurrency = concurrency;
@@ -96,6 +91,21 @@ public final class Plan {
     /** This plan with at most {@code concurrency} requests of a customer running at once (null: no such limit). */
     public Plan withConcurrency(@Nullable Concurrency concurrency) {
         return toBuilder().concurrency(concurrency).build();
+    }
+
+    /**
+     * A copy of {@code limits}, which {@code owner} (a plan, a set of amount limits) holds: at least
+     * one, unique names.
+     *
+     * @throws IllegalArgumentException if there is none or names repeat
+     */
+    static List<Limit> requireLimits(List<Limit> limits, String owner) {
+        List<Limit> copy = List.copyOf(limits);
+        if (copy.isEmpty()) {
+            throw new IllegalArgumentException(owner + " must have at least one limit");
+        }
+        requireUniqueNames(copy, owner);
+        return copy;
     }
 
     static void requireUniqueNames(List<Limit> limits, String owner) {
