@@ -71,9 +71,9 @@ final class LeaseBench {
 
     /** {@code callers} threads on {@code customers} customers for {@code length}, after a warm-up of a fifth of it. */
     static Result run(RedisUnderTest redis, int callers, int customers, Duration length) throws Exception {
-        Rule transfers = new Rule("transfers", List.of(), 1, List.of(), List.of(), FailurePolicy.CLOSED)
-                .withConcurrency(Concurrency.of(5));
-        Plan plan = new Plan("free", List.of(new Limit("burst", 1_000_000_000L,
+        Rule transfers = Rule.builder("transfers").onStoreFailure(FailurePolicy.CLOSED).concurrency(Concurrency.of(5))
+                .build();
+        Plan plan = Plan.of("free", List.of(new Limit("burst", 1_000_000_000L,
                 Refill.greedy(1_000_000_000L, Duration.ofSeconds(1)))), FailurePolicy.CLOSED);
         QuotaConfig config = QuotaConfig.builder().version(1).plan(plan).rule(transfers).build();
         try (QuotaService service = QuotaService.builder().store(RedisStore.builder().uri(redis.uri()).build())

@@ -85,7 +85,7 @@ final class QuotaContender implements Contender {
     }
 
     static QuotaConfig config(LimitSpec limit) {
-        Plan plan = new Plan(PLAN, List.of(new Limit("burst", limit.capacity(),
+        Plan plan = Plan.of(PLAN, List.of(new Limit("burst", limit.capacity(),
                 Refill.greedy(limit.capacity(), limit.period()))), FailurePolicy.CLOSED);
         return QuotaConfig.builder().plan(plan).build();
     }
@@ -95,17 +95,17 @@ final class QuotaContender implements Contender {
      * (per customer and shared), amount limits {@code transfer-amount}; every store failure CLOSED.
      */
     static QuotaConfig transferConfig(TransferLimits t) {
-        Plan plan = new Plan(PLAN, List.of(
+        Plan plan = Plan.of(PLAN, List.of(
                 new Limit("burst", t.burst(), Refill.greedy(t.burstRefill(), TransferLimits.BURST_PERIOD)),
                 new Limit("hourly", t.hourly(), Refill.interval(t.hourly(), TransferLimits.HOUR)),
                 new Limit("daily", t.daily(), Refill.calendar(ChronoUnit.DAYS, TransferLimits.ZONE))),
                 FailurePolicy.CLOSED);
-        Rule rule = new Rule(RULE, List.of(), 1,
-                List.of(new Limit("per-minute", t.perCustomer(),
-                        Refill.greedy(t.perCustomer(), TransferLimits.PER_CUSTOMER_PERIOD))),
-                List.of(new Limit("global", t.shared(), Refill.greedy(t.shared(), TransferLimits.SHARED_PERIOD))),
-                FailurePolicy.CLOSED);
-        AmountLimits amounts = new AmountLimits(AMOUNTS, List.of(new Limit("daily", t.amountDaily(),
+        Rule rule = Rule.builder(RULE).perCustomer(List.of(new Limit("per-minute", t.perCustomer(),
+                        Refill.greedy(t.perCustomer(), TransferLimits.PER_CUSTOMER_PERIOD))))
+                .shared(List.of(new Limit("global", t.shared(),
+                        Refill.greedy(t.shared(), TransferLimits.SHARED_PERIOD))))
+                .onStoreFailure(FailurePolicy.CLOSED).build();
+        AmountLimits amounts = AmountLimits.of(AMOUNTS, List.of(new Limit("daily", t.amountDaily(),
                 Refill.calendar(ChronoUnit.DAYS, TransferLimits.ZONE))), FailurePolicy.CLOSED);
         return QuotaConfig.builder().plan(plan).rule(rule).amounts(amounts).build();
     }

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
 class JCacheStoresTest {
 
     private static final QuotaConfig CONFIG = QuotaConfig.builder().version(1)
-            .plan(new Plan("free", List.of(new Limit("burst", 1_000, Refill.greedy(1, Duration.ofHours(1)))),
+            .plan(Plan.of("free", List.of(new Limit("burst", 1_000, Refill.greedy(1, Duration.ofHours(1)))),
                     FailurePolicy.CLOSED).withConcurrency(new Concurrency(5, Duration.ofHours(1))))
             .build();
 

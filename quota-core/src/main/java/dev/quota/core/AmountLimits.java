@@ -2,6 +2,7 @@ package dev.quota.core;
 
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Limits on an amount rather than on requests, such as money moved per day.
@@ -11,20 +12,62 @@ import java.util.Objects;
  * body is parsed, through {@link QuotaService#consumeAmount}. Each currency (or other qualifier)
  * has its own buckets.
  *
- * @param name           referenced by the programmatic API
- * @param limits         at least one limit, unique names, in the amount's own unit
- * @param onStoreFailure what to do when the store is unavailable
+ * <p>A value: equal when name, limits and failure policy are. Made by
+ * {@link #of(String, List, FailurePolicy)} or read from the {@code amounts:} section of the config
+ * file; a setting added in a later release gets a default (and a builder), so code that makes one
+ * keeps compiling.
  */
-public record AmountLimits(String name, List<Limit> limits, FailurePolicy onStoreFailure) {
+public final class AmountLimits {
 
-    /** @throws IllegalArgumentException if the name is malformed, limits are empty or names repeat */
-    public AmountLimits {
+    private final String name;
+    private final List<Limit> limits;
+    private final FailurePolicy onStoreFailure;
+
+    private AmountLimits(String name, List<Limit> limits, FailurePolicy onStoreFailure) {
         Limit.requireName(name, "amount limits name");
-        limits = List.copyOf(limits);
-        if (limits.isEmpty()) {
-            throw new IllegalArgumentException("amount limits " + name + " must have at least one limit");
-        }
-        Plan.requireUniqueNames(limits, "amount limits " + name);
-        Objects.requireNonNull(onStoreFailure, "onStoreFailure");
+        this.name = name;
+        this.limits = Plan.requireLimits(limits, "amount limits " + name);
+        this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "onStoreFailure");
+    }
+
+    /**
+     * Amount limits {@code name} of {@code limits}, in the amount's own unit.
+     *
+     * @throws NullPointerException if an argument or one of the limits is null
+     * @throws IllegalArgumentException if the name is malformed, limits are empty or names repeat
+     */
+    public static AmountLimits of(String name, List<Limit> limits, FailurePolicy onStoreFailure) {
+        return new AmountLimits(name, limits, onStoreFailure);
+    }
+
+    /** The name the programmatic API refers to. */
+    public String name() {
+        return name;
+    }
+
+    /** At least one limit, unique names, in the amount's own unit. */
+    public List<Limit> limits() {
+        return limits;
+    }
+
+    /** What to do when the store is unavailable. */
+    public FailurePolicy onStoreFailure() {
+        return onStoreFailure;
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+        return o instanceof AmountLimits other && name.equals(other.name) && limits.equals(other.limits)
+                && onStoreFailure == other.onStoreFailure;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(name, limits, onStoreFailure);
+    }
+
+    @Override
+    public String toString() {
+        return "AmountLimits[name=" + name + ", limits=" + limits + ", onStoreFailure=" + onStoreFailure + "]";
     }
 }

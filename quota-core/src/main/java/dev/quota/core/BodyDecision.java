@@ -30,7 +30,8 @@ final class BodyDecision {
         limits.addAll(beforeBody.limits());
         limits.addAll(afterBody.limits());
         QuotaDecision outcomeOf = afterBody.outcome() == QuotaDecision.Outcome.ALLOWED ? beforeBody : afterBody;
-        return new QuotaDecision(outcomeOf.outcome(), limits, outcomeOf.violated(), outcomeOf.retryAfter(),
-                Receipt.both(beforeBody.receipt(), afterBody.receipt()));
+        return QuotaDecision.builder(outcomeOf.outcome()).limits(limits).violated(outcomeOf.violated())
+                .retryAfter(outcomeOf.retryAfter()).receipt(Receipt.both(beforeBody.receipt(), afterBody.receipt()))
+                .build();
     }
 }

@@ -49,19 +49,21 @@ final class CallerIdentifier {
             return failedKey(cfg, address, group, Caller.Kind.AMBIGUOUS_CREDENTIAL);
         }
         if (identity.missingKey() == Identity.MissingKey.REJECT) {
-            return new Caller(Caller.Kind.MISSING_CREDENTIAL, null, address, false, null);
+            return Caller.uncounted(Caller.Kind.MISSING_CREDENTIAL, address);
         }
         String user = identity.endUser(facts.peer(), facts.endUser());
         Customer customer;
         if (user != null) {
-            customer = new Customer("user:" + user, identity.anonymousPlan(), 1.0, Customer.Kind.GATEWAY_USER);
+            customer = Customer.builder("user:" + user, identity.anonymousPlan()).kind(Customer.Kind.GATEWAY_USER)
+                    .build();
         } else if (group != null) {
-            customer = new Customer("ip:" + group, identity.anonymousPlan(), 1.0, Customer.Kind.ADDRESS);
+            customer = Customer.builder("ip:" + group, identity.anonymousPlan()).kind(Customer.Kind.ADDRESS).build();
         } else {
             throw new IllegalArgumentException("a request without a credential has no client address to be counted"
                     + " by; give QuotaFeature a ClientAddress that finds the peer address on this runtime");
         }
-        return new Caller(Caller.Kind.ANONYMOUS, customer, address, Exemption.exempt(cfg, null, null, address), null);
+        return Caller.builder(Caller.Kind.ANONYMOUS).customer(customer).address(address)
+                .exempt(Exemption.exempt(cfg, null, null, address)).build();
     }
 
     private Caller byKey(QuotaConfig cfg, String key, @Nullable InetAddress address, @Nullable String group) {
@@ -74,7 +76,7 @@ final class CallerIdentifier {
                     && guard.knownAt(group, hash))) {
                 // a blocked address may not try a key it has not used before, valid ones included
                 listener.onFailedKey(block);
-                return new Caller(Caller.Kind.BLOCKED, null, address, false, block);
+                return Caller.blocked(address, block);
             }
         }
         Customer customer = hash == null ? null : customers.byApiKeyHash(hash);
@@ -87,29 +89,31 @@ final class CallerIdentifier {
             QuotaDecision block = guard.sharedBlock(cfg, group);
             if (block.outcome() == QuotaDecision.Outcome.REJECTED) {
                 listener.onFailedKey(block);
-                return new Caller(Caller.Kind.BLOCKED, null, address, false, block);
+                return Caller.blocked(address, block);
             }
         }
-        return new Caller(Caller.Kind.IDENTIFIED, customer, address, exempt, null, hash);
+        return Caller.builder(Caller.Kind.IDENTIFIED).customer(customer).address(address).exempt(exempt).keyHash(hash)
+                .build();
     }
 
     private Caller byPrincipal(QuotaConfig cfg, String name, @Nullable InetAddress address) {
         Customer customer = name.isEmpty() ? null : customers.byPrincipal(name);
         String plan = cfg.identity().principalPlan();
         if (customer == null && plan != null && !name.isEmpty()) {
-            customer = new Customer("user:" + name, plan, 1.0, Customer.Kind.PRINCIPAL);
+            customer = Customer.builder("user:" + name, plan).kind(Customer.Kind.PRINCIPAL).build();
         }
         if (customer == null) {
             // authenticated by the runtime, so not a guess: not counted as a failed key
-            return new Caller(Caller.Kind.UNKNOWN_CREDENTIAL, null, address, false, null);
+            return Caller.uncounted(Caller.Kind.UNKNOWN_CREDENTIAL, address);
         }
-        return new Caller(Caller.Kind.IDENTIFIED, customer, address, Exemption.exempt(cfg, customer, null, address), null);
+        return Caller.builder(Caller.Kind.IDENTIFIED).customer(customer).address(address)
+                .exempt(Exemption.exempt(cfg, customer, null, address)).build();
     }
 
     /** Counts a failed lookup against the address; {@code kind} while it may still guess, BLOCKED after. */
     private Caller failedKey(QuotaConfig cfg, @Nullable InetAddress address, @Nullable String group, Caller.Kind kind) {
         if (group == null || !cfg.enabled() || (address != null && Exemption.exempt(cfg, null, null, address))) {
-            return new Caller(kind, null, address, false, null);
+            return Caller.uncounted(kind, address);
         }
         QuotaDecision decision = guard.record(cfg, group);
         listener.onFailedKey(decision);
@@ -119,7 +123,7 @@ final class CallerIdentifier {
         }
         // UNAVAILABLE cannot turn a 401 into anything else: only a real rejection blocks
         return decision.outcome() == QuotaDecision.Outcome.REJECTED
-                ? new Caller(Caller.Kind.BLOCKED, null, address, false, decision)
-                : new Caller(kind, null, address, false, null);
+                ? Caller.blocked(address, decision)
+                : Caller.uncounted(kind, address);
     }
 }

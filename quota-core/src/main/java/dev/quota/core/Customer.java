@@ -1,6 +1,7 @@
 package dev.quota.core;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A caller whose usage is counted: an id, the plan it is on, and the kind of identity the id is.
@@ -13,15 +14,18 @@ import java.util.Objects;
  * configured customer named {@code ip:203.0.113.7} never shares a bucket with the anonymous caller
  * at that address.
  *
- * @param id         the stable identity buckets are keyed by; any string, it is hashed into keys
- * @param plan       the plan name
- * @param multiplier scales every capacity and refill of the plan (2.0 = twice the tier), {@code > 0}
- * @param kind       which namespace the id belongs to
+ * <p>A value: equal when id, plan, multiplier and kind are. Made by {@link #of(String, String)},
+ * {@link #of(String, String, double)} or {@link #builder(String, String)}; a setting added in a
+ * later release gets a default and a builder method, so code that makes one keeps compiling.
  */
-public record Customer(String id, String plan, double multiplier, Kind kind) {
+public final class Customer {
 
-    /** @throws IllegalArgumentException if id is empty or multiplier is not positive */
-    public Customer {
+    private final String id;
+    private final String plan;
+    private final double multiplier;
+    private final Kind kind;
+
+    private Customer(String id, String plan, double multiplier, Kind kind) {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(plan, "plan");
         Objects.requireNonNull(kind, "kind");
@@ -31,21 +35,126 @@ public record Customer(String id, String plan, double multiplier, Kind kind) {
         if (!(multiplier > 0) || Double.isInfinite(multiplier)) {
             throw new IllegalArgumentException("multiplier must be > 0 but was " + multiplier);
         }
+        this.id = id;
+        this.plan = plan;
+        this.multiplier = multiplier;
+        this.kind = kind;
     }
 
-    /** A configured customer ({@link Kind#ACCOUNT}) with a multiplier. */
-    public Customer(String id, String plan, double multiplier) {
-        this(id, plan, multiplier, Kind.ACCOUNT);
-    }
-
-    /** A configured customer ({@link Kind#ACCOUNT}) on {@code plan} with the plan's limits as they are. */
+    /**
+     * A configured customer ({@link Kind#ACCOUNT}) on {@code plan} with the plan's limits as they are
+     * (multiplier 1).
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code id} is empty
+     */
     public static Customer of(String id, String plan) {
         return new Customer(id, plan, 1.0, Kind.ACCOUNT);
     }
 
-    /** This customer on another plan, same id, multiplier and kind. */
+    /**
+     * A configured customer ({@link Kind#ACCOUNT}) on {@code plan} with every capacity and refill
+     * scaled by {@code multiplier}: 2.0 on a plan of 100 per minute gives 200 per minute.
+     *
+     * @throws NullPointerException if {@code id} or {@code plan} is null
+     * @throws IllegalArgumentException if {@code id} is empty or {@code multiplier} is not a finite
+     *     number {@code > 0}
+     */
+    public static Customer of(String id, String plan, double multiplier) {
+        return new Customer(id, plan, multiplier, Kind.ACCOUNT);
+    }
+
+    /**
+     * A builder for a customer {@code id} on {@code plan}: multiplier 1 and kind {@link Kind#ACCOUNT}
+     * until set. The arguments are checked in {@link Builder#build()}.
+     */
+    public static Builder builder(String id, String plan) {
+        return new Builder(id, plan);
+    }
+
+    /** The stable identity buckets are keyed by; any string, it is hashed into keys. */
+    public String id() {
+        return id;
+    }
+
+    /** The plan name. */
+    public String plan() {
+        return plan;
+    }
+
+    /** Scales every capacity and refill of the plan (2.0 = twice the tier), {@code > 0}; default 1. */
+    public double multiplier() {
+        return multiplier;
+    }
+
+    /** Which namespace the id belongs to; default {@link Kind#ACCOUNT}. */
+    public Kind kind() {
+        return kind;
+    }
+
+    /**
+     * This customer on another plan, same id, multiplier and kind.
+     *
+     * @throws NullPointerException if {@code newPlan} is null
+     */
     public Customer withPlan(String newPlan) {
         return new Customer(id, newPlan, multiplier, kind);
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+        return o instanceof Customer other && id.equals(other.id) && plan.equals(other.plan)
+                && Double.compare(multiplier, other.multiplier) == 0 && kind == other.kind;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(id, plan, multiplier, kind);
+    }
+
+    @Override
+    public String toString() {
+        return "Customer[id=" + id + ", plan=" + plan + ", multiplier=" + multiplier + ", kind=" + kind + "]";
+    }
+
+    /** Collects a customer's settings; {@link #build()} checks them. */
+    public static final class Builder {
+        private final String id;
+        private final String plan;
+        private double multiplier = 1.0;
+        private Kind kind = Kind.ACCOUNT;
+
+        private Builder(String id, String plan) {
+            this.id = id;
+            this.plan = plan;
+        }
+
+        /** Scales every capacity and refill of the plan; default 1 (checked in {@link #build()}). */
+        public Builder multiplier(double multiplier) {
+            this.multiplier = multiplier;
+            return this;
+        }
+
+        /**
+         * Which namespace the id belongs to; default {@link Kind#ACCOUNT}.
+         *
+         * @throws NullPointerException if {@code kind} is null
+         */
+        public Builder kind(Kind kind) {
+            this.kind = Objects.requireNonNull(kind, "kind");
+            return this;
+        }
+
+        /**
+         * The customer.
+         *
+         * @throws NullPointerException if the id or plan is null
+         * @throws IllegalArgumentException if the id is empty or the multiplier is not a finite
+         *     number {@code > 0}
+         */
+        public Customer build() {
+            return new Customer(id, plan, multiplier, kind);
+        }
     }
 
     /** The namespaces of customer ids. */

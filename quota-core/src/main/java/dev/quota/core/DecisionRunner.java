@@ -140,8 +140,8 @@ final class DecisionRunner {
                 // the wait for one token of the whole limit: the next guess is refused as soon
                 Duration retry = Draw.refillTime(limit, 1);
                 LimitStatus refused = LimitStatus.of(slot.policies().get(0), limit, slot.role(), 0, retry, retry);
-                return counted(new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(refused), refused, retry,
-                        Receipt.NONE, fallenBack));
+                return counted(QuotaDecision.builder(QuotaDecision.Outcome.REJECTED).limits(List.of(refused))
+                        .violated(refused).retryAfter(retry).fallback(fallenBack).build());
             }
         }
         return counted(execute(fallback, slots).decidedBy(fallenBack));
@@ -196,26 +196,25 @@ final class DecisionRunner {
                 // the store may be serving every other call: admitting this one from a local bucket
                 // would count it beside the store, so it is refused, and the client retries
                 warnThrottled(e, "refusing it with 503 (the store is not known to be down)");
-                return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter,
-                        Receipt.NONE, new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.SHED, reason));
+                return QuotaDecision.builder(QuotaDecision.Outcome.UNAVAILABLE).retryAfter(unavailableRetryAfter)
+                        .fallback(new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.SHED, reason)).build();
             }
             FailurePolicy policy = strictest(slots);
             warnThrottled(e, "applying failure policy " + policy);
             QuotaDecision.Fallback fallenBack = new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.of(policy),
                     reason);
             return switch (policy) {
-                case OPEN -> new QuotaDecision(QuotaDecision.Outcome.UNENFORCED, List.of(), null, Duration.ZERO,
-                        Receipt.NONE, fallenBack);
-                case CLOSED -> new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null,
-                        unavailableRetryAfter, Receipt.NONE, fallenBack);
+                case OPEN -> QuotaDecision.builder(QuotaDecision.Outcome.UNENFORCED).fallback(fallenBack).build();
+                case CLOSED -> QuotaDecision.builder(QuotaDecision.Outcome.UNAVAILABLE)
+                        .retryAfter(unavailableRetryAfter).fallback(fallenBack).build();
                 default -> {
                     if (!fallbackActive.get() && fallbackActive.compareAndSet(false, true)) {
                         log.warn("quota fallback engaged: limits are enforced in this JVM until the store answers");
                         listener.onFallback(true);
                     }
                     // not a decision yet: the caller makes it in this JVM (see run(List))
-                    yield new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter,
-                            Receipt.NONE, fallenBack);
+                    yield QuotaDecision.builder(QuotaDecision.Outcome.UNAVAILABLE).retryAfter(unavailableRetryAfter)
+                            .fallback(fallenBack).build();
                 }
             };
         }
@@ -235,9 +234,9 @@ final class DecisionRunner {
     private QuotaDecision local(List<Draw> slots, QuotaDecision.Fallback fallenBack) {
         for (Draw slot : slots) {
             if (slot.noShare() && slot.mode() == Mode.ENFORCE) {
-                return new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE, List.of(), null, unavailableRetryAfter,
-                        Receipt.NONE, new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.LOCAL,
-                        fallenBack.reason() + "; this instance holds no share of " + slot.policies().get(0)));
+                return QuotaDecision.builder(QuotaDecision.Outcome.UNAVAILABLE).retryAfter(unavailableRetryAfter)
+                        .fallback(new QuotaDecision.Fallback(QuotaDecision.Fallback.Kind.LOCAL,
+                        fallenBack.reason() + "; this instance holds no share of " + slot.policies().get(0))).build();
             }
         }
         return execute(fallback, slots).decidedBy(fallenBack);
@@ -400,8 +399,8 @@ final class DecisionRunner {
             }
         }
         List<LimitStatus> limits = statuses(slots, results, now);
-        return new QuotaDecision(outcome, limits, violated(limits, slots, violatedSlot), retryAfter,
-                receipt(outcome, slots, takes, results, target));
+        return QuotaDecision.builder(outcome).limits(limits).violated(violated(limits, slots, violatedSlot))
+                .retryAfter(retryAfter).receipt(receipt(outcome, slots, takes, results, target)).build();
     }
 
     /** Who takes leases now: {@link LeaseHolder#NONE} (every lease held to its deadline) when the supplier fails. */

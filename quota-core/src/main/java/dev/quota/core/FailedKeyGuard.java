@@ -40,7 +40,7 @@ final class FailedKeyGuard {
     static final Duration KNOWN_FOR = KnownKeys.KNOWN_FOR;
 
     private static final QuotaDecision NOT_BLOCKED =
-            new QuotaDecision(QuotaDecision.Outcome.ALLOWED, List.of(), null, Duration.ZERO);
+            QuotaDecision.allowed(List.of());
 
     private final BucketLayout layout;
     private final DecisionRunner runner;
@@ -132,7 +132,7 @@ final class FailedKeyGuard {
         }
         LimitStatus violated = block.violated();
         LimitStatus now = violated.withResetAfter(min(violated.resetAfter(), left)).withRetryAfter(left);
-        return new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(now), now, left);
+        return QuotaDecision.rejected(now, left);
     }
 
     /**
@@ -166,8 +166,7 @@ final class FailedKeyGuard {
                         : min(Draw.refillTime(limit, limit.capacity() - remaining), toFull);
                 LimitStatus status = LimitStatus.of(slot.policies().get(i), limit, LimitStatus.Role.FAILED_KEYS, 0,
                         reset, retry);
-                QuotaDecision rejection = new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(status), status,
-                        retry);
+                QuotaDecision rejection = QuotaDecision.rejected(status, retry);
                 block(group, rejection);
                 return rejection;
             }

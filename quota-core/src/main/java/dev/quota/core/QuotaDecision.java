@@ -13,47 +13,106 @@ import org.jspecify.annotations.Nullable;
  * problem body without another store round trip, and the {@link Receipt} of what it took, for
  * {@link QuotaService#refund(QuotaDecision)}.
  *
- * @param outcome    what happened
- * @param limits     every limit that applied, in plan, rule, shared, amount order
- * @param violated   the limit that rejected (or, in shadow mode, would have rejected) the request,
- *                   or null
- * @param retryAfter how long until the same request could pass; zero unless rejected or shadow-rejected
- * @param receipt    what the decision took; {@link Receipt#NONE} when nothing
- * @param fallback   null when the shared store decided; otherwise who decided instead, and why
+ * <p>A value: equal when every part is. Made by {@link #bypassed()}, {@link #allowed(List)},
+ * {@link #rejected(LimitStatus, Duration)} or {@link #builder(Outcome)}; a part added in a later
+ * release gets a default and a builder method, so code that makes one keeps compiling.
  */
-public record QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable LimitStatus violated,
-                            Duration retryAfter, Receipt receipt, @Nullable Fallback fallback) {
+public final class QuotaDecision {
 
-    private static final QuotaDecision BYPASS =
-            new QuotaDecision(Outcome.BYPASSED, List.of(), null, Duration.ZERO, Receipt.NONE);
+    private static final QuotaDecision BYPASS = builder(Outcome.BYPASSED).build();
 
-    /** @throws IllegalArgumentException if a refusal names no violated limit */
-    public QuotaDecision {
+    private final Outcome outcome;
+    private final List<LimitStatus> limits;
+    private final @Nullable LimitStatus violated;
+    private final Duration retryAfter;
+    private final Receipt receipt;
+    private final @Nullable Fallback fallback;
+
+    private QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable LimitStatus violated,
+                          Duration retryAfter, Receipt receipt, @Nullable Fallback fallback) {
         Objects.requireNonNull(outcome, "outcome");
-        limits = List.copyOf(limits);
         Objects.requireNonNull(retryAfter, "retryAfter");
         Objects.requireNonNull(receipt, "receipt");
         if ((outcome == Outcome.REJECTED || outcome == Outcome.SHADOW_REJECTED || outcome == Outcome.EXCEEDS_LIMIT)
                 && violated == null) {
             throw new IllegalArgumentException("a " + outcome + " decision must name the violated limit");
         }
-    }
-
-    /** A decision the shared store made (or that needed no store). */
-    public QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable LimitStatus violated,
-                         Duration retryAfter, Receipt receipt) {
-        this(outcome, limits, violated, retryAfter, receipt, null);
-    }
-
-    /** A decision that took nothing. */
-    public QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable LimitStatus violated,
-                         Duration retryAfter) {
-        this(outcome, limits, violated, retryAfter, Receipt.NONE);
+        this.outcome = outcome;
+        this.limits = List.copyOf(limits);
+        this.violated = violated;
+        this.retryAfter = retryAfter;
+        this.receipt = receipt;
+        this.fallback = fallback;
     }
 
     /** The decision for a caller that is not limited (config disabled, allow-listed): no limits. */
     public static QuotaDecision bypassed() {
         return BYPASS;
+    }
+
+    /**
+     * An {@link Outcome#ALLOWED} decision under {@code limits} that took nothing ({@link Receipt#NONE})
+     * and names no retry-after.
+     *
+     * @throws NullPointerException if {@code limits} or one of them is null
+     */
+    public static QuotaDecision allowed(List<LimitStatus> limits) {
+        return new QuotaDecision(Outcome.ALLOWED, limits, null, Duration.ZERO, Receipt.NONE, null);
+    }
+
+    /**
+     * A {@link Outcome#REJECTED} decision by {@code violated}, the only limit that applied, that
+     * took nothing: the same request could pass in {@code retryAfter}.
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    public static QuotaDecision rejected(LimitStatus violated, Duration retryAfter) {
+        return new QuotaDecision(Outcome.REJECTED, List.of(violated), violated, retryAfter, Receipt.NONE, null);
+    }
+
+    /**
+     * A builder for a decision of {@code outcome}: no limits, no violated limit, retry-after zero,
+     * {@link Receipt#NONE} and no fallback until set. Whether the parts fit the outcome is checked
+     * in {@link Builder#build()}.
+     */
+    public static Builder builder(Outcome outcome) {
+        return new Builder(outcome);
+    }
+
+    /** What happened. */
+    public Outcome outcome() {
+        return outcome;
+    }
+
+    /** Every limit that applied, in plan, rule, shared, amount order; default empty. */
+    public List<LimitStatus> limits() {
+        return limits;
+    }
+
+    /**
+     * The limit that rejected (or, in shadow mode, would have rejected) the request, or null (the
+     * default).
+     */
+    public @Nullable LimitStatus violated() {
+        return violated;
+    }
+
+    /**
+     * How long until the same request could pass; zero (the default) unless rejected or
+     * shadow-rejected.
+     */
+    public Duration retryAfter() {
+        return retryAfter;
+    }
+
+    /** What the decision took; {@link Receipt#NONE} (the default) when nothing. */
+    public Receipt receipt() {
+        return receipt;
+    }
+
+    /** Null (the default) when the shared store decided; otherwise who decided instead, and why. */
+    public @Nullable Fallback fallback() {
+        return fallback;
     }
 
     /**
@@ -84,6 +143,94 @@ public record QuotaDecision(Outcome outcome, List<LimitStatus> limits, @Nullable
     /** This decision, marked as made by {@code fallback} instead of the shared store. */
     QuotaDecision decidedBy(Fallback fallback) {
         return new QuotaDecision(outcome, limits, violated, retryAfter, receipt, fallback);
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+        return o instanceof QuotaDecision other && outcome == other.outcome && limits.equals(other.limits)
+                && Objects.equals(violated, other.violated) && retryAfter.equals(other.retryAfter)
+                && receipt.equals(other.receipt) && Objects.equals(fallback, other.fallback);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(outcome, limits, violated, retryAfter, receipt, fallback);
+    }
+
+    @Override
+    public String toString() {
+        return "QuotaDecision[outcome=" + outcome + ", limits=" + limits + ", violated=" + violated
+                + ", retryAfter=" + retryAfter + ", receipt=" + receipt + ", fallback=" + fallback + "]";
+    }
+
+    /** Collects a decision's parts; {@link #build()} checks that they fit its outcome. */
+    public static final class Builder {
+        private final Outcome outcome;
+        private List<LimitStatus> limits = List.of();
+        private @Nullable LimitStatus violated;
+        private Duration retryAfter = Duration.ZERO;
+        private Receipt receipt = Receipt.NONE;
+        private @Nullable Fallback fallback;
+
+        private Builder(Outcome outcome) {
+            this.outcome = outcome;
+        }
+
+        /**
+         * Every limit that applied, in plan, rule, shared, amount order; default none.
+         *
+         * @throws NullPointerException if {@code limits} is null (a null element: in {@link #build()})
+         */
+        public Builder limits(List<LimitStatus> limits) {
+            this.limits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        /**
+         * The limit that rejected, or would have rejected, the request; default none. A
+         * {@link Outcome#REJECTED}, {@link Outcome#SHADOW_REJECTED} or {@link Outcome#EXCEEDS_LIMIT}
+         * decision needs one.
+         */
+        public Builder violated(@Nullable LimitStatus violated) {
+            this.violated = violated;
+            return this;
+        }
+
+        /**
+         * How long until the same request could pass; default zero.
+         *
+         * @throws NullPointerException if {@code retryAfter} is null
+         */
+        public Builder retryAfter(Duration retryAfter) {
+            this.retryAfter = Objects.requireNonNull(retryAfter, "retryAfter");
+            return this;
+        }
+
+        /**
+         * What the decision took; default {@link Receipt#NONE}.
+         *
+         * @throws NullPointerException if {@code receipt} is null
+         */
+        public Builder receipt(Receipt receipt) {
+            this.receipt = Objects.requireNonNull(receipt, "receipt");
+            return this;
+        }
+
+        /** Who decided instead of the shared store, and why; default null (the store decided). */
+        public Builder fallback(@Nullable Fallback fallback) {
+            this.fallback = fallback;
+            return this;
+        }
+
+        /**
+         * The decision.
+         *
+         * @throws NullPointerException if the outcome or one of the limits is null
+         * @throws IllegalArgumentException if a refusal names no violated limit
+         */
+        public QuotaDecision build() {
+            return new QuotaDecision(outcome, limits, violated, retryAfter, receipt, fallback);
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.quota.core;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Leased shares of hot buckets: how an instance serves a bucket it decides on often from a batch
@@ -27,40 +28,88 @@ import java.util.Objects;
  * windows, amount limits and the failed-key guard, the in-JVM fallback, and any plan or rule the
  * config marks {@code leasing: off}.
  *
- * @param enabled       whether any bucket is leased; default true. The config's global
- *                      {@code leasing: off} turns it off as well
- * @param hotRate       the decisions per second this instance makes on one bucket from which it
- *                      leases batches of it, {@code >= 1}; default 50
- * @param leaseTime     how long a batch is served before what is left of it goes back, at least
- *                      1 ms; default 500 ms
- * @param fleetFraction the most of a bucket's capacity all instances hold in batches at once,
- *                      above 0 and at most 0.5; default 0.1
- * @param maxKeys       how many buckets one instance watches for demand at once (a bucket beyond
- *                      them is not leased until others go quiet), {@code >= 1}; default 10,000
+ * <p>A value: equal when every setting is. Made by {@link #builder()} (every setting at its
+ * default until set), or {@link #DEFAULT} and {@link #OFF}; a setting added in a later release gets
+ * a default and a builder method, so code that makes one keeps compiling.
  */
-public record TokenLeasing(boolean enabled, int hotRate, Duration leaseTime, double fleetFraction, int maxKeys) {
+public final class TokenLeasing {
 
     /** The defaults: on, hot at 50 decisions a second, 500 ms batches, at most 10% of a capacity held. */
-    public static final TokenLeasing DEFAULT = new TokenLeasing(true, 50, Duration.ofMillis(500), 0.1, 10_000);
+    public static final TokenLeasing DEFAULT = builder().build();
 
     /** No bucket is leased: every decision goes to the store. */
-    public static final TokenLeasing OFF = new TokenLeasing(false, 50, Duration.ofMillis(500), 0.1, 10_000);
+    public static final TokenLeasing OFF = builder().enabled(false).build();
 
-    /** @throws IllegalArgumentException if a setting is out of its range (see the parameters) */
-    public TokenLeasing {
-        Objects.requireNonNull(leaseTime, "leaseTime");
-        if (hotRate < 1) {
-            throw new IllegalArgumentException("hotRate must be >= 1 but was " + hotRate);
+    private final boolean enabled;
+    private final int hotRate;
+    private final Duration leaseTime;
+    private final double fleetFraction;
+    private final int maxKeys;
+
+    private TokenLeasing(Builder b) {
+        if (b.hotRate < 1) {
+            throw new IllegalArgumentException("hotRate must be >= 1 but was " + b.hotRate);
         }
-        if (leaseTime.compareTo(Duration.ofMillis(1)) < 0) {
-            throw new IllegalArgumentException("leaseTime must be at least 1 ms but was " + leaseTime);
+        if (b.leaseTime.compareTo(Duration.ofMillis(1)) < 0) {
+            throw new IllegalArgumentException("leaseTime must be at least 1 ms but was " + b.leaseTime);
         }
-        if (!(fleetFraction > 0 && fleetFraction <= 0.5)) {
-            throw new IllegalArgumentException("fleetFraction must be above 0 and at most 0.5 but was " + fleetFraction);
+        if (!(b.fleetFraction > 0 && b.fleetFraction <= 0.5)) {
+            throw new IllegalArgumentException("fleetFraction must be above 0 and at most 0.5 but was "
+                    + b.fleetFraction);
         }
-        if (maxKeys < 1) {
-            throw new IllegalArgumentException("maxKeys must be >= 1 but was " + maxKeys);
+        if (b.maxKeys < 1) {
+            throw new IllegalArgumentException("maxKeys must be >= 1 but was " + b.maxKeys);
         }
+        this.enabled = b.enabled;
+        this.hotRate = b.hotRate;
+        this.leaseTime = b.leaseTime;
+        this.fleetFraction = b.fleetFraction;
+        this.maxKeys = b.maxKeys;
+    }
+
+    /** A builder with every setting at its default ({@link #DEFAULT}). */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding these settings, to change some of them. */
+    public Builder toBuilder() {
+        return new Builder().enabled(enabled).hotRate(hotRate).leaseTime(leaseTime).fleetFraction(fleetFraction)
+                .maxKeys(maxKeys);
+    }
+
+    /**
+     * Whether any bucket is leased; default true. The config's global {@code leasing: off} turns it
+     * off as well.
+     */
+    public boolean enabled() {
+        return enabled;
+    }
+
+    /**
+     * The decisions per second this instance makes on one bucket from which it leases batches of it,
+     * {@code >= 1}; default 50.
+     */
+    public int hotRate() {
+        return hotRate;
+    }
+
+    /** How long a batch is served before what is left of it goes back, at least 1 ms; default 500 ms. */
+    public Duration leaseTime() {
+        return leaseTime;
+    }
+
+    /** The most of a bucket's capacity all instances hold in batches at once, above 0 and at most 0.5; default 0.1. */
+    public double fleetFraction() {
+        return fleetFraction;
+    }
+
+    /**
+     * How many buckets one instance watches for demand at once (a bucket beyond them is not leased
+     * until others go quiet), {@code >= 1}; default 10,000.
+     */
+    public int maxKeys() {
+        return maxKeys;
     }
 
     /**
@@ -77,6 +126,79 @@ public record TokenLeasing(boolean enabled, int hotRate, Duration leaseTime, dou
     /** The largest batch one instance takes of a bucket of {@code capacity}: {@code floor(fleetFraction x capacity / instances)}. */
     long batchCap(long capacity, int instances) {
         return (long) Math.floor(fleetFraction * capacity / Math.max(1, instances));
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+        return o instanceof TokenLeasing other && enabled == other.enabled && hotRate == other.hotRate
+                && leaseTime.equals(other.leaseTime) && Double.compare(fleetFraction, other.fleetFraction) == 0
+                && maxKeys == other.maxKeys;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(enabled, hotRate, leaseTime, fleetFraction, maxKeys);
+    }
+
+    @Override
+    public String toString() {
+        return "TokenLeasing[enabled=" + enabled + ", hotRate=" + hotRate + ", leaseTime=" + leaseTime
+                + ", fleetFraction=" + fleetFraction + ", maxKeys=" + maxKeys + "]";
+    }
+
+    /** Collects the settings; {@link #build()} checks their ranges. */
+    public static final class Builder {
+        private boolean enabled = true;
+        private int hotRate = 50;
+        private Duration leaseTime = Duration.ofMillis(500);
+        private double fleetFraction = 0.1;
+        private int maxKeys = 10_000;
+
+        private Builder() {
+        }
+
+        /** Whether any bucket is leased; default true. */
+        public Builder enabled(boolean enabled) {
+            this.enabled = enabled;
+            return this;
+        }
+
+        /** The decisions per second on one bucket from which batches are leased; default 50 ({@code >= 1}, checked in {@link #build()}). */
+        public Builder hotRate(int hotRate) {
+            this.hotRate = hotRate;
+            return this;
+        }
+
+        /**
+         * How long a batch is served; default 500 ms (at least 1 ms, checked in {@link #build()}).
+         *
+         * @throws NullPointerException if {@code leaseTime} is null
+         */
+        public Builder leaseTime(Duration leaseTime) {
+            this.leaseTime = Objects.requireNonNull(leaseTime, "leaseTime");
+            return this;
+        }
+
+        /** The most of a capacity held in batches fleet-wide; default 0.1 (above 0, at most 0.5, checked in {@link #build()}). */
+        public Builder fleetFraction(double fleetFraction) {
+            this.fleetFraction = fleetFraction;
+            return this;
+        }
+
+        /** How many buckets one instance watches for demand; default 10,000 ({@code >= 1}, checked in {@link #build()}). */
+        public Builder maxKeys(int maxKeys) {
+            this.maxKeys = maxKeys;
+            return this;
+        }
+
+        /**
+         * The settings.
+         *
+         * @throws IllegalArgumentException if a setting is out of its range
+         */
+        public TokenLeasing build() {
+            return new TokenLeasing(this);
+        }
     }
 
     /**

@@ -26,9 +26,10 @@ class BodyDecisionTest {
     private final QuotaService service = QuotaService.builder()
             .store(InMemoryStore.builder().clock(clock).build())
             .config(config(List.of(plan("free", greedy("burst", 3, 3, Duration.ofHours(1)))),
-                    List.of(new Rule("transfers", List.of(), 1, List.of(greedy("per-hour", 2, 2, Duration.ofHours(1))),
-                            List.of(), FailurePolicy.LOCAL)),
-                    List.of(new AmountLimits("transfer-amount", List.of(daily("daily", 1_000_00, "Europe/Berlin")),
+                    List.of(Rule.builder("transfers")
+                            .perCustomer(List.of(greedy("per-hour", 2, 2, Duration.ofHours(1))))
+                            .onStoreFailure(FailurePolicy.LOCAL).build()),
+                    List.of(AmountLimits.of("transfer-amount", List.of(daily("daily", 1_000_00, "Europe/Berlin")),
                             FailurePolicy.CLOSED))))
             .clock(clock).build();
 

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 class BucketLayoutTest {
 
-    private final Plan plan = new Plan("free", List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofSeconds(1)))),
+    private final Plan plan = Plan.of("free", List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofSeconds(1)))),
             FailurePolicy.OPEN);
     private final QuotaConfig config = QuotaConfig.builder().plan(plan).build();
     private final BucketLayout layout = new BucketLayout("quota", Clock.fixed(Instant.EPOCH, ZoneOffset.UTC));
@@ -84,7 +84,7 @@ class BucketLayoutTest {
     @Test
     void calendarWindow_isTheDayContainingEachDecision_acrossMidnightAndADaylightSavingDay() {
         ZoneId berlin = ZoneId.of("Europe/Berlin");
-        Plan daily = new Plan("daily", List.of(new Limit("day", 100, Refill.calendar(ChronoUnit.DAYS, berlin))),
+        Plan daily = Plan.of("daily", List.of(new Limit("day", 100, Refill.calendar(ChronoUnit.DAYS, berlin))),
                 FailurePolicy.OPEN);
         QuotaConfig dailyConfig = QuotaConfig.builder().plan(daily).build();
         // 2026-03-29 is 23 hours long in Berlin: from 2026-03-28T23:00Z to 2026-03-29T22:00Z
@@ -121,9 +121,9 @@ class BucketLayoutTest {
     void keyPart_dependsOnKindAndId_notOnPlanOrMultiplier() {
         Customer alice = Customer.of("alice", "free");
         String key = planKey(alice);
-        assertThat(planKey(new Customer("alice", "free", 3.0))).isEqualTo(key);
+        assertThat(planKey(Customer.of("alice", "free", 3.0))).isEqualTo(key);
         assertThat(planKey(alice.withPlan("free"))).isEqualTo(key);
-        assertThat(planKey(new Customer("alice", "free", 1.0, Customer.Kind.PRINCIPAL))).isNotEqualTo(key)
+        assertThat(planKey(Customer.builder("alice", "free").kind(Customer.Kind.PRINCIPAL).build())).isNotEqualTo(key)
                 .isEqualTo("quota:{c." + Hashes.keyPart("PRINCIPAL\u0000alice") + "}:p");
     }
 }

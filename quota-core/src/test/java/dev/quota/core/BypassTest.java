@@ -22,7 +22,7 @@ class BypassTest {
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
     private final SwitchableStore store = new SwitchableStore(clock);
     private final Customer alice = Customer.of("alice", "free");
-    private final AmountLimits amounts = new AmountLimits("transfer-amount",
+    private final AmountLimits amounts = AmountLimits.of("transfer-amount",
             List.of(greedy("daily", 1000, 1000, Duration.ofDays(1))), FailurePolicy.CLOSED);
     private final QuotaConfig base = config(List.of(plan("free", greedy("burst", 1, 1, Duration.ofHours(1))),
             plan("anonymous", greedy("burst", 1, 1, Duration.ofHours(1)))), List.of(), List.of(amounts));

@@ -24,7 +24,7 @@ public final class Configs {
     }
 
     public static Plan plan(String name, Limit... limits) {
-        return new Plan(name, List.of(limits), FailurePolicy.LOCAL);
+        return Plan.of(name, List.of(limits), FailurePolicy.LOCAL);
     }
 
     public static QuotaConfig config(List<Plan> plans, List<Rule> rules, List<AmountLimits> amounts) {

@@ -154,8 +154,8 @@ class FailedKeysTest {
         FailedKeyGuard guard = new FailedKeyGuard(
                 new BucketLayout("quota", clock), null, InMemoryStore.builder().clock(clock).build(), clock, 100);
         for (int i = 0; i < 150; i++) {
-            guard.block("198.51." + (i / 250) + "." + (i % 250), new QuotaDecision(Outcome.REJECTED,
-                    List.of(), blockedStatus(), Duration.ofMinutes(1)));
+            guard.block("198.51." + (i / 250) + "." + (i % 250), QuotaDecision.builder(Outcome.REJECTED)
+                    .violated(blockedStatus()).retryAfter(Duration.ofMinutes(1)).build());
         }
 
         int stillBlocked = 0;

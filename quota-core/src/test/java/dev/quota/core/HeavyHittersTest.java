@@ -56,7 +56,7 @@ class HeavyHittersTest {
         // 1,000 one-off addresses interleaved with 600 calls of one customer: 3/8 of the weight, more
         // than 1 in 3 counters, so Space-Saving keeps it however the others evict each other
         for (int i = 0; i < 1_000; i++) {
-            sketch.add(new Customer("ip:203.0.113." + i, "anonymous", 1, Customer.Kind.ADDRESS), 1);
+            sketch.add(Customer.builder("ip:203.0.113." + i, "anonymous").kind(Customer.Kind.ADDRESS).build(), 1);
             if (i % 10 < 6) {
                 sketch.add(c("hot"), 1);
             }
@@ -96,7 +96,7 @@ class HeavyHittersTest {
     @Test
     void kinds_areCountedApart() {
         sketch.add(Customer.of("ip:203.0.113.7", "free"), 1);
-        sketch.add(new Customer("ip:203.0.113.7", "anonymous", 1, Customer.Kind.ADDRESS), 1);
+        sketch.add(Customer.builder("ip:203.0.113.7", "anonymous").kind(Customer.Kind.ADDRESS).build(), 1);
 
         assertThat(sketch.top(10)).extracting(TopCustomers.Entry::kind)
                 .containsExactlyInAnyOrder(Customer.Kind.ACCOUNT, Customer.Kind.ADDRESS);

@@ -36,7 +36,8 @@ class IdentityTest {
 
     private static Customer anonymous(QuotaService service, String peer, List<String> forwardedFor,
                                       String endUser) {
-        return service.identify(new RequestFacts(Credential.none(), ip(peer), forwardedFor, endUser)).customer();
+        return service.identify(RequestFacts.builder(Credential.none(), ip(peer)).forwardedFor(forwardedFor)
+                .endUser(endUser).build()).customer();
     }
 
     @Test
@@ -46,9 +47,9 @@ class IdentityTest {
         assertThat(Identity.DEFAULT.trustedProxies()).isEmpty();
         assertThat(Identity.DEFAULT.failedKeys().capacity()).isEqualTo(10);
         assertThat(anonymous(service, "10.0.0.5", List.of("203.0.113.7"), "u-1"))
-                .isEqualTo(new Customer("ip:10.0.0.5", "anonymous", 1.0, Customer.Kind.ADDRESS));
+                .isEqualTo(Customer.builder("ip:10.0.0.5", "anonymous").kind(Customer.Kind.ADDRESS).build());
         assertThat(anonymous(service, "2001:db8:1:2::77", List.of(), null))
-                .isEqualTo(new Customer("ip:2001:db8:1:2::/64", "anonymous", 1.0, Customer.Kind.ADDRESS));
+                .isEqualTo(Customer.builder("ip:2001:db8:1:2::/64", "anonymous").kind(Customer.Kind.ADDRESS).build());
     }
 
     @Test
@@ -63,7 +64,7 @@ class IdentityTest {
         QuotaService service = service(base.toBuilder().identity(behindGateway).build());
 
         assertThat(anonymous(service, "10.0.0.5", List.of("203.0.113.7"), "u-42"))
-                .isEqualTo(new Customer("user:u-42", "anonymous", 1.0, Customer.Kind.GATEWAY_USER));
+                .isEqualTo(Customer.builder("user:u-42", "anonymous").kind(Customer.Kind.GATEWAY_USER).build());
         assertThat(anonymous(service, "203.0.113.7", List.of(), "u-42").id()).isEqualTo("ip:203.0.113.7");
         assertThat(anonymous(service, "10.0.0.5", List.of("203.0.113.7"), "bad\nid").id()).isEqualTo("ip:203.0.113.7");
         assertThat(anonymous(service, "10.0.0.5", List.of("203.0.113.7"), "x".repeat(129)).id())
@@ -112,8 +113,8 @@ class IdentityTest {
             service.decide(principal, null, null);
         }
 
-        assertThat(principal.customer()).isEqualTo(new Customer("user:alice", "enterprise", 1.0,
-                Customer.Kind.PRINCIPAL));
+        assertThat(principal.customer()).isEqualTo(Customer.builder("user:alice", "enterprise")
+                .kind(Customer.Kind.PRINCIPAL).build());
         assertThat(service.decide(principal, null, null).allowed()).isFalse();
         assertThat(service.decide(keyHolder, null, null).allowed()).isTrue();
     }

@@ -20,9 +20,9 @@ class InFlightLimitTest {
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
     private final Customer alice = Customer.of("alice", "free");
     private final Customer bob = Customer.of("bob", "free");
-    private final Rule transfers = new Rule("transfers", List.of(), 1,
-            List.of(greedy("per-minute", 100, 100, Duration.ofMinutes(1))), List.of(), null)
-            .withConcurrency(Concurrency.of(5));
+    private final Rule transfers = Rule.builder("transfers")
+            .perCustomer(List.of(greedy("per-minute", 100, 100, Duration.ofMinutes(1)))).concurrency(Concurrency.of(5))
+            .build();
     private final SwitchableStore store = new SwitchableStore(clock);
     private final AtomicInteger storeFailures = new AtomicInteger();
     private final List<QuotaDecision> released = new ArrayList<>();
@@ -127,8 +127,8 @@ class InFlightLimitTest {
 
     @Test
     void requestRefusedByARateLimit_holdsNoLease() {
-        Rule twoPerHour = new Rule("transfers", List.of(), 1, List.of(greedy("per-hour", 2, 2, Duration.ofHours(1))),
-                List.of(), null).withConcurrency(Concurrency.of(5));
+        Rule twoPerHour = Rule.builder("transfers").perCustomer(List.of(greedy("per-hour", 2, 2, Duration.ofHours(1))))
+                .concurrency(Concurrency.of(5)).build();
         QuotaService service = service(free(), twoPerHour);
         service.decide(alice, "transfers");
         service.decide(alice, "transfers");
@@ -143,8 +143,8 @@ class InFlightLimitTest {
 
     @Test
     void whenARateLimitLacksToo_theRefusalNamesIt_withItsRetryAfter() {
-        Rule fivePerHour = new Rule("transfers", List.of(), 1, List.of(greedy("per-hour", 5, 5, Duration.ofHours(1))),
-                List.of(), null).withConcurrency(Concurrency.of(5));
+        Rule fivePerHour = Rule.builder("transfers").perCustomer(List.of(greedy("per-hour", 5, 5, Duration.ofHours(1))))
+                .concurrency(Concurrency.of(5)).build();
         QuotaService service = service(free(), fivePerHour);
         admitFive(service, alice);
 
@@ -158,8 +158,7 @@ class InFlightLimitTest {
 
     @Test
     void inShadowMode_theRequestPastTheLimitRuns_reportedAsAShadowRejectionWithoutRetryAfter() {
-        Rule watched = new Rule("transfers", List.of(), 1, List.of(), List.of(), null, Mode.SHADOW)
-                .withConcurrency(Concurrency.of(1));
+        Rule watched = Rule.builder("transfers").mode(Mode.SHADOW).concurrency(Concurrency.of(1)).build();
         QuotaService service = service(free(), watched);
         assertThat(service.decide(alice, "transfers").receipt().holdsLeases()).isTrue();
 
@@ -188,7 +187,7 @@ class InFlightLimitTest {
     @Test
     void customerMultiplier_scalesTheInFlightLimit() {
         QuotaService service = service(free(), transfers);
-        Customer doubled = new Customer("carol", "free", 2);
+        Customer doubled = Customer.of("carol", "free", 2);
 
         for (int i = 0; i < 10; i++) {
             assertThat(service.decide(doubled, "transfers").allowed()).isTrue();
@@ -198,7 +197,7 @@ class InFlightLimitTest {
 
     @Test
     void leaseTakenBeforeTheBody_isHeldWhenTheBodyStepRefuses_andReleasedThen() {
-        AmountLimits amounts = new AmountLimits("transfer-amount", List.of(daily("daily", 100, "Europe/Berlin")),
+        AmountLimits amounts = AmountLimits.of("transfer-amount", List.of(daily("daily", 100, "Europe/Berlin")),
                 FailurePolicy.CLOSED);
         QuotaService service = QuotaService.builder().store(store)
                 .config(config(List.of(free()), List.of(transfers.withConcurrency(Concurrency.of(1))), List.of(amounts)))

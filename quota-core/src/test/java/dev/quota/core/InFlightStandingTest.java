@@ -21,9 +21,9 @@ class InFlightStandingTest {
 
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
     private final Customer alice = Customer.of("alice", "free");
-    private final Rule imports = new Rule("imports", List.of(), 1,
-            List.of(greedy("per-minute", 100, 100, Duration.ofMinutes(1))), List.of(), null)
-            .withConcurrency(new Concurrency(3, Duration.ofMinutes(2)));
+    private final Rule imports = Rule.builder("imports")
+            .perCustomer(List.of(greedy("per-minute", 100, 100, Duration.ofMinutes(1))))
+            .concurrency(new Concurrency(3, Duration.ofMinutes(2))).build();
     private final List<QuotaDecision> released = new ArrayList<>();
 
     private QuotaService service() {

@@ -29,9 +29,9 @@ import org.junit.jupiter.api.Test;
 class LeaseReturnsTest {
 
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
-    private final Rule transfers = new Rule("transfers", List.of(), 1,
-            List.of(greedy("per-minute", 100, 100, Duration.ofMinutes(1))), List.of(), null)
-            .withConcurrency(Concurrency.of(2));
+    private final Rule transfers = Rule.builder("transfers")
+            .perCustomer(List.of(greedy("per-minute", 100, 100, Duration.ofMinutes(1)))).concurrency(Concurrency.of(2))
+            .build();
     private final CountingStore store = new CountingStore(InMemoryStore.builder().clock(clock).build());
     /** The jobs the service handed its lease-return executor, run when the test says. */
     private final Queue<Runnable> jobs = new ArrayDeque<>();

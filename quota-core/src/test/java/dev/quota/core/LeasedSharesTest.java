@@ -48,10 +48,11 @@ class LeasedSharesTest {
 
     private QuotaConfig config(Leasing leasing) {
         return QuotaConfig.builder()
-                .plan(new Plan("big", List.of(BIG), FailurePolicy.CLOSED))
-                .rule(new Rule("transfers", List.of(), 1, List.of(THREE), List.of(), null))
-                .rule(new Rule("exports", List.of(), 1, List.of(),
-                        List.of(new Limit("shared", 10_000, Refill.interval(10_000, Duration.ofHours(1)))), null))
+                .plan(Plan.of("big", List.of(BIG), FailurePolicy.CLOSED))
+                .rule(Rule.builder("transfers").perCustomer(List.of(THREE)).build())
+                .rule(Rule.builder("exports")
+                        .shared(List.of(new Limit("shared", 10_000, Refill.interval(10_000, Duration.ofHours(1)))))
+                        .build())
                 .customer(ACME)
                 .leasing(leasing)
                 .build();
@@ -398,7 +399,7 @@ class LeasedSharesTest {
             }
         };
         QuotaService service = QuotaService.builder().store(held).clock(clock)
-                .config(QuotaConfig.builder().plan(new Plan("big", List.of(hundred), FailurePolicy.CLOSED))
+                .config(QuotaConfig.builder().plan(Plan.of("big", List.of(hundred), FailurePolicy.CLOSED))
                         .customer(ACME).build())
                 .sweepLeasesByHand().build();
         services.add(service);

@@ -64,7 +64,7 @@ class QuotaListenerTest {
 
     @Test
     void decide_tellsTheListenerOutcomeRulePolicyAndElapsed() {
-        Rule export = new Rule("export", List.of(), 1, List.of(), List.of(), null);
+        Rule export = Rule.builder("export").build();
         QuotaService service = service(config(List.of(plan("free", greedy("burst", 1, 1, Duration.ofHours(1)))),
                 List.of(export), List.of()), recorder);
 

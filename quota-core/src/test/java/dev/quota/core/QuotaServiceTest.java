@@ -44,7 +44,7 @@ class QuotaServiceTest {
     /** What broke: a request costing 10 with 2 tokens left was admitted, charged 1. */
     @Test
     void decide_whenThePlanHoldsLessThanTheCost_rejects_andChargesOneToken() {
-        Rule export = new Rule("export", List.of(), 10, List.of(), List.of(), null);
+        Rule export = Rule.builder("export").cost(10).build();
         QuotaService service = service(config(List.of(plan("free", greedy("burst", 12, 12, Duration.ofHours(1)))),
                 List.of(export), List.of()));
         assertThat(service.decide(alice, "export").allowed()).isTrue();
@@ -75,7 +75,8 @@ class QuotaServiceTest {
 
     @Test
     void decide_withRuleCost_takesCostFromPlanAndOneFromRuleLimits() {
-        Rule export = new Rule("export", List.of(), 10, List.of(greedy("hourly", 3, 3, Duration.ofHours(1))), List.of(), null);
+        Rule export = Rule.builder("export").cost(10).perCustomer(List.of(greedy("hourly", 3, 3, Duration.ofHours(1))))
+                .build();
         QuotaService service = service(config(List.of(plan("free", greedy("burst", 20, 1, Duration.ofHours(1)))),
                 List.of(export), List.of()));
 
@@ -88,8 +89,8 @@ class QuotaServiceTest {
 
     @Test
     void decide_whenRuleLimitRejects_stillChargesThePlanButNotTheRule() {
-        Rule transfers = new Rule("transfers", List.of(), 1,
-                List.of(greedy("per-minute", 2, 2, Duration.ofMinutes(1))), List.of(), null);
+        Rule transfers = Rule.builder("transfers")
+                .perCustomer(List.of(greedy("per-minute", 2, 2, Duration.ofMinutes(1)))).build();
         QuotaService service = service(config(List.of(plan("free", greedy("burst", 20, 1, Duration.ofHours(1)))),
                 List.of(transfers), List.of()));
         service.decide(alice, "transfers");
@@ -110,7 +111,7 @@ class QuotaServiceTest {
 
     @Test
     void decide_sharedRuleLimit_isSharedByAllCustomers() {
-        Rule search = new Rule("search", List.of(), 1, List.of(), List.of(greedy("all", 3, 3, Duration.ofHours(1))), null);
+        Rule search = Rule.builder("search").shared(List.of(greedy("all", 3, 3, Duration.ofHours(1)))).build();
         QuotaService service = service(config(List.of(plan("free", greedy("burst", 20, 1, Duration.ofHours(1)))),
                 List.of(search), List.of()));
 
@@ -127,7 +128,7 @@ class QuotaServiceTest {
     void decide_withMultiplier_scalesCapacity() {
         QuotaService service = service(config(plan("pro", greedy("burst", 100, 1, Duration.ofHours(1)))));
 
-        QuotaDecision decision = service.decide(new Customer("SAV2001", "pro", 2.0), null);
+        QuotaDecision decision = service.decide(Customer.of("SAV2001", "pro", 2.0), null);
 
         assertThat(decision.limits().get(0).limit().capacity()).isEqualTo(200);
         assertThat(decision.limits().get(0).remaining()).isEqualTo(199);
@@ -191,7 +192,7 @@ class QuotaServiceTest {
 
     @Test
     void consumeAmount_limitsPerCurrencyAndReportsAmountLimit() {
-        AmountLimits amounts = new AmountLimits("transfer-amount", List.of(daily("daily", 100_000, "Europe/Berlin")),
+        AmountLimits amounts = AmountLimits.of("transfer-amount", List.of(daily("daily", 100_000, "Europe/Berlin")),
                 FailurePolicy.CLOSED);
         QuotaService service = service(config(List.of(plan("free", greedy("burst", 20, 1, Duration.ofHours(1)))),
                 List.of(), List.of(amounts)));

@@ -104,7 +104,7 @@ class QuotaStackTest {
                 return super.tryConsume(takes);
             }
         };
-        Plan free = new Plan("free", List.of(new Limit("burst", 3, Refill.greedy(3, Duration.ofHours(1)))),
+        Plan free = Plan.of("free", List.of(new Limit("burst", 3, Refill.greedy(3, Duration.ofHours(1)))),
                 FailurePolicy.CLOSED).withConcurrency(Concurrency.of(2));
         QuotaConfig leased = QuotaConfig.builder().version(1).plan(free).build();
         LeaseHolder byStack = new LeaseHolder(LeaseHolder.tagOf("stack"), Set.of());

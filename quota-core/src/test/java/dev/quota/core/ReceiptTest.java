@@ -27,12 +27,13 @@ class ReceiptTest {
 
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
     private final Customer alice = Customer.of("alice", "free");
-    private final AmountLimits amounts = new AmountLimits("transfer-amount",
+    private final AmountLimits amounts = AmountLimits.of("transfer-amount",
             List.of(daily("daily", 1_000_00, "Europe/Berlin")), FailurePolicy.CLOSED);
 
     private QuotaConfig withPerHour(long perHour) {
-        Rule rule = new Rule("transfers", List.of(), 1, List.of(greedy("per-hour", perHour, perHour, Duration.ofHours(1))),
-                List.of(), FailurePolicy.LOCAL);
+        Rule rule = Rule.builder("transfers")
+                .perCustomer(List.of(greedy("per-hour", perHour, perHour, Duration.ofHours(1))))
+                .onStoreFailure(FailurePolicy.LOCAL).build();
         return config(List.of(plan("free", greedy("burst", 100, 100, Duration.ofHours(1)))), List.of(rule),
                 List.of(amounts));
     }

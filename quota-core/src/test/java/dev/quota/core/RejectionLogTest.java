@@ -43,7 +43,7 @@ class RejectionLogTest {
         // the two were told apart in the store but logged under the same fingerprint
         QuotaService service = service(config(plan("free", greedy("burst", 1, 10, Duration.ofSeconds(1)))));
         Customer configured = Customer.of("ip:203.0.113.7", "free");
-        Customer anonymous = new Customer("ip:203.0.113.7", "free", 1.0, Customer.Kind.ADDRESS);
+        Customer anonymous = Customer.builder("ip:203.0.113.7", "free").kind(Customer.Kind.ADDRESS).build();
         for (Customer customer : List.of(configured, anonymous)) {
             service.decide(customer, null);
             service.decide(customer, null);
@@ -56,7 +56,7 @@ class RejectionLogTest {
 
     @Test
     void amountRejection_namesThePolicyButNoAmount() {
-        AmountLimits amounts = new AmountLimits("transfer-amount",
+        AmountLimits amounts = AmountLimits.of("transfer-amount",
                 List.of(greedy("daily", 100_000, 100_000, Duration.ofDays(1))), FailurePolicy.CLOSED);
         QuotaService service = service(config(List.of(plan("free", greedy("burst", 1, 1, Duration.ofHours(1)))),
                 List.of(), List.of(amounts)));
@@ -208,6 +208,6 @@ class RejectionLogTest {
         Limit burst = greedy("burst", 1, 1, Duration.ofSeconds(1));
         LimitStatus status = LimitStatus.of("free-burst", burst, LimitStatus.Role.PLAN, 0, Duration.ofSeconds(1),
                 Duration.ofSeconds(1));
-        return new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(status), status, Duration.ofSeconds(1));
+        return QuotaDecision.rejected(status, Duration.ofSeconds(1));
     }
 }

@@ -19,9 +19,9 @@ class RunningCostTest {
 
     private QuotaService service(long capacity, Streams streams) {
         QuotaConfig config = QuotaConfig.builder()
-                .plan(new Plan("p", List.of(new Limit("hourly", capacity, Refill.interval(capacity, Duration.ofHours(1)))),
+                .plan(Plan.of("p", List.of(new Limit("hourly", capacity, Refill.interval(capacity, Duration.ofHours(1)))),
                         FailurePolicy.CLOSED))
-                .rule(new Rule("statement", List.of(), 10, List.of(), List.of(), null))
+                .rule(Rule.builder("statement").cost(10).build())
                 .customer(Customer.of("c", "p")).streams(streams).build();
         return QuotaService.builder().store(InMemoryStore.builder().clock(clock).build()).config(config).clock(clock)
                 .build();

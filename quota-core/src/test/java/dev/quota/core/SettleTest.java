@@ -29,7 +29,7 @@ class SettleTest {
     private final QuotaService service = QuotaService.builder().store(store).fallback(fallback).clock(clock)
             .config(config(List.of(plan("metered", greedy("burst", 100, 100, Duration.ofHours(1)),
                             daily("daily", 1_000, "Europe/Berlin"))),
-                    List.of(new Rule("export", List.of(), 10, List.of(), List.of(), FailurePolicy.LOCAL)), List.of()))
+                    List.of(Rule.builder("export").cost(10).onStoreFailure(FailurePolicy.LOCAL).build()), List.of()))
             .listener(new QuotaListener() {
                 @Override
                 public void onSettle(Settlement settlement) {

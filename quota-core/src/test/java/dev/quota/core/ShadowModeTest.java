@@ -23,12 +23,12 @@ class ShadowModeTest {
     }
 
     private static Plan free(Mode mode, Limit... limits) {
-        return new Plan("free", List.of(limits), FailurePolicy.LOCAL, mode);
+        return Plan.builder("free").limits(List.of(limits)).onStoreFailure(FailurePolicy.LOCAL).mode(mode).build();
     }
 
     private static Rule transfers(Mode mode, long perMinute) {
-        return new Rule("transfers", List.of(), 1, List.of(greedy("per-minute", perMinute, perMinute,
-                Duration.ofMinutes(1))), List.of(), null, mode);
+        return Rule.builder("transfers").perCustomer(List.of(greedy("per-minute", perMinute, perMinute,
+                Duration.ofMinutes(1)))).mode(mode).build();
     }
 
     private static QuotaConfig withRule(Plan plan, Rule rule, Mode global) {
@@ -132,7 +132,7 @@ class ShadowModeTest {
 
     @Test
     void consumeAmount_inGlobalShadow_isShadowRejectedAndTakesNothing() {
-        AmountLimits amounts = new AmountLimits("transfer-amount",
+        AmountLimits amounts = AmountLimits.of("transfer-amount",
                 List.of(greedy("daily", 1000, 1000, Duration.ofDays(1))), FailurePolicy.CLOSED);
         QuotaService service = service(operated(config(List.of(free(null, greedy("burst", 5, 1, Duration.ofHours(1)))),
                 List.of(), List.of(amounts)), true, Mode.SHADOW, AllowList.NONE));

@@ -17,7 +17,7 @@ class StoreFailureWarningTest {
     private final SwitchableStore store = new SwitchableStore(clock);
     private final List<String> warnings = new CopyOnWriteArrayList<>();
     private final QuotaService service = QuotaService.builder().store(store).clock(clock)
-            .config(Configs.config(new Plan("free", List.of(greedy("burst", 100, 100, Duration.ofSeconds(1))),
+            .config(Configs.config(Plan.of("free", List.of(greedy("burst", 100, 100, Duration.ofSeconds(1))),
                     FailurePolicy.CLOSED)))
             .storeFailureWarnings(warnings::add).build();
     private final Customer alice = Customer.of("alice", "free");

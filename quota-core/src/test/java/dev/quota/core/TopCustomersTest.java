@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class TopCustomersTest {
 
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:30Z");
-    private final Rule export = new Rule("export", List.of(), 10, List.of(), List.of(), null);
+    private final Rule export = Rule.builder("export").cost(10).build();
     private final QuotaService service = QuotaService.builder()
             .store(InMemoryStore.builder().clock(clock).build())
             .config(config(List.of(plan("free", greedy("burst", 20, 1, Duration.ofHours(1)))), List.of(export),
@@ -52,7 +52,7 @@ class TopCustomersTest {
         QuotaService withAmounts = QuotaService.builder()
                 .store(InMemoryStore.builder().clock(clock).build())
                 .config(config(List.of(plan("free", greedy("burst", 20, 1, Duration.ofHours(1)))), List.of(),
-                        List.of(new AmountLimits("moved", List.of(greedy("daily", 100, 100, Duration.ofDays(1))),
+                        List.of(AmountLimits.of("moved", List.of(greedy("daily", 100, 100, Duration.ofDays(1))),
                                 FailurePolicy.CLOSED))))
                 .clock(clock)
                 .build();
@@ -85,8 +85,8 @@ class TopCustomersTest {
 
     @Test
     void decisionInTwoSteps_spendsThePlanTokensTakenBeforeTheBody_once() {
-        Rule upload = new Rule("upload", List.of(), 4, List.of(greedy("hourly", 5, 5, Duration.ofHours(1))),
-                List.of(), null);
+        Rule upload = Rule.builder("upload").cost(4).perCustomer(List.of(greedy("hourly", 5, 5, Duration.ofHours(1))))
+                .build();
         QuotaService twoSteps = QuotaService.builder()
                 .store(InMemoryStore.builder().clock(clock).build())
                 .config(config(List.of(plan("free", greedy("burst", 20, 1, Duration.ofHours(1)))), List.of(upload),

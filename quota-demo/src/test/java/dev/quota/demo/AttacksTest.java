@@ -233,9 +233,11 @@ class AttacksTest {
     void spentSharedLimit_is429NamingIt_withoutItsRemainingTokens() {
         QuotaConfig bundled = Configs.bundled();
         Rule transfers = bundled.rules().get("transfers");
-        Rule tight = new Rule(transfers.name(), transfers.matches(), transfers.cost(), transfers.perCustomer(),
-                List.of(new dev.quota.core.Limit("global", 2, dev.quota.core.Refill.greedy(2, Duration.ofMinutes(1)))),
-                transfers.onStoreFailure(), transfers.mode());
+        Rule tight = Rule.builder(transfers.name()).matches(transfers.matches()).cost(transfers.cost())
+                .perCustomer(transfers.perCustomer())
+                .shared(List.of(new dev.quota.core.Limit("global", 2,
+                        dev.quota.core.Refill.greedy(2, Duration.ofMinutes(1)))))
+                .onStoreFailure(transfers.onStoreFailure()).mode(transfers.mode()).build();
         try (RunningDemo small = RunningDemo.start(bundled.toBuilder().rule(tight).build(), null, null,
                 Duration.ofSeconds(5))) {
             String json = "{\"from\":\"ACC-1001\",\"to\":\"ACC-2001\",\"amount\":\"1.00\",\"currency\":\"EUR\"}";

@@ -34,8 +34,8 @@ final class CallerFacts {
         // believed only from a trusted proxy (Identity.clientAddress): not even looked up otherwise
         List<String> forwardedFor = peer == null || !identity.trustedProxy(peer) ? null
                 : request.getHeaders().get(ClientAddress.X_FORWARDED_FOR);
-        return new RequestFacts(credential, peer, forwardedFor == null ? List.of() : forwardedFor,
-                endUser(request, identity));
+        return RequestFacts.builder(credential, peer).forwardedFor(forwardedFor == null ? List.of() : forwardedFor)
+                .endUser(endUser(request, identity)).build();
     }
 
     /** The end-user header when configured and sent exactly once (a repeated one is ambiguous: not believed). */

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class AmountLimitTest {
 
     /** 10,000.00 per calendar day (UTC), in cents. */
-    static final AmountLimits TRANSFER_AMOUNT = new AmountLimits("transfer-amount",
+    static final AmountLimits TRANSFER_AMOUNT = AmountLimits.of("transfer-amount",
             List.of(new Limit("daily", 1_000_000, Refill.calendar(ChronoUnit.DAYS, ZoneOffset.UTC))),
             FailurePolicy.CLOSED);
 
@@ -80,8 +80,8 @@ class AmountLimitTest {
 
     @Test
     void unavailableDecision_is503WithRetryAfter() {
-        Response response = new QuotaExceededException(new QuotaDecision(QuotaDecision.Outcome.UNAVAILABLE,
-                List.of(), null, Duration.ofMillis(1500))).getResponse();
+        Response response = new QuotaExceededException(QuotaDecision.builder(QuotaDecision.Outcome.UNAVAILABLE)
+                .retryAfter(Duration.ofMillis(1500)).build()).getResponse();
 
         assertThat(response.getStatus()).isEqualTo(503);
         assertThat(response.getHeaderString("Retry-After")).isEqualTo("2");
@@ -89,7 +89,7 @@ class AmountLimitTest {
 
     @Test
     void admittingDecision_cannotBeThrown() {
-        QuotaDecision allowed = new QuotaDecision(QuotaDecision.Outcome.ALLOWED, List.of(), null, Duration.ZERO);
+        QuotaDecision allowed = QuotaDecision.allowed(List.of());
 
         assertThatThrownBy(() -> new QuotaExceededException(allowed))
                 .isInstanceOf(IllegalArgumentException.class)

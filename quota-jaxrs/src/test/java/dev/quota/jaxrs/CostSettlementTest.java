@@ -47,9 +47,9 @@ class CostSettlementTest {
 
     private final BlockingQueue<Settlement> settled = new LinkedBlockingQueue<>();
     private final Fixture fixture = Fixture.with(new TestConfig()
-                    .plan(new Plan("metered", List.of(new Limit("burst", 1_000, Refill.greedy(1_000, Duration.ofHours(1)))),
+                    .plan(Plan.of("metered", List.of(new Limit("burst", 1_000, Refill.greedy(1_000, Duration.ofHours(1)))),
                             FailurePolicy.CLOSED))
-                    .rule(new Rule("report", List.of(), 10, List.of(), List.of(), null))
+                    .rule(Rule.builder("report").cost(10).build())
                     .customer(CAROL, KEY))
             .listener(new QuotaListener() {
                 @Override

@@ -96,7 +96,7 @@ class FailureTest {
     @Test
     void storeDown_underOpenPolicy_admitsMarkedUnenforced() {
         TestConfig config = TestConfig.standard()
-                .plan(new Plan("free", List.of(TestConfig.BURST), FailurePolicy.OPEN));
+                .plan(Plan.of("free", List.of(TestConfig.BURST), FailurePolicy.OPEN));
         try (Fixture fixture = Fixture.with(config).store(clock -> new FailingStore()).start()) {
             HttpResponse<String> response = fixture.server.get("/api/v1/accounts/1", "X-API-Key", TestConfig.ACME_KEY);
 

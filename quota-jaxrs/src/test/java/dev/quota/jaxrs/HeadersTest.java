@@ -99,7 +99,7 @@ class HeadersTest {
     void customerMultiplier_isReflectedInTheAdvertisedCapacity() {
         fixture.close();
         TestConfig config = TestConfig.standard();
-        config.customer(new Customer("bigco", "free", 2.0), "bigco-key-0123456789");
+        config.customer(Customer.of("bigco", "free", 2.0), "bigco-key-0123456789");
         fixture = Fixture.start(config);
 
         HttpResponse<String> response = fixture.server.get("/api/v1/accounts/1", "X-API-Key", "bigco-key-0123456789");

@@ -44,7 +44,7 @@ class InFlightLimitHttpTest {
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private final Fixture fixture = Fixture.with(TestConfig.standard()
-                    .rule(new Rule("reports", List.of(), 1, List.of(), List.of(), null).withConcurrency(Concurrency.of(5))))
+                    .rule(Rule.builder("reports").concurrency(Concurrency.of(5)).build()))
             .application(app -> app.register(Reports.class)).start();
 
     @BeforeEach

@@ -83,11 +83,11 @@ class MeteredStreamTest {
             client.flushAll(); // every test starts with the plan full
         }
         fixture = Fixture.with(new TestConfig()
-                        .plan(new Plan("hourly", List.of(new Limit("hourly", 500, Refill.interval(500, Duration.ofHours(1)))),
+                        .plan(Plan.of("hourly", List.of(new Limit("hourly", 500, Refill.interval(500, Duration.ofHours(1)))),
                                 FailurePolicy.CLOSED))
-                        .rule(new Rule("statement", List.of(), 10, List.of(), List.of(), null, null,
-                                new Concurrency(1, Duration.ofHours(10))))
-                        .rule(new Rule("statements-at-once", List.of(), 10, List.of(), List.of(), null, null, null))
+                        .rule(Rule.builder("statement").cost(10).concurrency(new Concurrency(1, Duration.ofHours(10)))
+                                .build())
+                        .rule(Rule.builder("statements-at-once").cost(10).build())
                         .customer(DANA, KEY)
                         .streams(streams))
                 .store(clock -> new Counted(RedisStore.builder().uri(redis.uri()).clock(clock).build()))

@@ -87,7 +87,7 @@ class OneRoundTripTest {
             client.flushAll();
         }
         TestConfig config = TestConfig.standard().amounts(AmountLimitTest.TRANSFER_AMOUNT)
-                .rule(new Rule("wires", List.of(), 1, List.of(), List.of(), null).withConcurrency(Concurrency.of(2)));
+                .rule(Rule.builder("wires").concurrency(Concurrency.of(2)).build());
         for (int i = 0; i < KEYS.length; i++) {
             config.customer("c" + i, "free", KEYS[i]);
         }

@@ -23,12 +23,12 @@ import org.junit.jupiter.api.Test;
 class PathVariantsTest {
 
     /** Bound by the config's match. */
-    static final Rule TRANSFERS = new Rule("transfers", List.of(RouteMatch.parse("POST /api/v1/transfers")), 1,
-            List.of(new Limit("minute", 100, Refill.greedy(100, Duration.ofMinutes(1)))), List.of(), null);
+    static final Rule TRANSFERS = Rule.builder("transfers").matches(List.of(RouteMatch.parse("POST /api/v1/transfers")))
+            .perCustomer(List.of(new Limit("minute", 100, Refill.greedy(100, Duration.ofMinutes(1))))).build();
 
     /** Bound by {@code @Quota("export")}. */
-    static final Rule EXPORT = new Rule("export", List.of(), 1,
-            List.of(new Limit("hourly", 100, Refill.greedy(100, Duration.ofHours(1)))), List.of(), null);
+    static final Rule EXPORT = Rule.builder("export")
+            .perCustomer(List.of(new Limit("hourly", 100, Refill.greedy(100, Duration.ofHours(1))))).build();
 
     private final Fixture fixture = Fixture.start(new TestConfig()
             .plan("free", new Limit("burst", 1000, Refill.greedy(1000, Duration.ofSeconds(1))))

@@ -61,7 +61,7 @@ class PendingBodiesHttpTest {
 
     private void start(int pendingBodies) {
         fixture = Fixture.with(TestConfig.standard().amounts(AmountLimitTest.TRANSFER_AMOUNT)
-                        .rule(new Rule("wires", List.of(), 1, List.of(), List.of(), null).withConcurrency(Concurrency.of(2)))
+                        .rule(Rule.builder("wires").concurrency(Concurrency.of(2)).build())
                         .identity(Identity.builder().pendingBodies(pendingBodies).build()))
                 .store(clock -> counting(RedisStore.builder().uri(redis.uri()).clock(clock).build()))
                 .application(app -> app.register(Wires.class)).start();

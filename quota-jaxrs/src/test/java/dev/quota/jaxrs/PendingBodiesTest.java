@@ -19,8 +19,8 @@ class PendingBodiesTest {
     private final Identity twoEach = Identity.builder().pendingBodies(2).build();
 
     private static Caller caller(String id, String address) throws UnknownHostException {
-        return new Caller(Caller.Kind.IDENTIFIED, Customer.of(id, "free"), InetAddress.getByName(address), false,
-                null);
+        return Caller.builder(Caller.Kind.IDENTIFIED).customer(Customer.of(id, "free"))
+                .address(InetAddress.getByName(address)).build();
     }
 
     @Test

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
 class RefusedRequestFloodTest {
 
     /** Ten payouts per minute per customer, 1,000 per second for everyone. */
-    static final Rule PAYOUTS = new Rule("payouts", List.of(RouteMatch.parse("POST /api/v1/payouts")), 1,
-            List.of(new Limit("minute", 10, Refill.greedy(10, Duration.ofMinutes(1)))),
-            List.of(new Limit("all", 1000, Refill.greedy(1000, Duration.ofSeconds(1)))), null);
+    static final Rule PAYOUTS = Rule.builder("payouts").matches(List.of(RouteMatch.parse("POST /api/v1/payouts")))
+            .perCustomer(List.of(new Limit("minute", 10, Refill.greedy(10, Duration.ofMinutes(1)))))
+            .shared(List.of(new Limit("all", 1000, Refill.greedy(1000, Duration.ofSeconds(1))))).build();
 
     private static final Customer ACME = Customer.of("acme", "free");
 

@@ -17,21 +17,21 @@ import org.junit.jupiter.api.Test;
 class RuleBindingTest {
 
     /** Cost 10 on the plan, and one export per hour per customer. */
-    static final Rule EXPORT = new Rule("export", List.of(), 10,
-            List.of(new Limit("hourly", 1, Refill.interval(1, Duration.ofHours(1)))), List.of(), null);
+    static final Rule EXPORT = Rule.builder("export").cost(10)
+            .perCustomer(List.of(new Limit("hourly", 1, Refill.interval(1, Duration.ofHours(1))))).build();
 
     /** Matched by path: two transfers per minute per customer, 100 per second for everyone. */
-    static final Rule TRANSFERS = new Rule("transfers", List.of(RouteMatch.parse("POST /api/v1/transfers")), 1,
-            List.of(new Limit("minute", 2, Refill.greedy(2, Duration.ofMinutes(1)))),
-            List.of(new Limit("all", 100, Refill.greedy(100, Duration.ofSeconds(1)))), null);
+    static final Rule TRANSFERS = Rule.builder("transfers").matches(List.of(RouteMatch.parse("POST /api/v1/transfers")))
+            .perCustomer(List.of(new Limit("minute", 2, Refill.greedy(2, Duration.ofMinutes(1)))))
+            .shared(List.of(new Limit("all", 100, Refill.greedy(100, Duration.ofSeconds(1))))).build();
 
     /** Written with another parameter name and a trailing slash than the resource uses. */
-    static final Rule STATEMENTS = new Rule("statements", List.of(RouteMatch.parse("GET /api/v1/accounts/{accountId}/statements/")), 5,
-            List.of(), List.of(), null);
+    static final Rule STATEMENTS = Rule.builder("statements")
+            .matches(List.of(RouteMatch.parse("GET /api/v1/accounts/{accountId}/statements/"))).cost(5).build();
 
     /** Would match the export endpoint by path, but its annotation names {@link #EXPORT}. */
-    static final Rule EXPORT_BY_PATH = new Rule("export-by-path",
-            List.of(RouteMatch.parse("GET /api/v1/accounts/{id}/export")), 3, List.of(), List.of(), null);
+    static final Rule EXPORT_BY_PATH = Rule.builder("export-by-path")
+            .matches(List.of(RouteMatch.parse("GET /api/v1/accounts/{id}/export"))).cost(3).build();
 
     private final Fixture fixture = Fixture.start(TestConfig.standard()
             .rule(EXPORT).rule(TRANSFERS).rule(STATEMENTS).rule(EXPORT_BY_PATH));

@@ -22,9 +22,9 @@ class SharedLimitDisclosureTest {
     static final String GLOBEX_KEY = "globex-key-0123456789";
 
     /** Ten payouts a minute per customer; three a minute for all customers together. */
-    static final Rule PAYOUTS = new Rule("payouts", List.of(RouteMatch.parse("POST /api/v1/payouts")), 1,
-            List.of(new Limit("minute", 10, Refill.greedy(10, Duration.ofMinutes(1)))),
-            List.of(new Limit("all", 3, Refill.greedy(3, Duration.ofMinutes(1)))), null);
+    static final Rule PAYOUTS = Rule.builder("payouts").matches(List.of(RouteMatch.parse("POST /api/v1/payouts")))
+            .perCustomer(List.of(new Limit("minute", 10, Refill.greedy(10, Duration.ofMinutes(1)))))
+            .shared(List.of(new Limit("all", 3, Refill.greedy(3, Duration.ofMinutes(1))))).build();
 
     private final Fixture fixture = Fixture.with(TestConfig.standard()
                     .customer("globex", "free", GLOBEX_KEY)

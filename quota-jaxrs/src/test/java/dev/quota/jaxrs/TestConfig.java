@@ -45,7 +45,7 @@ public final class TestConfig {
 
     /** A plan that answers 503 while the store is down. */
     public TestConfig plan(String name, Limit... limits) {
-        return plan(new Plan(name, List.of(limits), FailurePolicy.CLOSED));
+        return plan(Plan.of(name, List.of(limits), FailurePolicy.CLOSED));
     }
 
     public TestConfig plan(Plan plan) {

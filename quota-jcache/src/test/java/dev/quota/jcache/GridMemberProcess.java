@@ -59,7 +59,7 @@ public final class GridMemberProcess {
             Clock clock = Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC);
             JCacheStore store = JCacheStore.builder(JCacheStore.cache(manager, "quota-buckets")).clock(clock).build();
             CircuitBreakerStore breaker = CircuitBreakerStore.builder(store).healthCheck(store::ping).build();
-            Plan plan = new Plan("free", List.of(new Limit("burst", 200, Refill.greedy(1, Duration.ofHours(1)))),
+            Plan plan = Plan.of("free", List.of(new Limit("burst", 200, Refill.greedy(1, Duration.ofHours(1)))),
                     FailurePolicy.CLOSED);
             QuotaConfig config = QuotaConfig.builder().version(1).plan(plan).build();
             try (QuotaService service = QuotaService.builder().store(breaker).config(config).clock(clock).build()) {

@@ -133,7 +133,7 @@ class GridOutageTest {
         QuotaConfig.Builder config = QuotaConfig.builder();
         for (FailurePolicy policy : FailurePolicy.values()) {
             String name = policy.name().toLowerCase(java.util.Locale.ROOT);
-            config.plan(new Plan(name, List.of(new Limit("burst", CAPACITY, Refill.greedy(1, Duration.ofHours(1)))),
+            config.plan(Plan.of(name, List.of(new Limit("burst", CAPACITY, Refill.greedy(1, Duration.ofHours(1)))),
                     policy));
         }
         return config.build();

@@ -41,12 +41,12 @@ class OneEntryPerCustomerTest {
 
     /** A plan of 10 a minute and 100 a calendar day; rule export: 3 an hour per customer, and 5 an hour shared. */
     private static QuotaConfig config() {
-        Plan plan = new Plan("free", List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofMinutes(1))),
-                new Limit("daily", 100, Refill.calendar(ChronoUnit.DAYS, ZoneOffset.UTC))), FailurePolicy.CLOSED, null);
-        Rule export = new Rule("export", List.of(), 1,
-                List.of(new Limit("export", 3, Refill.greedy(3, Duration.ofHours(1)))), List.of(), null);
-        Rule report = new Rule("report", List.of(), 1, List.of(),
-                List.of(new Limit("reports", 5, Refill.greedy(5, Duration.ofHours(1)))), null);
+        Plan plan = Plan.of("free", List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofMinutes(1))),
+                new Limit("daily", 100, Refill.calendar(ChronoUnit.DAYS, ZoneOffset.UTC))), FailurePolicy.CLOSED);
+        Rule export = Rule.builder("export")
+                .perCustomer(List.of(new Limit("export", 3, Refill.greedy(3, Duration.ofHours(1))))).build();
+        Rule report = Rule.builder("report")
+                .shared(List.of(new Limit("reports", 5, Refill.greedy(5, Duration.ofHours(1))))).build();
         return QuotaConfig.builder().version(1).plan(plan).rule(export).rule(report).build();
     }
 

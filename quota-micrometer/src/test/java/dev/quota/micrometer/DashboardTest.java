@@ -34,7 +34,7 @@ class DashboardTest {
     void everySeriesTheDashboardQueries_isInTheScrape() throws IOException {
         MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        QuotaConfig config = QuotaConfig.builder().plan(new Plan("free",
+        QuotaConfig config = QuotaConfig.builder().plan(Plan.of("free",
                 List.of(new Limit("burst", 1, Refill.greedy(1, Duration.ofHours(1)))), FailurePolicy.LOCAL)
                 .withConcurrency(Concurrency.of(2))).build();
         MicrometerQuotaListener listener = new MicrometerQuotaListener(registry);

@@ -38,12 +38,13 @@ class LeasedTokenMetersTest {
     private final MicrometerQuotaListener listener = new MicrometerQuotaListener(registry);
     private final QuotaService service = HandSweptLeases.byHand(QuotaService.builder().store(store).clock(clock)
             .config(QuotaConfig.builder()
-                    .plan(new Plan("big", List.of(new Limit("hourly", 10_000, Refill.interval(10_000, Duration.ofHours(1)))),
+                    .plan(Plan.of("big", List.of(new Limit("hourly", 10_000, Refill.interval(10_000, Duration.ofHours(1)))),
                             FailurePolicy.CLOSED))
-                    .rule(new Rule("exports", List.of(), 1, List.of(),
-                            List.of(new Limit("shared", 10_000, Refill.interval(10_000, Duration.ofHours(1)))), null))
-                    .rule(new Rule("audits", List.of(), 1, List.of(), List.of(new Limit("shared", 100, Refill.greedy(100,
-                            Duration.ofSeconds(1)))), null, Mode.SHADOW))
+                    .rule(Rule.builder("exports")
+                            .shared(List.of(new Limit("shared", 10_000, Refill.interval(10_000, Duration.ofHours(1)))))
+                            .build())
+                    .rule(Rule.builder("audits").shared(List.of(new Limit("shared", 100, Refill.greedy(100,
+                            Duration.ofSeconds(1))))).mode(Mode.SHADOW).build())
                     .customer(ACME).build())
             .listener(listener)).build();
 

@@ -27,9 +27,9 @@ class LeasesHeldGaugeTest {
 
     @Test
     void leasesHeld_isRegisteredAtZeroPerPolicy_countsRunningRequests_andDropsOncePerRelease() {
-        Plan free = new Plan("free", List.of(new Limit("burst", 100, Refill.greedy(100, Duration.ofHours(1)))),
+        Plan free = Plan.of("free", List.of(new Limit("burst", 100, Refill.greedy(100, Duration.ofHours(1)))),
                 FailurePolicy.CLOSED).withConcurrency(Concurrency.of(5));
-        Rule imports = new Rule("imports", List.of(), 1, List.of(), List.of(), null).withConcurrency(Concurrency.of(2));
+        Rule imports = Rule.builder("imports").concurrency(Concurrency.of(2)).build();
         QuotaConfig config = QuotaConfig.builder().version(1).plan(free).rule(imports).build();
         MicrometerQuotaListener listener = new MicrometerQuotaListener(registry);
         listener.registerInFlight(config);

@@ -40,10 +40,10 @@ class MicrometerQuotaListenerTest {
     private final Customer alice = Customer.of("alice", "free");
 
     private static QuotaConfig config(Mode mode, AllowList allow) {
-        Plan free = new Plan("free", List.of(new Limit("burst", 2, Refill.greedy(1, Duration.ofHours(1)))),
+        Plan free = Plan.of("free", List.of(new Limit("burst", 2, Refill.greedy(1, Duration.ofHours(1)))),
                 FailurePolicy.LOCAL);
-        Rule transfers = new Rule("transfers", List.of(), 1,
-                List.of(new Limit("per-minute", 1, Refill.greedy(1, Duration.ofMinutes(1)))), List.of(), null);
+        Rule transfers = Rule.builder("transfers")
+                .perCustomer(List.of(new Limit("per-minute", 1, Refill.greedy(1, Duration.ofMinutes(1))))).build();
         return QuotaConfig.builder().plan(free).rule(transfers).mode(mode).allow(allow).build();
     }
 
@@ -240,8 +240,7 @@ class MicrometerQuotaListenerTest {
         Limit daily = new Limit("daily", 1_000_000, Refill.greedy(1_000_000, Duration.ofDays(1)));
         LimitStatus status = LimitStatus.of("transfer-amount-daily", daily, LimitStatus.Role.AMOUNT, 12_345,
                 Duration.ofHours(1), Duration.ofHours(1));
-        QuotaDecision rejected = new QuotaDecision(QuotaDecision.Outcome.REJECTED, List.of(status), status,
-                Duration.ofHours(1));
+        QuotaDecision rejected = QuotaDecision.rejected(status, Duration.ofHours(1));
 
         listener.onDecision(alice, "transfer-amount", rejected, Duration.ofMillis(2));
 
@@ -253,9 +252,9 @@ class MicrometerQuotaListenerTest {
     @Test
     void settles_areCountedByOutcome_andTheTokensTheyMovedByDirection() {
         var registry = new SimpleMeterRegistry();
-        Plan metered = new Plan("metered", List.of(new Limit("burst", 100, Refill.greedy(100, Duration.ofHours(1)))),
+        Plan metered = Plan.of("metered", List.of(new Limit("burst", 100, Refill.greedy(100, Duration.ofHours(1)))),
                 FailurePolicy.LOCAL);
-        Rule export = new Rule("export", List.of(), 10, List.of(), List.of(), null);
+        Rule export = Rule.builder("export").cost(10).build();
         QuotaService service = service(registry, QuotaConfig.builder().plan(metered).rule(export).build());
         Customer carol = Customer.of("carol", "metered");
         QuotaDecision rows37 = service.decide(carol, "export");

@@ -23,7 +23,7 @@ class TopCustomerGaugesTest {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final QuotaService service = QuotaService.builder()
             .store(InMemoryStore.builder().clock(clock).build())
-            .config(QuotaConfig.builder().plan(new Plan("free",
+            .config(QuotaConfig.builder().plan(Plan.of("free",
                     List.of(new Limit("burst", 3, Refill.greedy(1, Duration.ofHours(1)))), FailurePolicy.LOCAL)).build())
             .clock(clock)
             .build();

@@ -60,10 +60,9 @@ class DashboardTest {
                 .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build()).build();
         MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
         OpenTelemetryQuotaListener listener = OpenTelemetryQuotaListener.create(sdk);
-        Plan free = new Plan("free", List.of(new Limit("burst", 1, Refill.greedy(1, Duration.ofHours(1)))),
+        Plan free = Plan.of("free", List.of(new Limit("burst", 1, Refill.greedy(1, Duration.ofHours(1)))),
                 FailurePolicy.LOCAL);
-        Rule transfers = new Rule("transfers", List.of(), 1, List.of(), List.of(), null)
-                .withConcurrency(Concurrency.of(2));
+        Rule transfers = Rule.builder("transfers").concurrency(Concurrency.of(2)).build();
         QuotaService service = QuotaService.builder()
                 .store(CircuitBreakerStore.builder(InMemoryStore.builder().clock(clock).build()).build())
                 .config(QuotaConfig.builder().plan(free).rule(transfers).mode(Mode.ENFORCE).allow(AllowList.NONE).build())
@@ -74,7 +73,7 @@ class DashboardTest {
         listener.onReload(true, 2);
         listener.onLeasedTokens(dev.quota.core.TokenLeasing.Event.TAKEN, "free-burst", 2);
         listener.onStoreFailure(new QuotaStoreException("down (test)"));
-        listener.onFailedKey(new QuotaDecision(QuotaDecision.Outcome.ALLOWED, List.of(), null, Duration.ZERO));
+        listener.onFailedKey(QuotaDecision.allowed(List.of()));
 
         Set<String> published = new TreeSet<>();
         Set<String> labels = new TreeSet<>(Set.of("instance", "le"));

@@ -46,7 +46,7 @@ class LeasedTokensTest {
     private final OpenTelemetryQuotaListener listener = OpenTelemetryQuotaListener.create(sdk);
     private final QuotaService service = HandSweptLeases.byHand(QuotaService.builder().store(store).clock(clock)
             .config(QuotaConfig.builder()
-                    .plan(new Plan("big", List.of(new Limit("hourly", 10_000, Refill.interval(10_000, Duration.ofHours(1)))),
+                    .plan(Plan.of("big", List.of(new Limit("hourly", 10_000, Refill.interval(10_000, Duration.ofHours(1)))),
                             FailurePolicy.CLOSED))
                     .customer(ACME).build())
             .listener(listener)).build();

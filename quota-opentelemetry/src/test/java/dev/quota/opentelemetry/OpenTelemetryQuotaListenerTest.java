@@ -58,10 +58,10 @@ class OpenTelemetryQuotaListenerTest {
 
     /** free: 2 requests an hour; transfers: 1 a minute, 2 running at once. */
     static QuotaConfig config(Mode mode, AllowList allow) {
-        Plan free = new Plan("free", List.of(new Limit("burst", 2, Refill.greedy(1, Duration.ofHours(1)))),
+        Plan free = Plan.of("free", List.of(new Limit("burst", 2, Refill.greedy(1, Duration.ofHours(1)))),
                 FailurePolicy.LOCAL);
-        Rule transfers = new Rule("transfers", List.of(), 1,
-                List.of(new Limit("per-minute", 1, Refill.greedy(1, Duration.ofMinutes(1)))), List.of(), null);
+        Rule transfers = Rule.builder("transfers")
+                .perCustomer(List.of(new Limit("per-minute", 1, Refill.greedy(1, Duration.ofMinutes(1))))).build();
         return QuotaConfig.builder().plan(free).rule(transfers).mode(mode).allow(allow).build();
     }
 
@@ -130,9 +130,8 @@ class OpenTelemetryQuotaListenerTest {
 
     @Test
     void leasesHeld_riseWithEachAdmittedRequestHoldingOne_andFallOncePerRelease() {
-        Rule transfers = new Rule("transfers", List.of(), 1, List.of(), List.of(), null)
-                .withConcurrency(Concurrency.of(2));
-        Plan free = new Plan("free", List.of(new Limit("burst", 100, Refill.greedy(100, Duration.ofHours(1)))),
+        Rule transfers = Rule.builder("transfers").concurrency(Concurrency.of(2)).build();
+        Plan free = Plan.of("free", List.of(new Limit("burst", 100, Refill.greedy(100, Duration.ofHours(1)))),
                 FailurePolicy.LOCAL);
         QuotaService service = service(QuotaConfig.builder().plan(free).rule(transfers).build());
 
@@ -179,9 +178,9 @@ class OpenTelemetryQuotaListenerTest {
 
     @Test
     void settles_areCountedByOutcome_everySeriesFromZero() {
-        Plan metered = new Plan("metered", List.of(new Limit("burst", 100, Refill.greedy(100, Duration.ofHours(1)))),
+        Plan metered = Plan.of("metered", List.of(new Limit("burst", 100, Refill.greedy(100, Duration.ofHours(1)))),
                 FailurePolicy.LOCAL);
-        Rule export = new Rule("export", List.of(), 10, List.of(), List.of(), null);
+        Rule export = Rule.builder("export").cost(10).build();
         QuotaService service = service(QuotaConfig.builder().plan(metered).rule(export).build());
         Customer carol = Customer.of("carol", "metered");
         QuotaDecision rows37 = service.decide(carol, "export");
@@ -253,7 +252,7 @@ class OpenTelemetryQuotaListenerTest {
         QuotaService service = service(config(Mode.ENFORCE, AllowList.NONE));
         service.reload(config(Mode.ENFORCE, AllowList.NONE));
         listener.onReload(false, 2);
-        listener.onFailedKey(new QuotaDecision(QuotaDecision.Outcome.ALLOWED, List.of(), null, Duration.ZERO));
+        listener.onFailedKey(QuotaDecision.allowed(List.of()));
 
         assertThat(longSums("quota.config.reloads")).isEqualTo(Map.of(
                 Attributes.of(Names.RELOAD_RESULT, "applied"), 1L, Attributes.of(Names.RELOAD_RESULT, "rejected"), 1L));

@@ -44,7 +44,7 @@ public final class HotKeyProcess {
 
     /** The config of every instance: plan {@code hot}, {@link #CAPACITY} requests an hour. */
     static QuotaConfig config() {
-        Plan plan = new Plan("hot", List.of(new Limit("hourly", CAPACITY, Refill.greedy(1, Duration.ofHours(1)))),
+        Plan plan = Plan.of("hot", List.of(new Limit("hourly", CAPACITY, Refill.greedy(1, Duration.ofHours(1)))),
                 FailurePolicy.CLOSED);
         return QuotaConfig.builder().version(1).plan(plan).build();
     }

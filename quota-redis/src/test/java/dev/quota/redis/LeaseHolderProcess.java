@@ -41,7 +41,7 @@ public final class LeaseHolderProcess {
 
     /** The config of every instance: plan {@code free}, 1,000 requests an hour, {@link #CONCURRENCY} at once. */
     static QuotaConfig config() {
-        Plan plan = new Plan("free", List.of(new Limit("burst", 1_000, Refill.greedy(1, Duration.ofHours(1)))),
+        Plan plan = Plan.of("free", List.of(new Limit("burst", 1_000, Refill.greedy(1, Duration.ofHours(1)))),
                 FailurePolicy.CLOSED).withConcurrency(Concurrency.of(CONCURRENCY));
         return QuotaConfig.builder().version(1).plan(plan).build();
     }

@@ -54,10 +54,10 @@ class LeasedSharesRedisTest {
 
     private static QuotaConfig config() {
         return QuotaConfig.builder()
-                .plan(new Plan("hot", List.of(new Limit("hourly", CAPACITY, Refill.interval(CAPACITY, Duration.ofHours(1)))),
+                .plan(Plan.of("hot", List.of(new Limit("hourly", CAPACITY, Refill.interval(CAPACITY, Duration.ofHours(1)))),
                         FailurePolicy.CLOSED))
-                .rule(new Rule("transfers", List.of(), 1, List.of(), List.of(
-                        new Limit("everyone", CAPACITY, Refill.interval(CAPACITY, Duration.ofHours(1)))), null))
+                .rule(Rule.builder("transfers").shared(List.of(
+                        new Limit("everyone", CAPACITY, Refill.interval(CAPACITY, Duration.ofHours(1))))).build())
                 .version(1)
                 .build();
     }

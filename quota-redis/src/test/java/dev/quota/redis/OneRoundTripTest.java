@@ -54,14 +54,14 @@ class OneRoundTripTest {
     /** The transfer's limits over a store that remembers at most {@code maxRememberedKeys} keys. */
     private QuotaService service(int maxRememberedKeys) {
         QuotaConfig config = QuotaConfig.builder()
-                .plan(new Plan("pro", List.of(
+                .plan(Plan.of("pro", List.of(
                         new Limit("burst", 100, Refill.greedy(50, Duration.ofSeconds(1))),
                         new Limit("hourly", 5000, Refill.interval(5000, Duration.ofHours(1))),
                         new Limit("daily", 50_000, Refill.calendar(ChronoUnit.DAYS, BERLIN))), FailurePolicy.LOCAL))
-                .rule(new Rule("transfers", List.of(RouteMatch.parse("POST /api/v1/transfers")), 1,
-                        List.of(new Limit("per-minute", 10, Refill.greedy(10, Duration.ofMinutes(1)))),
-                        List.of(new Limit("global", 500, Refill.greedy(500, Duration.ofSeconds(1)))), null))
-                .amounts(new AmountLimits("transfer-amount", List.of(
+                .rule(Rule.builder("transfers").matches(List.of(RouteMatch.parse("POST /api/v1/transfers")))
+                        .perCustomer(List.of(new Limit("per-minute", 10, Refill.greedy(10, Duration.ofMinutes(1)))))
+                        .shared(List.of(new Limit("global", 500, Refill.greedy(500, Duration.ofSeconds(1))))).build())
+                .amounts(AmountLimits.of("transfer-amount", List.of(
                         new Limit("daily", 1_000_000, Refill.calendar(ChronoUnit.DAYS, BERLIN))), FailurePolicy.CLOSED))
                 .build();
         return QuotaService.builder().clock(clock).config(config)

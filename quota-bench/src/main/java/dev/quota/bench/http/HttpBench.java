@@ -67,7 +67,7 @@ public final class HttpBench {
      * {@code capacity} per second, API keys {@link LoadGenerator#apiKey}.
      */
     public static QuotaConfig config(long capacity) {
-        Plan plan = new Plan("bench", List.of(new Limit("burst", capacity, Refill.greedy(capacity, Duration.ofSeconds(1)))),
+        Plan plan = Plan.of("bench", List.of(new Limit("burst", capacity, Refill.greedy(capacity, Duration.ofSeconds(1)))),
                 FailurePolicy.CLOSED);
         return withCustomers(Map.of("bench", plan), Map.of(), Map.of());
     }

@@ -164,7 +164,8 @@ final class QuotaConfigParser {
                 ConfigChecks.capacityWarnings(limits, plan.path("limits"), problems);
             }
             if (problems.errorCount() == errorsBefore && limits != null && policy != null) {
-                construct(path, () -> plans.put(name, new Plan(name, limits, policy, mode, concurrency)));
+                construct(path, () -> plans.put(name, Plan.builder(name).limits(limits).onStoreFailure(policy)
+                        .mode(mode).concurrency(concurrency).build()));
             }
         }
     }
@@ -196,7 +197,7 @@ final class QuotaConfigParser {
                 ConfigChecks.capacityWarnings(limits, amount.path("limits"), problems);
             }
             if (problems.errorCount() == errorsBefore && limits != null && policy != null) {
-                construct(path, () -> amounts.put(name, new AmountLimits(name, limits, policy)));
+                construct(path, () -> amounts.put(name, AmountLimits.of(name, limits, policy)));
             }
         }
         return amounts;
@@ -227,7 +228,7 @@ final class QuotaConfigParser {
             }
             Double multiplier = customer.has("multiplier") ? customer.positiveNumber("multiplier") : Double.valueOf(1);
             if (problems.errorCount() == errorsBefore && plan != null && multiplier != null) {
-                construct(path, () -> customers.put(id, new Customer(id, plan, multiplier)));
+                construct(path, () -> customers.put(id, Customer.of(id, plan, multiplier)));
             }
         }
         return customers;

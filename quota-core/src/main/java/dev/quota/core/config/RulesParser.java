@@ -83,8 +83,9 @@ final class RulesParser {
             return null;
         }
         try {
-            return new Rule(name, matches, cost, perCustomer, shared,
-                    policy == null ? null : FailurePolicy.valueOf(policy.toUpperCase(Locale.ROOT)), mode, concurrency);
+            return Rule.builder(name).matches(matches).cost(cost).perCustomer(perCustomer).shared(shared)
+                    .onStoreFailure(policy == null ? null : FailurePolicy.valueOf(policy.toUpperCase(Locale.ROOT)))
+                    .mode(mode).concurrency(concurrency).build();
         } catch (IllegalArgumentException e) {
             problems.error(path, String.valueOf(e.getMessage()));
             return null;

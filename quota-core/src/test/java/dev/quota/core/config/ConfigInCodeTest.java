@@ -42,9 +42,9 @@ class ConfigInCodeTest {
         return QuotaConfig.builder()
                 .identity(Identity.builder().trustedProxies(List.of(Cidr.parse("10.0.0.0/8")))
                         .missingKey(Identity.MissingKey.REJECT).build())
-                .plan(new Plan("pro", List.of(new Limit("burst", 100, Refill.greedy(50, Duration.ofSeconds(1)))),
+                .plan(Plan.of("pro", List.of(new Limit("burst", 100, Refill.greedy(50, Duration.ofSeconds(1)))),
                         FailurePolicy.LOCAL))
-                .customer(new Customer("SAV2001", "pro", 2.0))
+                .customer(Customer.of("SAV2001", "pro", 2.0))
                 .apiKey(ApiKeys.sha256Hex("test"), "SAV2001")
                 .build();
     }

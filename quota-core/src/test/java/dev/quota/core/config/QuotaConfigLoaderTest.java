@@ -63,42 +63,46 @@ class QuotaConfigLoaderTest {
                 .trustedProxies(List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("fd00::/8"))).ipv6Prefix(56)
                 .userHeader("X-User-Id").failedKeys(greedy("failed-keys", 5, 5, Duration.ofMinutes(10))).build());
         assertThat(config.plans()).containsOnlyKeys("guest", "free", "pro");
-        assertThat(config.plans().get("guest")).isEqualTo(new Plan("guest",
-                List.of(greedy("burst", 5, 5, Duration.ofMinutes(1))), FailurePolicy.CLOSED, Mode.SHADOW));
-        assertThat(config.plans().get("free")).isEqualTo(new Plan("free", List.of(
+        assertThat(config.plans().get("guest")).isEqualTo(Plan.builder("guest")
+                .limits(List.of(greedy("burst", 5, 5, Duration.ofMinutes(1)))).onStoreFailure(FailurePolicy.CLOSED)
+                .mode(Mode.SHADOW).build());
+        assertThat(config.plans().get("free")).isEqualTo(Plan.of("free", List.of(
                 greedy("burst", 20, 10, Duration.ofSeconds(1)),
                 new Limit("quarter", 300, Refill.interval(300, Duration.ofMinutes(15))),
                 calendar("daily", 1000, ChronoUnit.DAYS, ZoneId.of("Europe/Berlin"))), FailurePolicy.LOCAL));
-        assertThat(config.plans().get("pro")).isEqualTo(new Plan("pro", List.of(
+        assertThat(config.plans().get("pro")).isEqualTo(Plan.of("pro", List.of(
                 greedy("burst", 100, 50, Duration.ofMillis(500)),
                 calendar("weekly", 50_000, ChronoUnit.WEEKS, ZoneOffset.UTC),
                 calendar("monthly", 150_000, ChronoUnit.MONTHS, ZoneId.of("America/New_York"))), FailurePolicy.OPEN));
 
         assertThat(config.rules()).containsOnlyKeys("transfers", "export", "annotated");
-        assertThat(config.rules().get("transfers")).isEqualTo(new Rule("transfers",
-                List.of(RouteMatch.parse("POST /api/v1/transfers"), RouteMatch.parse("PUT /api/v1/transfers/{id}")), 2,
-                List.of(greedy("per-minute", 10, 10, Duration.ofMinutes(1))),
-                List.of(greedy("global", 500, 250, Duration.ofSeconds(1))), FailurePolicy.CLOSED));
-        assertThat(config.rules().get("export")).isEqualTo(new Rule("export",
-                List.of(RouteMatch.parse("GET /api/v1/accounts/{accountId}/export")), 5, List.of(), List.of(), null, Mode.SHADOW));
-        assertThat(config.rules().get("annotated")).isEqualTo(new Rule("annotated", List.of(), 1, List.of(), List.of(), null));
+        assertThat(config.rules().get("transfers")).isEqualTo(Rule.builder("transfers")
+                .matches(List.of(RouteMatch.parse("POST /api/v1/transfers"),
+                        RouteMatch.parse("PUT /api/v1/transfers/{id}")))
+                .cost(2).perCustomer(List.of(greedy("per-minute", 10, 10, Duration.ofMinutes(1))))
+                .shared(List.of(greedy("global", 500, 250, Duration.ofSeconds(1)))).onStoreFailure(FailurePolicy.CLOSED)
+                .build());
+        assertThat(config.rules().get("export")).isEqualTo(Rule.builder("export")
+                .matches(List.of(RouteMatch.parse("GET /api/v1/accounts/{accountId}/export"))).cost(5).mode(Mode.SHADOW)
+                .build());
+        assertThat(config.rules().get("annotated")).isEqualTo(Rule.builder("annotated").build());
 
         assertThat(config.amounts()).isEqualTo(Map.of(
-                "transfer-amount", new AmountLimits("transfer-amount", List.of(
+                "transfer-amount", AmountLimits.of("transfer-amount", List.of(
                         calendar("hourly", 250_000, ChronoUnit.HOURS, ZoneOffset.UTC),
                         calendar("daily", 1_000_000, ChronoUnit.DAYS, ZoneId.of("Europe/Berlin"))), FailurePolicy.CLOSED),
-                "fx-amount", new AmountLimits("fx-amount", List.of(
+                "fx-amount", AmountLimits.of("fx-amount", List.of(
                         new Limit("weekly", 7_000_000, Refill.interval(7_000_000, Duration.ofDays(7)))), FailurePolicy.LOCAL)));
 
         assertThat(config.customers()).isEqualTo(Map.of(
-                "SAV2001", new Customer("SAV2001", "pro", 2.0),
-                "acme corp", new Customer("acme corp", "free", 0.5),
-                "2024", new Customer("2024", "free", 1.0)));
+                "SAV2001", Customer.of("SAV2001", "pro", 2.0),
+                "acme corp", Customer.of("acme corp", "free", 0.5),
+                "2024", Customer.of("2024", "free", 1.0)));
         assertThat(config.apiKeys()).isEqualTo(Map.of(
                 "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "SAV2001",
                 "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "acme corp",
                 "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9", "2024"));
-        assertThat(config.customerForKeyHash(ApiKeys.sha256Hex("test"))).isEqualTo(new Customer("SAV2001", "pro", 2.0));
+        assertThat(config.customerForKeyHash(ApiKeys.sha256Hex("test"))).isEqualTo(Customer.of("SAV2001", "pro", 2.0));
         assertThat(config.allow()).isEqualTo(new AllowList(Set.of("batch-importer"),
                 Set.of("2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"),
                 List.of(Cidr.parse("192.0.2.0/24"), Cidr.parse("2001:db8::/32"))));
@@ -122,7 +126,7 @@ class QuotaConfigLoaderTest {
 
         assertThat(config.version()).isZero();
         assertThat(config.identity()).isEqualTo(Identity.DEFAULT);
-        assertThat(config.plans()).isEqualTo(Map.of("anonymous", new Plan("anonymous", List.of(
+        assertThat(config.plans()).isEqualTo(Map.of("anonymous", Plan.of("anonymous", List.of(
                 greedy("burst", 20, 20, Duration.ofSeconds(1)),
                 calendar("daily", 1000, ChronoUnit.DAYS, ZoneOffset.UTC)), FailurePolicy.LOCAL)));
         assertThat(config.rules()).isEmpty();

@@ -15,7 +15,7 @@ public final class OnePlan {
 
     /** Plan {@code plan}: one limit of {@code capacity} refilled by {@code refill}, under {@code policy}. */
     public static QuotaConfig config(String plan, long capacity, Refill refill, FailurePolicy policy) {
-        Plan p = new Plan(plan, List.of(new Limit("burst", capacity, refill)), policy);
+        Plan p = Plan.of(plan, List.of(new Limit("burst", capacity, refill)), policy);
         return QuotaConfig.builder().plan(p).build();
     }
 }

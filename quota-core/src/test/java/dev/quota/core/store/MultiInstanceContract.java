@@ -96,10 +96,10 @@ public abstract class MultiInstanceContract {
     @Test
     void concurrentTransfers_admitExactlyWhatTheAmountLimitAllows_andRefusedOnesKeepOnlyThePlanCharge()
             throws Exception {
-        Rule transfers = new Rule("transfers", List.of(RouteMatch.parse("POST /api/v1/transfers")), 1,
-                List.of(new Limit("per-minute", 40, Refill.greedy(40, Duration.ofMinutes(1)))), List.of(),
-                FailurePolicy.CLOSED);
-        AmountLimits amount = new AmountLimits("transfer-amount", List.of(
+        Rule transfers = Rule.builder("transfers").matches(List.of(RouteMatch.parse("POST /api/v1/transfers")))
+                .perCustomer(List.of(new Limit("per-minute", 40, Refill.greedy(40, Duration.ofMinutes(1)))))
+                .onStoreFailure(FailurePolicy.CLOSED).build();
+        AmountLimits amount = AmountLimits.of("transfer-amount", List.of(
                 new Limit("daily", 1_000_00, Refill.calendar(ChronoUnit.DAYS, ZoneId.of("Europe/Berlin")))),
                 FailurePolicy.CLOSED);
         startInstances(config(1_000, List.of(transfers), List.of(amount)));
@@ -134,8 +134,8 @@ public abstract class MultiInstanceContract {
 
     @Test
     void sixthConcurrentTransfer_isRefusedAcrossInstances_whileFiveRun() throws Exception {
-        Rule transfers = new Rule("transfers", List.of(), 1, List.of(), List.of(), FailurePolicy.CLOSED)
-                .withConcurrency(Concurrency.of(5));
+        Rule transfers = Rule.builder("transfers").onStoreFailure(FailurePolicy.CLOSED).concurrency(Concurrency.of(5))
+                .build();
         startInstances(config(1_000, List.of(transfers), List.of()));
         Customer customer = Customer.of("inflight-" + UUID.randomUUID(), "free");
 
@@ -160,8 +160,8 @@ public abstract class MultiInstanceContract {
      */
     @Test
     void leasesOfAnInstanceThatDied_comeBackAtTheLeaseTimeout_byTheStoreClock() throws Exception {
-        Rule transfers = new Rule("transfers", List.of(), 1, List.of(), List.of(), FailurePolicy.CLOSED)
-                .withConcurrency(Concurrency.of(5));
+        Rule transfers = Rule.builder("transfers").onStoreFailure(FailurePolicy.CLOSED).concurrency(Concurrency.of(5))
+                .build();
         List<QuotaService> fleet = startInstances(config(1_000, List.of(transfers), List.of()));
         Customer customer = Customer.of("died-" + UUID.randomUUID(), "free");
         for (int i = 0; i < 5; i++) {
@@ -236,7 +236,7 @@ public abstract class MultiInstanceContract {
 
     /** A plan "free" of {@code capacity} requests (refilling 1 an hour), with the given rules and amount limits. */
     protected static QuotaConfig config(long capacity, List<Rule> rules, List<AmountLimits> amounts) {
-        Plan plan = new Plan("free", List.of(new Limit("burst", capacity, Refill.greedy(1, Duration.ofHours(1)))),
+        Plan plan = Plan.of("free", List.of(new Limit("burst", capacity, Refill.greedy(1, Duration.ofHours(1)))),
                 FailurePolicy.CLOSED);
         QuotaConfig.Builder config = QuotaConfig.builder().version(1).plan(plan);
         rules.forEach(config::rule);

@@ -22,7 +22,7 @@ final class Settling {
     static QuotaService service(QuotaStore store, MutableClock clock, String customerId) {
         QuotaConfig config = Configs.config(List.of(Configs.plan("metered",
                         Configs.greedy("burst", 100, 100, Duration.ofHours(1)))),
-                List.of(new Rule("export", List.of(), 10, List.of(), List.of(), null)), List.of());
+                List.of(Rule.builder("export").cost(10).build()), List.of());
         return QuotaService.builder().store(store).config(config).clock(clock).build();
     }
 

@@ -58,7 +58,7 @@ public final class JdbcCustomerDirectory implements CustomerDirectory {
              PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, value);
             try (ResultSet row = statement.executeQuery()) {
-                return row.next() ? new Customer(row.getString(1), row.getString(2), row.getDouble(3)) : null;
+                return row.next() ? Customer.of(row.getString(1), row.getString(2), row.getDouble(3)) : null;
             }
         } catch (SQLException e) {
             // the key's hash stays out of the message: it identifies a customer's credential

@@ -58,9 +58,9 @@ class JdbcCustomerDirectoryTest {
     void lookups_readTheTables() {
         JdbcCustomerDirectory directory = new JdbcCustomerDirectory(database);
 
-        assertThat(directory.byApiKeyHash(sha256("acme-key"))).isEqualTo(new Customer("ACME", "free", 1.0));
+        assertThat(directory.byApiKeyHash(sha256("acme-key"))).isEqualTo(Customer.of("ACME", "free", 1.0));
         assertThat(directory.byApiKeyHash(sha256("nobody's key"))).isNull();
-        assertThat(directory.byId("GLOBEX")).isEqualTo(new Customer("GLOBEX", "pro", 2.5));
+        assertThat(directory.byId("GLOBEX")).isEqualTo(Customer.of("GLOBEX", "pro", 2.5));
         assertThat(directory.byId("INITECH")).isNull();
         assertThat(directory.byPrincipal("alice")).isNull();
         assertThat(database.queries).hasValue(4);
@@ -97,7 +97,7 @@ class JdbcCustomerDirectoryTest {
         sql("INSERT INTO api_keys VALUES ('" + newKey + "', 'GLOBEX')");
 
         Await.until(WITHIN, () -> cached.byApiKeyHash(newKey) != null, () -> "the issued key is still unknown");
-        assertThat(cached.byApiKeyHash(newKey)).isEqualTo(new Customer("GLOBEX", "pro", 2.5));
+        assertThat(cached.byApiKeyHash(newKey)).isEqualTo(Customer.of("GLOBEX", "pro", 2.5));
     }
 
     @Test
@@ -124,7 +124,7 @@ class JdbcCustomerDirectoryTest {
             return database.refused.get() >= 3;
         }, () -> "no refresh reached the database: " + database.refused);
 
-        assertThat(cached.byApiKeyHash(sha256("acme-key"))).isEqualTo(new Customer("ACME", "free", 1.0));
+        assertThat(cached.byApiKeyHash(sha256("acme-key"))).isEqualTo(Customer.of("ACME", "free", 1.0));
         assertThat(cached.byApiKeyHash(sha256("unknown-key"))).isNull();
     }
 

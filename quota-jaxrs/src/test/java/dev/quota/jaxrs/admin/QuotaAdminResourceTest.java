@@ -36,9 +36,9 @@ class QuotaAdminResourceTest {
     @BeforeEach
     void start() {
         TestConfig config = TestConfig.standard()
-                .rule(new Rule("export", List.of(), 10,
-                        List.of(new Limit("hourly", 5, Refill.greedy(5, Duration.ofHours(1)))), List.of(), null, null)
-                        .withConcurrency(new Concurrency(2, Duration.ofMinutes(10))))
+                .rule(Rule.builder("export").cost(10)
+                        .perCustomer(List.of(new Limit("hourly", 5, Refill.greedy(5, Duration.ofHours(1)))))
+                        .concurrency(new Concurrency(2, Duration.ofMinutes(10))).build())
                 .allow(new AllowList(Set.of("secret-partner"), Set.of("ab".repeat(32)), List.of(Cidr.parse("10.0.0.0/8"))));
         fixture = Fixture.with(config).admin(TOKEN).start();
     }
@@ -155,7 +155,8 @@ class QuotaAdminResourceTest {
     @Test
     void config_showsTheServicesLeasingSettings_andNoPlanOrRuleLeasedWhenTheServiceLeasesNone() {
         String tuned = AdminDocuments.config(fixture.service.config(),
-                new TokenLeasing(true, 20, Duration.ofSeconds(2), 0.25, 500), fixture.service.admin().store());
+                TokenLeasing.builder().hotRate(20).leaseTime(Duration.ofSeconds(2)).fleetFraction(0.25).maxKeys(500)
+                        .build(), fixture.service.admin().store());
         String off = AdminDocuments.config(fixture.service.config(), TokenLeasing.OFF, fixture.service.admin().store());
 
         assertThat(tuned).contains("\"leasing\":\"on\",\"tokenLeasing\":{\"enabled\":true,\"hotRate\":20,"

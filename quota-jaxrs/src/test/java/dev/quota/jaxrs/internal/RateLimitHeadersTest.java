@@ -102,7 +102,7 @@ class RateLimitHeadersTest {
         Limit burst = new Limit("burst", 20, Refill.greedy(10, Duration.ofSeconds(1)));
         LimitStatus status = LimitStatus.of("free-burst", burst, LimitStatus.Role.PLAN, 19, Duration.ofMillis(100),
                 Duration.ZERO);
-        QuotaDecision decision = new QuotaDecision(QuotaDecision.Outcome.ALLOWED, List.of(status), null, Duration.ZERO);
+        QuotaDecision decision = QuotaDecision.allowed(List.of(status));
         MultivaluedMap<String, Object> headers = new MultivaluedHashMap<>();
         headers.add(RateLimitHeaders.X_REMAINING, "stale");
 
