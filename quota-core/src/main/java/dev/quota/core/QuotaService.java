@@ -2,13 +2,13 @@ package dev.quota.core;
 
 import dev.quota.core.config.ApiKeys;
 import dev.quota.core.internal.Hashes;
+import dev.quota.core.internal.top.TopCustomerCounts;
 import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.store.InMemoryStore;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -53,7 +53,7 @@ public final class QuotaService implements AutoCloseable {
     private final QuotaListener listener;
     /** The listeners the builder was given, told of each decision after {@link #top}; null when none. */
     private final @Nullable QuotaListener decisionListeners;
-    private final TopCustomersListener top;
+    private final TopCustomerCounts top;
     private final DecisionRunner runner;
     private final TokenLeasing tokenLeasing;
     /** Batches of hot buckets served without a store call ({@link TokenLeasing}); null when off. */
@@ -77,11 +77,8 @@ public final class QuotaService implements AutoCloseable {
         this.fallback = builder.fallback != null ? builder.fallback
                 : InMemoryStore.builder().clock(clock).build();
         this.layout = new BucketLayout(builder.keyPrefix, clock);
-        this.top = new TopCustomersListener(clock);
-        List<QuotaListener> listeners = new ArrayList<>();
-        listeners.add(top);
-        listeners.addAll(builder.listeners);
-        this.listener = new Listeners(listeners);
+        this.top = new TopCustomerCounts(clock);
+        this.listener = new Listeners(builder.listeners);
         // a decision tells the rankings directly, and times itself only for listeners that read it
         this.decisionListeners = builder.listeners.isEmpty() ? null : new Listeners(builder.listeners);
         this.tokenLeasing = builder.tokenLeasing;
@@ -563,7 +560,7 @@ public final class QuotaService implements AutoCloseable {
     /** Tells the listeners and the rejection log; {@code limits}: the rule's or amount limits' name, or null. */
     private void report(Customer customer, @Nullable String limits, QuotaDecision decision, long startNanos) {
         decision.receipt().paidBy(customer);
-        top.decided(customer, decision);
+        top.decided(customer, decision.outcome(), decision.receipt().planTokens());
         if (decisionListeners != null) {
             decisionListeners.onDecision(customer, limits, decision, Duration.ofNanos(System.nanoTime() - startNanos));
         }

@@ -1,4 +1,7 @@
-package dev.quota.core;
+package dev.quota.core.internal.top;
+
+import dev.quota.core.Customer;
+import dev.quota.core.TopCustomers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
