@@ -1,5 +1,6 @@
 package dev.quota.core;
 
+import dev.quota.core.internal.lease.LeasedShares;
 import dev.quota.core.internal.top.TopCustomerCounts;
 import dev.quota.core.resilience.CircuitBreakerStore;
 import dev.quota.core.spi.ConsumeResult;

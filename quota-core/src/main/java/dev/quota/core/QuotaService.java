@@ -2,6 +2,7 @@ package dev.quota.core;
 
 import dev.quota.core.config.ApiKeys;
 import dev.quota.core.internal.Hashes;
+import dev.quota.core.internal.lease.LeasedShares;
 import dev.quota.core.internal.top.TopCustomerCounts;
 import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.core.spi.QuotaStore;
