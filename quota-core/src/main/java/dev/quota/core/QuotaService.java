@@ -2,7 +2,13 @@ package dev.quota.core;
 
 import dev.quota.core.config.ApiKeys;
 import dev.quota.core.internal.Hashes;
+import dev.quota.core.internal.identity.CallerIdentifier;
+import dev.quota.core.internal.identity.ConfigCustomers;
+import dev.quota.core.internal.identity.Exemption;
+import dev.quota.core.internal.identity.FailedKeyGuard;
 import dev.quota.core.internal.lease.LeasedShares;
+import dev.quota.core.internal.report.Listeners;
+import dev.quota.core.internal.report.RejectionLog;
 import dev.quota.core.internal.top.TopCustomerCounts;
 import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.core.spi.QuotaStore;
@@ -93,7 +99,7 @@ public final class QuotaService implements AutoCloseable {
                 .leaseHolder(builder.leaseHolder)
                 .warn(builder.storeFailureWarnings)
                 .shares(shares));
-        this.guard = new FailedKeyGuard(layout, runner, store, clock);
+        this.guard = new FailedKeyGuard(new FailedKeyBuckets(layout, runner, store, clock), clock);
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);
         this.customers = builder.customers != null ? builder.customers : new ConfigCustomers(this::config);
