@@ -6,6 +6,7 @@ import dev.quota.core.internal.identity.CallerIdentifier;
 import dev.quota.core.internal.identity.ConfigCustomers;
 import dev.quota.core.internal.identity.Exemption;
 import dev.quota.core.internal.identity.FailedKeyGuard;
+import dev.quota.core.internal.inflight.LeaseReturns;
 import dev.quota.core.internal.lease.LeasedShares;
 import dev.quota.core.internal.report.Listeners;
 import dev.quota.core.internal.report.RejectionLog;
@@ -108,7 +109,7 @@ public final class QuotaService implements AutoCloseable {
         this.ownReturnExecutor = builder.leaseReturns == null ? leaseReturnThread() : null;
         Executor returnsOn = builder.leaseReturns != null ? builder.leaseReturns
                 : Objects.requireNonNull(ownReturnExecutor, "made above");
-        this.returns = new LeaseReturns(returnsOn, runner, listener);
+        this.returns = new LeaseReturns(returnsOn, listener);
         QuotaConfig initial = Objects.requireNonNull(builder.config, "config must be set");
         config.set(initial.version() > 0 ? initial : initial.withVersion(clock.millis()));
     }
@@ -461,8 +462,9 @@ public final class QuotaService implements AutoCloseable {
      * runs: {@link QuotaServiceBuilder#leaseReturns}.
      */
     public void releaseLater(QuotaDecision decision) {
-        if (decision.receipt().release()) {
-            returns.add(decision);
+        Receipt receipt = decision.receipt();
+        if (receipt.release()) {
+            returns.add(decision, receipt.leaseStore(), receipt.leases());
         }
     }
 
