@@ -168,9 +168,8 @@ final class Draw extends AbstractList<Take> implements RandomAccess, LeaseCandid
 
     /**
      * Its first limit's policy name when {@code leasing} lets this bucket be leased: an enforced
-     * plan, rule or shared rate limit (no lease set, calendar window, amount, failed-key guard) of a
-     * plan or rule the config does not mark {@code leasing: off}, that leaves this instance a share;
-     * else null.
+     * plan, rule or shared rate limit (no lease set, calendar window, amount, failed-key guard), on
+     * the shared store, of a plan or rule the config does not mark {@code leasing: off}; else null.
      */
     @Override
     public @Nullable String leasedPolicy(Leasing leasing) {

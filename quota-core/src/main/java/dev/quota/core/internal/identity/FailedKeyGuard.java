@@ -96,7 +96,7 @@ public final class FailedKeyGuard {
      * of a store failure, 10 guesses a minute per address over all instances); a rejection blocks
      * the group in this JVM.
      */
-    public QuotaDecision record(QuotaConfig config, String group) {
+    QuotaDecision record(QuotaConfig config, String group) {
         QuotaDecision decision = counts.count(config, group);
         if (decision.outcome() == QuotaDecision.Outcome.REJECTED) {
             block(group, decision);
@@ -115,7 +115,7 @@ public final class FailedKeyGuard {
      * The block of {@code group} with the time left, or an empty ALLOWED decision. Asked before a
      * key is looked up, without a store call.
      */
-    public QuotaDecision peek(String group) {
+    QuotaDecision peek(String group) {
         Blocked block = blocked.getIfPresent(group);
         if (block == null) {
             return NOT_BLOCKED;
@@ -137,7 +137,7 @@ public final class FailedKeyGuard {
      * cannot answer blocks nothing (the count itself follows its failure policy when the next
      * unknown key is counted).
      */
-    public QuotaDecision sharedBlock(QuotaConfig config, String group) {
+    QuotaDecision sharedBlock(QuotaConfig config, String group) {
         if (unblockedAt.getIfPresent(group) != null) {
             return NOT_BLOCKED;
         }
@@ -159,7 +159,7 @@ public final class FailedKeyGuard {
     }
 
     /** Whether a request with the key of this hash was admitted from {@code group} within {@link #KNOWN_FOR}. */
-    public boolean knownAt(String group, String keyHash) {
+    boolean knownAt(String group, String keyHash) {
         return known.knownAt(group, keyHash);
     }
 
