@@ -2,6 +2,7 @@ package dev.quota.core;
 
 import dev.quota.core.internal.ListsOf;
 import dev.quota.core.internal.LogThrottle;
+import dev.quota.core.internal.lease.LeasedShares;
 import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.LeaseHolder;

@@ -2,6 +2,7 @@ package dev.quota.core;
 
 import dev.quota.core.LimitStatus.Role;
 import dev.quota.core.internal.CalendarWindow;
+import dev.quota.core.internal.lease.LeaseCandidate;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;
@@ -24,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * store call is given them and its receipt keeps them, with no list of their own. Two draws are
  * equal as lists are: when their takes are.
  */
-final class Draw extends AbstractList<Take> implements RandomAccess {
+final class Draw extends AbstractList<Take> implements RandomAccess, LeaseCandidate {
 
     /**
      * What the store takes from the bucket, as {@link DecisionCharge} charges it: its key, its spec
@@ -163,6 +164,24 @@ final class Draw extends AbstractList<Take> implements RandomAccess {
     /** The tokens this request takes. */
     long tokens() {
         return take.tokens();
+    }
+
+    /**
+     * Its first limit's policy name when {@code leasing} lets this bucket be leased: an enforced
+     * plan, rule or shared rate limit (no lease set, calendar window, amount, failed-key guard), on
+     * the shared store, of a plan or rule the config does not mark {@code leasing: off}; else null.
+     */
+    @Override
+    public @Nullable String leasedPolicy(Leasing leasing) {
+        Role role = shape.role();
+        if (role != Role.PLAN && role != Role.RULE && role != Role.SHARED) {
+            return null;
+        }
+        if (shape.mode() != Mode.ENFORCE || shape.window() != null || shape.noShare() || spec().leases()) {
+            return null;
+        }
+        String policy = shape.policies().get(0);
+        return leasing.leases(role == Role.PLAN, policy, shape.declared().get(0).name()) ? policy : null;
     }
 
     /** Whether a refund gives this bucket's tokens back. */

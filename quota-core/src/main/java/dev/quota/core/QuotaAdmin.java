@@ -1,5 +1,7 @@
 package dev.quota.core;
 
+import dev.quota.core.internal.lease.LeasedShares;
+import dev.quota.core.internal.top.TopCustomerCounts;
 import dev.quota.core.resilience.CircuitBreakerStore;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.CustomerDirectory;
@@ -22,10 +24,10 @@ public final class QuotaAdmin {
     private final QuotaStore store;
     private final CustomerDirectory customers;
     private final DecisionRunner runner;
-    private final TopCustomersListener top;
+    private final TopCustomerCounts top;
 
     QuotaAdmin(Supplier<QuotaConfig> config, BucketLayout layout, QuotaStore store, CustomerDirectory customers,
-               DecisionRunner runner, TopCustomersListener top) {
+               DecisionRunner runner, TopCustomerCounts top) {
         this.config = config;
         this.layout = layout;
         this.store = store;

@@ -2,13 +2,21 @@ package dev.quota.core;
 
 import dev.quota.core.config.ApiKeys;
 import dev.quota.core.internal.Hashes;
+import dev.quota.core.internal.identity.CallerIdentifier;
+import dev.quota.core.internal.identity.ConfigCustomers;
+import dev.quota.core.internal.identity.Exemption;
+import dev.quota.core.internal.identity.FailedKeyGuard;
+import dev.quota.core.internal.inflight.LeaseReturns;
+import dev.quota.core.internal.lease.LeasedShares;
+import dev.quota.core.internal.report.Listeners;
+import dev.quota.core.internal.report.RejectionLog;
+import dev.quota.core.internal.top.TopCustomerCounts;
 import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.core.spi.QuotaStore;
 import dev.quota.core.store.InMemoryStore;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -53,7 +61,7 @@ public final class QuotaService implements AutoCloseable {
     private final QuotaListener listener;
     /** The listeners the builder was given, told of each decision after {@link #top}; null when none. */
     private final @Nullable QuotaListener decisionListeners;
-    private final TopCustomersListener top;
+    private final TopCustomerCounts top;
     private final DecisionRunner runner;
     private final TokenLeasing tokenLeasing;
     /** Batches of hot buckets served without a store call ({@link TokenLeasing}); null when off. */
@@ -77,11 +85,8 @@ public final class QuotaService implements AutoCloseable {
         this.fallback = builder.fallback != null ? builder.fallback
                 : InMemoryStore.builder().clock(clock).build();
         this.layout = new BucketLayout(builder.keyPrefix, clock);
-        this.top = new TopCustomersListener(clock);
-        List<QuotaListener> listeners = new ArrayList<>();
-        listeners.add(top);
-        listeners.addAll(builder.listeners);
-        this.listener = new Listeners(listeners);
+        this.top = new TopCustomerCounts(clock);
+        this.listener = new Listeners(builder.listeners);
         // a decision tells the rankings directly, and times itself only for listeners that read it
         this.decisionListeners = builder.listeners.isEmpty() ? null : new Listeners(builder.listeners);
         this.tokenLeasing = builder.tokenLeasing;
@@ -95,7 +100,7 @@ public final class QuotaService implements AutoCloseable {
                 .leaseHolder(builder.leaseHolder)
                 .warn(builder.storeFailureWarnings)
                 .shares(shares));
-        this.guard = new FailedKeyGuard(layout, runner, store, clock);
+        this.guard = new FailedKeyGuard(new FailedKeyBuckets(layout, runner, store, clock), clock);
         this.rejectionLog = builder.rejectionLog != null ? builder.rejectionLog
                 : RejectionLog.toSlf4j(clock, builder.rejectionLogRate);
         this.customers = builder.customers != null ? builder.customers : new ConfigCustomers(this::config);
@@ -104,7 +109,7 @@ public final class QuotaService implements AutoCloseable {
         this.ownReturnExecutor = builder.leaseReturns == null ? leaseReturnThread() : null;
         Executor returnsOn = builder.leaseReturns != null ? builder.leaseReturns
                 : Objects.requireNonNull(ownReturnExecutor, "made above");
-        this.returns = new LeaseReturns(returnsOn, runner, listener);
+        this.returns = new LeaseReturns(returnsOn, listener);
         QuotaConfig initial = Objects.requireNonNull(builder.config, "config must be set");
         config.set(initial.version() > 0 ? initial : initial.withVersion(clock.millis()));
     }
@@ -457,8 +462,9 @@ public final class QuotaService implements AutoCloseable {
      * runs: {@link QuotaServiceBuilder#leaseReturns}.
      */
     public void releaseLater(QuotaDecision decision) {
-        if (decision.receipt().release()) {
-            returns.add(decision);
+        Receipt receipt = decision.receipt();
+        if (receipt.release()) {
+            returns.add(decision, receipt.leaseStore(), receipt.leases());
         }
     }
 
@@ -563,7 +569,7 @@ public final class QuotaService implements AutoCloseable {
     /** Tells the listeners and the rejection log; {@code limits}: the rule's or amount limits' name, or null. */
     private void report(Customer customer, @Nullable String limits, QuotaDecision decision, long startNanos) {
         decision.receipt().paidBy(customer);
-        top.decided(customer, decision);
+        top.decided(customer, decision.outcome(), decision.receipt().planTokens());
         if (decisionListeners != null) {
             decisionListeners.onDecision(customer, limits, decision, Duration.ofNanos(System.nanoTime() - startNanos));
         }

@@ -1,5 +1,6 @@
 package dev.quota.core;
 
+import dev.quota.core.internal.report.RejectionLog;
 import dev.quota.core.spi.CustomerDirectory;
 import dev.quota.core.spi.LeaseHolder;
 import dev.quota.core.spi.QuotaStore;

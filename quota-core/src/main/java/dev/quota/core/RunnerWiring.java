@@ -1,5 +1,6 @@
 package dev.quota.core;
 
+import dev.quota.core.internal.lease.LeasedShares;
 import dev.quota.core.spi.LeaseHolder;
 import dev.quota.core.spi.QuotaStore;
 import java.time.Clock;

@@ -2,6 +2,7 @@ package dev.quota.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.core.internal.lease.LeasedShares;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.core.spi.ConsumeResult;

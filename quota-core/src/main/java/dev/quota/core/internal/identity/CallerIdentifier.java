@@ -1,21 +1,30 @@
-package dev.quota.core;
+package dev.quota.core.internal.identity;
 
+import dev.quota.core.Caller;
+import dev.quota.core.Credential;
+import dev.quota.core.Customer;
+import dev.quota.core.Identity;
+import dev.quota.core.QuotaConfig;
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.QuotaListener;
+import dev.quota.core.RequestFacts;
 import dev.quota.core.config.ApiKeys;
 import dev.quota.core.internal.Hashes;
+import dev.quota.core.internal.report.RejectionLog;
 import dev.quota.core.spi.CustomerDirectory;
 import java.net.InetAddress;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Who a request comes from, for {@link QuotaService#identify}: the customer its API key or
+ * Who a request comes from, for {@link dev.quota.core.QuotaService#identify}: the customer its API key or
  * principal names, or the anonymous plan by client address or gateway user; whether the caller is
  * exempt ({@link Exemption}); and key guessing, counted per client address by the
  * {@link FailedKeyGuard}, which may answer {@link Caller.Kind#BLOCKED} instead.
  *
  * <p>Thread-safe: it reads the service's current config on every call and keeps no state of its own.
  */
-final class CallerIdentifier {
+public final class CallerIdentifier {
 
     private final Supplier<QuotaConfig> config;
     private final FailedKeyGuard guard;
@@ -23,8 +32,9 @@ final class CallerIdentifier {
     private final QuotaListener listener;
     private final RejectionLog rejectionLog;
 
-    CallerIdentifier(Supplier<QuotaConfig> config, FailedKeyGuard guard, CustomerDirectory customers,
-                     QuotaListener listener, RejectionLog rejectionLog) {
+    /** Identifies by the current {@code config}, the customers of {@code customers}; tells {@code listener} of failed keys. */
+    public CallerIdentifier(Supplier<QuotaConfig> config, FailedKeyGuard guard, CustomerDirectory customers,
+                            QuotaListener listener, RejectionLog rejectionLog) {
         this.config = config;
         this.guard = guard;
         this.customers = customers;
@@ -32,8 +42,8 @@ final class CallerIdentifier {
         this.rejectionLog = rejectionLog;
     }
 
-    /** As {@link QuotaService#identify}. */
-    Caller identify(RequestFacts facts) {
+    /** As {@link dev.quota.core.QuotaService#identify}. */
+    public Caller identify(RequestFacts facts) {
         QuotaConfig cfg = config.get();
         Identity identity = cfg.identity();
         InetAddress address = facts.peer() == null ? null : identity.clientAddress(facts.peer(), facts.forwardedFor());

@@ -1,5 +1,6 @@
-package dev.quota.core;
+package dev.quota.core.internal.lease;
 
+import dev.quota.core.TokenLeasing;
 import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;
@@ -91,7 +92,7 @@ final class HotBucket {
         if (asking || rate < settings.hotRate()) {
             return 0;
         }
-        long size = Math.min(ceilDiv(rate * leaseNanos, SECOND), settings.batchCap(capacity(spec), instances));
+        long size = Math.min(ceilDiv(rate * leaseNanos, SECOND), batchCap(capacity(spec), instances));
         if (size < 2) {
             return 0;
         }
@@ -214,6 +215,15 @@ final class HotBucket {
         }
         batch = 0;
         generation++;
+    }
+
+    /**
+     * The largest batch this instance takes of a bucket of {@code capacity}, as {@link TokenLeasing}
+     * bounds it: its published bound of tokens held by one-token requests, per instance. Below 2 it
+     * is 0, as the bound is, and no batch is asked for either way.
+     */
+    private long batchCap(long capacity, int instances) {
+        return settings.heldAtMost(capacity, instances, 1) / Math.max(1, instances);
     }
 
     /** The smallest capacity of the bucket's limits. */

@@ -1,7 +1,12 @@
-package dev.quota.core;
+package dev.quota.core.internal.inflight;
 
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.QuotaListener;
+import dev.quota.core.QuotaService;
+import dev.quota.core.QuotaStoreException;
 import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.spi.StoreFailures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -22,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * ({@link QuotaService#releaseLater}), several requests' leases in one store call
  * ({@link QuotaStore#adjust} with {@link Adjustment#leaseRelease} entries).
  *
- * <p>A return is queued by the caller that won its receipt's release ({@link Receipt#release()}:
- * once per decision), so each lease is given back exactly once. The queue is drained by one job at
- * a time on the {@link Executor} ({@link QuotaServiceBuilder#leaseReturns}): {@link #draining} is
+ * <p>A return is queued by the caller that won its decision's release (once per decision), with
+ * the leases its receipt holds and the store that holds them, so each lease is given back exactly once. The queue is drained by one job at
+ * a time on the {@link Executor} ({@link dev.quota.core.QuotaServiceBuilder#leaseReturns}): {@link #draining} is
  * set by the caller that schedules the job and cleared by the job only when it found the queue
  * empty, then checked once more, so a return queued while the job was finishing is never left
  * behind without a job. While the job waits for the store, further returns gather in the queue and
@@ -39,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * Every decision's return is told to the listeners once ({@link QuotaListener#onRelease}), after
  * its store call.
  */
-final class LeaseReturns {
+public final class LeaseReturns {
 
     private static final Logger log = LoggerFactory.getLogger(QuotaService.class);
 
@@ -47,9 +52,8 @@ final class LeaseReturns {
     static final int MOST_PER_BATCH = 256;
 
     private final Executor executor;
-    private final DecisionRunner runner;
     private final QuotaListener listener;
-    private final ConcurrentLinkedQueue<QuotaDecision> queue = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Return> queue = new ConcurrentLinkedQueue<>();
     /** Whether a drain job is scheduled or running: at most one is. */
     private final AtomicBoolean draining = new AtomicBoolean();
     /** Returns queued since the start. */
@@ -61,15 +65,22 @@ final class LeaseReturns {
      */
     private volatile long returned;
 
-    LeaseReturns(Executor executor, DecisionRunner runner, QuotaListener listener) {
+    /** Returns given back on {@code executor}; their store failures and releases told to {@code listener}. */
+    public LeaseReturns(Executor executor, QuotaListener listener) {
         this.executor = executor;
-        this.runner = runner;
         this.listener = listener;
     }
 
-    /** Queues the return of {@code decision}'s leases; its receipt's release was won by the caller. */
-    void add(QuotaDecision decision) {
-        queue.add(decision);
+    /** One decision's return: the in-flight leases its receipt holds, and the store that holds them. */
+    private record Return(QuotaDecision decision, QuotaStore store, List<Adjustment> leases) {
+    }
+
+    /**
+     * Queues the return of {@code decision}'s {@code leases}, held by {@code store}; its receipt's
+     * release was won by the caller.
+     */
+    public void add(QuotaDecision decision, QuotaStore store, List<Adjustment> leases) {
+        queue.add(new Return(decision, store, leases));
         queued.incrementAndGet();
         schedule();
     }
@@ -89,14 +100,14 @@ final class LeaseReturns {
      * every one of them has had its store call. A return that completes while the decision runs
      * still counts: the decision may have been refused for that very lease.
      */
-    long mark() {
+    public long mark() {
         long target = queued.get();
         // a volatile read: no lock on the decision path (DecisionPathBench, decide at 16 threads)
         return returned < target ? target : NONE_PENDING;
     }
 
     /** {@link #mark()} when no return was on its way. */
-    static final long NONE_PENDING = -1;
+    public static final long NONE_PENDING = -1;
 
     /**
      * Waits, at most {@code max}, until every return queued before this call has had its store call.
@@ -115,7 +126,7 @@ final class LeaseReturns {
      * @return whether they all did within {@code max}
      * @throws InterruptedException if the thread is interrupted while waiting
      */
-    boolean await(long target, Duration max) throws InterruptedException {
+    public boolean await(long target, Duration max) throws InterruptedException {
         long deadline = System.nanoTime() + max.toNanos();
         synchronized (this) {
             while (returned < target) {
@@ -132,8 +143,8 @@ final class LeaseReturns {
     /** The drain job: batches until the queue is empty. Only one runs at a time ({@link #draining}). */
     private void drain() {
         while (true) {
-            List<QuotaDecision> batch = new ArrayList<>();
-            QuotaDecision next;
+            List<Return> batch = new ArrayList<>();
+            Return next;
             while (batch.size() < MOST_PER_BATCH && (next = queue.poll()) != null) {
                 batch.add(next);
             }
@@ -150,16 +161,15 @@ final class LeaseReturns {
     }
 
     /** The leases of {@code batch}, one {@code adjust} call per store (more when a lease set repeats). */
-    private void send(List<QuotaDecision> batch) {
+    private void send(List<Return> batch) {
         try {
             IdentityHashMap<QuotaStore, List<List<Adjustment>>> calls = new IdentityHashMap<>(2);
             IdentityHashMap<QuotaStore, List<Set<String>>> keysOf = new IdentityHashMap<>(2);
-            for (QuotaDecision decision : batch) {
-                Receipt receipt = decision.receipt();
-                QuotaStore store = receipt.leaseStore();
+            for (Return back : batch) {
+                QuotaStore store = back.store();
                 List<List<Adjustment>> rounds = calls.computeIfAbsent(store, s -> new ArrayList<>(1));
                 List<Set<String>> keys = keysOf.computeIfAbsent(store, s -> new ArrayList<>(1));
-                for (Adjustment lease : receipt.leases()) {
+                for (Adjustment lease : back.leases()) {
                     int round = 0;
                     while (round < rounds.size() && keys.get(round).contains(lease.key().value())) {
                         round++;
@@ -177,8 +187,8 @@ final class LeaseReturns {
                     give(call.getKey(), leases);
                 }
             }
-            for (QuotaDecision decision : batch) {
-                listener.onRelease(decision);
+            for (Return back : batch) {
+                listener.onRelease(back.decision());
             }
         } finally {
             synchronized (this) {
@@ -190,14 +200,14 @@ final class LeaseReturns {
 
     private void give(QuotaStore store, List<Adjustment> leases) {
         try {
-            DecisionRunner.call(() -> {
+            StoreFailures.call("store failed", () -> {
                 store.adjust(leases);
                 return null;
             });
         } catch (QuotaStoreException e) {
             log.warn("could not give back {} in-flight leases ({}); they come back {} after they were taken",
                     leases.size(), e.getMessage(), leases.get(0).spec().leaseTimeout());
-            runner.failed(e);
+            listener.onStoreFailure(e);
         } catch (RuntimeException e) {
             // a store that throws where it should not: the drain goes on with the next call
             log.error("could not give back {} in-flight leases; they come back {} after they were taken",
@@ -209,7 +219,7 @@ final class LeaseReturns {
      * Gives back what is still queued, on this thread, once the executor has stopped taking jobs;
      * waits at most {@code max} for the returns queued so far to go out first.
      */
-    void close(Duration max) {
+    public void close(Duration max) {
         try {
             await(max);
         } catch (InterruptedException e) {
@@ -217,8 +227,8 @@ final class LeaseReturns {
         }
         // what a job that never ran (an executor that dropped it) left: sent here; a job still
         // running polls other decisions, and each is given back once
-        List<QuotaDecision> rest = new ArrayList<>();
-        QuotaDecision next;
+        List<Return> rest = new ArrayList<>();
+        Return next;
         while ((next = queue.poll()) != null) {
             rest.add(next);
         }

@@ -1,5 +1,10 @@
-package dev.quota.core;
+package dev.quota.core.internal.report;
 
+import dev.quota.core.Customer;
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.QuotaListener;
+import dev.quota.core.Settlement;
+import dev.quota.core.TokenLeasing;
 import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -10,13 +15,14 @@ import org.slf4j.LoggerFactory;
  * The listeners of one service, told in registration order. A listener that throws is logged at
  * WARN and skipped; the decision stands.
  */
-final class Listeners implements QuotaListener {
+public final class Listeners implements QuotaListener {
 
     private static final Logger log = LoggerFactory.getLogger(QuotaListener.class);
 
     private final List<QuotaListener> listeners;
 
-    Listeners(List<QuotaListener> listeners) {
+    /** Tells {@code listeners}, a copy of them, in this order. */
+    public Listeners(List<QuotaListener> listeners) {
         this.listeners = List.copyOf(listeners);
     }
 

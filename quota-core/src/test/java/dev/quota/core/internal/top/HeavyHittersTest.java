@@ -1,8 +1,10 @@
-package dev.quota.core;
+package dev.quota.core.internal.top;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quota.core.Customer;
+import dev.quota.core.TopCustomers;
 import dev.quota.testkit.MutableClock;
 import java.time.Duration;
 import java.time.Instant;

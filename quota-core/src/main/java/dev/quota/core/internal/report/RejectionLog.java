@@ -1,5 +1,7 @@
-package dev.quota.core;
+package dev.quota.core.internal.report;
 
+import dev.quota.core.Customer;
+import dev.quota.core.QuotaDecision;
 import dev.quota.core.internal.LogThrottle;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
@@ -28,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * the log is created, so the same caller has the same fingerprint for as long as the process runs
  * and a different one in every other process; without the key, the fingerprint of an IPv4 address
  * cannot be found by hashing all 2^32 addresses, as an unkeyed hash could. A key configured with
- * {@link QuotaServiceBuilder#rejectionLogKey} makes fingerprints agree across instances and
+ * {@link dev.quota.core.QuotaServiceBuilder#rejectionLogKey} makes fingerprints agree across instances and
  * restarts, and anyone who holds it can test guesses again. The log holds neither an id, an API
  * key nor a client address; amount rejections name the policy, never an amount.
  *
@@ -37,12 +39,12 @@ import org.slf4j.LoggerFactory;
  * {@code quota.rejected.suppressed count=980 since=2026-11-29T10:00:00Z} with the next rejection
  * at least {@code summaryEvery} after the first suppressed one, and on close.
  */
-final class RejectionLog {
+public final class RejectionLog {
 
     /** The logger name. */
     static final String LOGGER = "dev.quota.rejections";
     /** Bytes of the random key made for each log: 32, as many as HMAC-SHA256's output. */
-    static final int KEY_BYTES = 32;
+    public static final int KEY_BYTES = 32;
     private static final String HMAC = "HmacSHA256";
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -53,12 +55,12 @@ final class RejectionLog {
     private final @Nullable LogThrottle throttle;
 
     /** Logs to {@value #LOGGER} at INFO, fingerprints under a random key. */
-    static RejectionLog toSlf4j(Clock clock, int perSecond) {
+    public static RejectionLog toSlf4j(Clock clock, int perSecond) {
         return toSlf4j(clock, perSecond, randomKey());
     }
 
     /** Logs to {@value #LOGGER} at INFO, fingerprints under {@code key}. */
-    static RejectionLog toSlf4j(Clock clock, int perSecond, byte[] key) {
+    public static RejectionLog toSlf4j(Clock clock, int perSecond, byte[] key) {
         Logger logger = LoggerFactory.getLogger(LOGGER);
         return new RejectionLog(clock, perSecond, Duration.ofSeconds(10), logger::info, logger::isInfoEnabled, key);
     }
@@ -67,12 +69,12 @@ final class RejectionLog {
      * @param perSecond    lines per second, 0 to log none
      * @param summaryEvery the least time between a first suppressed line and its summary
      */
-    RejectionLog(Clock clock, int perSecond, Duration summaryEvery, Consumer<String> sink, BooleanSupplier enabled) {
+    public RejectionLog(Clock clock, int perSecond, Duration summaryEvery, Consumer<String> sink, BooleanSupplier enabled) {
         this(clock, perSecond, summaryEvery, sink, enabled, randomKey());
     }
 
     /** As above, with fingerprints under {@code key} (at least one byte). */
-    RejectionLog(Clock clock, int perSecond, Duration summaryEvery, Consumer<String> sink, BooleanSupplier enabled,
+    public RejectionLog(Clock clock, int perSecond, Duration summaryEvery, Consumer<String> sink, BooleanSupplier enabled,
                  byte[] key) {
         this.perSecond = perSecond;
         this.sink = sink;
@@ -85,7 +87,7 @@ final class RejectionLog {
      * A request or amount decision that was rejected or shadow-rejected; {@code limits} is the
      * rule's or the amount limits' name (the line's {@code rule} field), or null for the plan alone.
      */
-    void rejected(Customer customer, @Nullable String limits, QuotaDecision decision) {
+    public void rejected(Customer customer, @Nullable String limits, QuotaDecision decision) {
         if (perSecond == 0 || !enabled.getAsBoolean()) {
             return;
         }
@@ -95,7 +97,7 @@ final class RejectionLog {
     }
 
     /** A client address blocked for failed API-key lookups. */
-    void failedKey(String addressGroup, QuotaDecision decision) {
+    public void failedKey(String addressGroup, QuotaDecision decision) {
         if (perSecond == 0 || !enabled.getAsBoolean()) {
             return;
         }
@@ -104,7 +106,7 @@ final class RejectionLog {
     }
 
     /** Writes the summary of lines suppressed so far, if any. */
-    void flush() {
+    public void flush() {
         if (throttle != null) {
             writeSummary(throttle.flush());
         }
@@ -140,7 +142,7 @@ final class RejectionLog {
      * The fingerprint of a customer: of its id within its kind, so that a configured customer named
      * {@code ip:203.0.113.7} and the anonymous caller at 203.0.113.7 are told apart, as their buckets are.
      */
-    String fingerprint(Customer customer) {
+    public String fingerprint(Customer customer) {
         return fingerprint(customer.kind().name() + '\u0000' + customer.id());
     }
 
@@ -148,7 +150,7 @@ final class RejectionLog {
      * The first 12 hex digits of the HMAC-SHA256 of {@code id} under this log's key: enough to
      * follow one caller through the log, not to recover it.
      */
-    String fingerprint(String id) {
+    public String fingerprint(String id) {
         Objects.requireNonNull(id, "id");
         byte[] mac;
         try {

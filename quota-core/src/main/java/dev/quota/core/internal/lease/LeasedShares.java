@@ -1,5 +1,10 @@
-package dev.quota.core;
+package dev.quota.core.internal.lease;
 
+import dev.quota.core.Leasing;
+import dev.quota.core.QuotaConfig;
+import dev.quota.core.QuotaListener;
+import dev.quota.core.QuotaStoreException;
+import dev.quota.core.TokenLeasing;
 import dev.quota.core.internal.LogThrottle;
 import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
@@ -31,7 +36,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Leased shares of hot buckets ({@link TokenLeasing}): the one seam between a decision and the
- * batches of tokens this instance holds. {@link DecisionRunner} lets it make each decision on the
+ * batches of tokens this instance holds. The decision engine lets it make each decision on the
  * shared store ({@link #consume}): it finds which takes a batch serves ({@link #begin}), and the
  * takes no batch served go to the store in one call, asking extra tokens for the hot buckets among
  * them; none when every take was served.
@@ -56,7 +61,7 @@ import org.slf4j.LoggerFactory;
  * queue are concurrent. A share with no batch and no request asking for one is dropped after two
  * quiet seconds, under its lock (it is marked dead, so nothing is added to it afterwards).
  */
-final class LeasedShares implements AutoCloseable {
+public final class LeasedShares implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LeasedShares.class);
     private static final long SECOND = 1_000_000_000L;
@@ -82,8 +87,8 @@ final class LeasedShares implements AutoCloseable {
      * @param background whether a daemon thread sweeps expired batches and sends the returns; a
      *                   test calls {@link #sweep} itself instead
      */
-    LeasedShares(QuotaStore store, Clock clock, TokenLeasing settings, Supplier<QuotaConfig> config,
-                 QuotaListener listener, boolean background) {
+    public LeasedShares(QuotaStore store, Clock clock, TokenLeasing settings, Supplier<QuotaConfig> config,
+                        QuotaListener listener, boolean background) {
         this.store = store;
         this.clock = clock;
         this.settings = settings;
@@ -140,7 +145,7 @@ final class LeasedShares implements AutoCloseable {
      *
      * @throws RuntimeException what the store threw, after the served tokens went back to their batches
      */
-    List<ConsumeResult> consume(List<Draw> slots, List<Take> takes, int instances) {
+    public List<ConsumeResult> consume(List<? extends LeaseCandidate> slots, List<Take> takes, int instances) {
         Lease lease = begin(slots, takes, instances);
         List<ConsumeResult> results = lease == null ? store.tryConsume(takes) : decide(lease, takes);
         if (ChargeRule.admitted(takes, results) || !coveredNow(takes, results)) {
@@ -183,24 +188,24 @@ final class LeasedShares implements AutoCloseable {
      * either (the plain path: every take goes to the store as it is). Counts the decision towards
      * each leasable bucket's demand.
      */
-    private @Nullable Lease begin(List<Draw> slots, List<Take> takes, int instances) {
-        QuotaConfig cfg = config.get();
-        if (!cfg.leasing().enabled()) {
+    private @Nullable Lease begin(List<? extends LeaseCandidate> slots, List<Take> takes, int instances) {
+        Leasing leasing = config.get().leasing();
+        if (!leasing.enabled()) {
             return null;
         }
         Lease lease = null;
         long now = -1;
         for (int i = 0; i < slots.size(); i++) {
-            Draw draw = slots.get(i);
-            if (!leasable(draw, cfg)) {
+            String policy = slots.get(i).leasedPolicy(leasing);
+            if (policy == null) {
                 continue;
             }
             now = now < 0 ? nanos() : now;
-            HotBucket share = share(draw);
+            Take take = takes.get(i);
+            HotBucket share = share(take.key(), policy);
             if (share == null) {
                 continue;
             }
-            Take take = takes.get(i);
             long claim = share.claim(take.tokens(), take.spec(), now, instances);
             if (claim == 0) {
                 continue;
@@ -322,31 +327,12 @@ final class LeasedShares implements AutoCloseable {
                 result.lease(), extra);
     }
 
-    /**
-     * Whether {@code draw}'s bucket may be leased: an enforced plan, rule or shared rate limit (no
-     * lease set, calendar window, amount, failed-key guard), on the shared store, of a plan or rule
-     * the config does not mark {@code leasing: off}.
-     */
-    private static boolean leasable(Draw draw, QuotaConfig cfg) {
-        LimitStatus.Role role = draw.role();
-        if (role != LimitStatus.Role.PLAN && role != LimitStatus.Role.RULE && role != LimitStatus.Role.SHARED) {
-            return false;
-        }
-        if (draw.mode() != Mode.ENFORCE || draw.window() != null || draw.noShare() || draw.spec().leases()) {
-            return false;
-        }
-        return cfg.leasing().leases(role == LimitStatus.Role.PLAN, draw.policies().get(0),
-                draw.declared().get(0).name());
-    }
-
-    /** The share of {@code draw}'s bucket, named after its first limit's policy; null past {@code maxKeys}. */
-    private @Nullable HotBucket share(Draw draw) {
-        BucketKey key = draw.key();
+    /** The share of bucket {@code key}, named after its first limit's {@code policy}; null past {@code maxKeys}. */
+    private @Nullable HotBucket share(BucketKey key, String policy) {
         HotBucket share = shares.get(key.value());
         if (share != null || shares.size() >= settings.maxKeys()) {
             return share;
         }
-        String policy = draw.policies().get(0);
         return shares.computeIfAbsent(key.value(), k -> new HotBucket(key, policy, settings, leaseNanos,
                 adjustment -> returns.add(new Returning(adjustment, policy))));
     }
@@ -355,7 +341,7 @@ final class LeasedShares implements AutoCloseable {
      * Retires every batch whose deadline has passed, drops quiet shares, and sends what is queued
      * to go back in one store call. Runs on the sweeper thread (or a test's).
      */
-    synchronized void sweep() {
+    public synchronized void sweep() {
         long now = nanos();
         for (HotBucket share : shares.values()) {
             long left = share.expire(now);
@@ -379,14 +365,14 @@ final class LeasedShares implements AutoCloseable {
     }
 
     /** Retires every batch (a reload, a store outage): their tokens go back with the next sweep. */
-    void retireAll() {
+    public void retireAll() {
         for (HotBucket share : shares.values()) {
             share.retire();
         }
     }
 
     /** Drops the batch of {@code key} without giving it back: the bucket was reset, and starts full. */
-    void forget(BucketKey key) {
+    public void forget(BucketKey key) {
         HotBucket share = shares.get(key.value());
         if (share != null) {
             share.drop();
@@ -394,7 +380,7 @@ final class LeasedShares implements AutoCloseable {
     }
 
     /** What this instance did with leased tokens since it started. */
-    TokenLeasing.Counts counts() {
+    public TokenLeasing.Counts counts() {
         long held = 0;
         for (HotBucket share : shares.values()) {
             held += share.held();

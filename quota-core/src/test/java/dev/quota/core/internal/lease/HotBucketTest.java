@@ -1,7 +1,10 @@
-package dev.quota.core;
+package dev.quota.core.internal.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.core.Limit;
+import dev.quota.core.Refill;
+import dev.quota.core.TokenLeasing;
 import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.BucketKey;
 import dev.quota.core.spi.BucketSpec;

@@ -1,4 +1,4 @@
-package dev.quota.core;
+package dev.quota.core.internal.identity;
 
 import static dev.quota.core.Configs.config;
 import static dev.quota.core.Configs.greedy;
@@ -6,8 +6,21 @@ import static dev.quota.core.Configs.operated;
 import static dev.quota.core.Configs.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.core.AllowList;
+import dev.quota.core.Caller;
 import dev.quota.core.Caller.Kind;
+import dev.quota.core.Credential;
+import dev.quota.core.Customer;
+import dev.quota.core.Identity;
+import dev.quota.core.Limit;
+import dev.quota.core.LimitStatus;
+import dev.quota.core.Mode;
+import dev.quota.core.QuotaConfig;
+import dev.quota.core.QuotaDecision;
 import dev.quota.core.QuotaDecision.Outcome;
+import dev.quota.core.QuotaService;
+import dev.quota.core.Refill;
+import dev.quota.core.RequestFacts;
 import dev.quota.core.config.ApiKeys;
 import dev.quota.core.net.Cidr;
 import dev.quota.core.net.ClientAddresses;
@@ -151,8 +164,7 @@ class FailedKeysTest {
 
     @Test
     void fullBlockTable_evictsSomeBlocks_neverClearsThemAll_regressionForWholesaleUnblock() {
-        FailedKeyGuard guard = new FailedKeyGuard(
-                new BucketLayout("quota", clock), null, InMemoryStore.builder().clock(clock).build(), clock, 100);
+        FailedKeyGuard guard = new FailedKeyGuard(NOT_COUNTED, clock, 100);
         for (int i = 0; i < 150; i++) {
             guard.block("198.51." + (i / 250) + "." + (i % 250), QuotaDecision.builder(Outcome.REJECTED)
                     .violated(blockedStatus()).retryAfter(Duration.ofMinutes(1)).build());
@@ -167,6 +179,19 @@ class FailedKeysTest {
         // the table holds 100: Caffeine evicts, on this thread, exactly what exceeds its bound
         assertThat(stillBlocked).isEqualTo(100);
     }
+
+    /** Counts this test never asks for: blocks are put and peeked at in this JVM only. */
+    private static final FailedKeyCounts NOT_COUNTED = new FailedKeyCounts() {
+        @Override
+        public QuotaDecision count(QuotaConfig config, String group) {
+            throw new AssertionError("not counted in the store");
+        }
+
+        @Override
+        public QuotaDecision exhausted(QuotaConfig config, String group) {
+            throw new AssertionError("not read from the store");
+        }
+    };
 
     private static LimitStatus blockedStatus() {
         return LimitStatus.of("identity-failed-keys", Identity.DEFAULT_FAILED_KEYS, LimitStatus.Role.FAILED_KEYS, 0,

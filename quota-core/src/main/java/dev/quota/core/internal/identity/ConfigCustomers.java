@@ -1,15 +1,18 @@
-package dev.quota.core;
+package dev.quota.core.internal.identity;
 
+import dev.quota.core.Customer;
+import dev.quota.core.QuotaConfig;
 import dev.quota.core.spi.CustomerDirectory;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /** The default {@link CustomerDirectory}: the active config's {@code customers} and {@code apiKeys}. */
-final class ConfigCustomers implements CustomerDirectory {
+public final class ConfigCustomers implements CustomerDirectory {
 
     private final Supplier<QuotaConfig> config;
 
-    ConfigCustomers(Supplier<QuotaConfig> config) {
+    /** The customers of the config {@code config} supplies when asked. */
+    public ConfigCustomers(Supplier<QuotaConfig> config) {
         this.config = config;
     }
 

@@ -1,24 +1,25 @@
-package dev.quota.core;
+package dev.quota.core.internal.identity;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
-import dev.quota.core.spi.ConsumeResult;
-import dev.quota.core.spi.QuotaStore;
+import dev.quota.core.Identity;
+import dev.quota.core.LimitStatus;
+import dev.quota.core.QuotaConfig;
+import dev.quota.core.QuotaDecision;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Key guessing: counts failed API-key lookups per client address group in the shared store, and
- * remembers in this JVM which groups are blocked and which keys have worked from where
- * ({@link KnownKeys}). A group blocked by another instance is blocked here too: a valid key not
- * known at the group on this instance is let through only after a look at the group's count in the
- * shared store ({@link #sharedBlock}), so a guesser gains nothing by moving to the next instance.
+ * Key guessing: counts failed API-key lookups per client address group in the shared store
+ * ({@link FailedKeyCounts}), and remembers in this JVM which groups are blocked and which keys have
+ * worked from where ({@link KnownKeys}). A group blocked by another instance is blocked here too: a
+ * valid key not known at the group on this instance is let through only after a look at the group's
+ * count in the shared store ({@link #sharedBlock}), so a guesser gains nothing by moving to the next
+ * instance.
  *
  * <p>While a group is blocked, a key that had a request admitted from it in the last {@link #KNOWN_FOR} keeps
  * working (with {@link Identity.WhileBlocked#KNOWN_KEYS}, the default): the customers behind a
@@ -29,9 +30,7 @@ import org.slf4j.LoggerFactory;
  * <p>Bounded: at most {@link #MAX_BLOCKED} blocked groups (each dropped when its block ends; past the
  * bound, the least used first); the known keys as {@link KnownKeys} says.
  */
-final class FailedKeyGuard {
-
-    private static final Logger log = LoggerFactory.getLogger(FailedKeyGuard.class);
+public final class FailedKeyGuard {
 
     static final int MAX_BLOCKED = 10_000;
     /** How long a group the shared store showed unblocked is taken as unblocked without asking again. */
@@ -42,8 +41,7 @@ final class FailedKeyGuard {
     private static final QuotaDecision NOT_BLOCKED =
             QuotaDecision.allowed(List.of());
 
-    private final BucketLayout layout;
-    private final DecisionRunner runner;
+    private final FailedKeyCounts counts;
     private final Clock clock;
     private final Cache<String, Blocked> blocked;
     private final KnownKeys known;
@@ -53,17 +51,15 @@ final class FailedKeyGuard {
      * second at most, and a block set elsewhere holds here within a second.
      */
     private final Cache<String, Boolean> unblockedAt;
-    private final QuotaStore store;
 
-    FailedKeyGuard(BucketLayout layout, DecisionRunner runner, QuotaStore store, Clock clock) {
-        this(layout, runner, store, clock, MAX_BLOCKED);
+    /** A guard on {@code counts}, its blocks timed by {@code clock}. */
+    public FailedKeyGuard(FailedKeyCounts counts, Clock clock) {
+        this(counts, clock, MAX_BLOCKED);
     }
 
     /** With another bound on blocked groups, for tests. */
-    FailedKeyGuard(BucketLayout layout, DecisionRunner runner, QuotaStore store, Clock clock, int maxBlocked) {
-        this.layout = layout;
-        this.runner = runner;
-        this.store = store;
+    FailedKeyGuard(FailedKeyCounts counts, Clock clock, int maxBlocked) {
+        this.counts = counts;
         this.clock = clock;
         this.blocked = Caffeine.newBuilder()
                 .maximumSize(maxBlocked)
@@ -96,14 +92,12 @@ final class FailedKeyGuard {
     }
 
     /**
-     * Counts one failed lookup of {@code group}; a rejection blocks the group in this JVM. Counted in
-     * the shared store while it answers, and in this JVM, on this instance's share of the limit,
-     * whenever it does not ({@link DecisionRunner#runCountedLocally}): a slow or timed-out call, a
-     * breaker open or half-open before the outage is established, as well as during it. So the limit
-     * holds in every phase of a store failure: 10 guesses a minute per address, over all instances.
+     * Counts one failed lookup of {@code group} ({@link FailedKeyCounts#count}: held in every phase
+     * of a store failure, 10 guesses a minute per address over all instances); a rejection blocks
+     * the group in this JVM.
      */
     QuotaDecision record(QuotaConfig config, String group) {
-        QuotaDecision decision = runner.runCountedLocally(share -> List.of(layout.failedKeys(config, group, share)));
+        QuotaDecision decision = counts.count(config, group);
         if (decision.outcome() == QuotaDecision.Outcome.REJECTED) {
             block(group, decision);
         }
@@ -137,46 +131,30 @@ final class FailedKeyGuard {
 
     /**
      * The block another instance put on {@code group}: its failed-key count in the shared store has
-     * no token left. Blocks the group in this JVM too when so, until the count has a token again:
-     * to the nanosecond, from the bucket's time to full, as a rate limit's refusal is (10 per
-     * minute, read 1 s after it emptied: 5 s, not the whole 6 s of a token). One store read, asked only for a
-     * valid key not known at the group; a store that cannot answer blocks nothing (the count itself
-     * follows its failure policy when the next unknown key is counted).
+     * no token left ({@link FailedKeyCounts#exhausted}). Blocks the group in this JVM too when so,
+     * for the rejection's retry-after. Asked only for a valid key not known at the group; a group the
+     * store showed a token is not asked about again for {@link #SHARED_CHECK_EVERY}; a store that
+     * cannot answer blocks nothing (the count itself follows its failure policy when the next
+     * unknown key is counted).
      */
     QuotaDecision sharedBlock(QuotaConfig config, String group) {
-        Draw slot = layout.failedKeys(config, group, LocalShare.WHOLE);
-        if (slot.mode() == Mode.SHADOW || unblockedAt.getIfPresent(group) != null) {
+        if (unblockedAt.getIfPresent(group) != null) {
             return NOT_BLOCKED;
         }
-        ConsumeResult result;
-        try {
-            result = store.peek(slot.key(), slot.spec());
-        } catch (RuntimeException e) {
-            log.debug("the failed-key count of an address could not be read: {}", e.toString());
+        QuotaDecision read = counts.exhausted(config, group);
+        if (read == null) {
             return NOT_BLOCKED;
         }
-        for (int i = 0; i < slot.declared().size(); i++) {
-            long remaining = result.remaining()[i];
-            if (remaining < 1) {
-                Limit limit = slot.declared().get(i);
-                Duration toFull = Duration.ofNanos(result.nanosToFull());
-                Duration retry = slot.window() != null ? slot.window().remaining(clock.instant())
-                        : Draw.untilOneToken(limit, result.nanosToFull());
-                Duration reset = slot.window() != null ? retry
-                        : min(Draw.refillTime(limit, limit.capacity() - remaining), toFull);
-                LimitStatus status = LimitStatus.of(slot.policies().get(i), limit, LimitStatus.Role.FAILED_KEYS, 0,
-                        reset, retry);
-                QuotaDecision rejection = QuotaDecision.rejected(status, retry);
-                block(group, rejection);
-                return rejection;
-            }
+        if (read.outcome() == QuotaDecision.Outcome.REJECTED) {
+            block(group, read);
+            return read;
         }
         unblockedAt.put(group, Boolean.TRUE);
         return NOT_BLOCKED;
     }
 
     /** Remembers that a request with the key of this hash was admitted from {@code group}. */
-    void admitted(String group, String keyHash) {
+    public void admitted(String group, String keyHash) {
         known.admitted(group, keyHash);
     }
 

@@ -1,11 +1,17 @@
-package dev.quota.core;
+package dev.quota.core.internal.identity;
 
 import static dev.quota.core.Configs.config;
 import static dev.quota.core.Configs.greedy;
 import static dev.quota.core.Configs.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.core.Caller;
 import dev.quota.core.Caller.Kind;
+import dev.quota.core.Credential;
+import dev.quota.core.Customer;
+import dev.quota.core.QuotaConfig;
+import dev.quota.core.QuotaService;
+import dev.quota.core.RequestFacts;
 import dev.quota.core.config.ApiKeys;
 import dev.quota.core.net.ClientAddresses;
 import dev.quota.core.store.InMemoryStore;

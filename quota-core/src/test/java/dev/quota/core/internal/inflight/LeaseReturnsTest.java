@@ -1,10 +1,16 @@
-package dev.quota.core;
+package dev.quota.core.internal.inflight;
 
 import static dev.quota.core.Configs.config;
 import static dev.quota.core.Configs.greedy;
 import static dev.quota.core.Configs.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quota.core.Concurrency;
+import dev.quota.core.Customer;
+import dev.quota.core.QuotaDecision;
+import dev.quota.core.QuotaListener;
+import dev.quota.core.QuotaService;
+import dev.quota.core.Rule;
 import dev.quota.core.spi.Adjustment;
 import dev.quota.core.spi.ConsumeResult;
 import dev.quota.core.spi.Take;

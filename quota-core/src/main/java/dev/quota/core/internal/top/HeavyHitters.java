@@ -1,5 +1,7 @@
-package dev.quota.core;
+package dev.quota.core.internal.top;
 
+import dev.quota.core.Customer;
+import dev.quota.core.TopCustomers;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,5 +1,9 @@
-package dev.quota.core;
+package dev.quota.core.internal.identity;
 
+import dev.quota.core.Caller;
+import dev.quota.core.Customer;
+import dev.quota.core.QuotaConfig;
+import dev.quota.core.QuotaDecision;
 import java.net.InetAddress;
 import org.jspecify.annotations.Nullable;
 
@@ -10,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * decision is {@link QuotaDecision.Outcome#BYPASSED}, without a store call, and its unknown keys
  * are not counted as guesses.
  */
-final class Exemption {
+public final class Exemption {
 
     private Exemption() {
     }
@@ -30,12 +34,12 @@ final class Exemption {
      * was found exempt when identified, or (for a caller built from a customer alone) its account is
      * on the allow list.
      */
-    static boolean exempt(QuotaConfig cfg, Caller caller) {
+    public static boolean exempt(QuotaConfig cfg, Caller caller) {
         return !cfg.enabled() || caller.exempt() || exempt(cfg, caller.customer(), null, null);
     }
 
     /** {@link #exempt(QuotaConfig, Caller)} of a caller for {@code customer}, found exempt or not when identified. */
-    static boolean exempt(QuotaConfig cfg, Customer customer, boolean exemptCaller) {
+    public static boolean exempt(QuotaConfig cfg, Customer customer, boolean exemptCaller) {
         return !cfg.enabled() || exemptCaller || exempt(cfg, customer, null, null);
     }
 }

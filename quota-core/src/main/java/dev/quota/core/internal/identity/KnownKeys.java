@@ -1,4 +1,4 @@
-package dev.quota.core;
+package dev.quota.core.internal.identity;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  *       one-off groups go first. Flooding it takes 6,250 keys in good standing, each admitted from
  *       16 groups.
  * </ul>
- * Only admitted requests are recorded ({@link QuotaService#decide}): a key whose every request is
+ * Only admitted requests are recorded ({@link dev.quota.core.QuotaService#decide}): a key whose every request is
  * refused (an exhausted customer, a stolen key of a blocked one) records nothing.
  *
  * <p>Thread-safety: reads are lock-free (a concurrent map per group). Writes take this object's
