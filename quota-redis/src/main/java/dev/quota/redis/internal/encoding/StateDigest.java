@@ -2,7 +2,6 @@ package dev.quota.redis.internal.encoding;
 
 import dev.quota.core.internal.Scratch;
 import dev.quota.core.internal.StateWire;
-import dev.quota.redis.internal.engine.ScriptFlight;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import io.netty.buffer.ByteBuf;
 import java.security.MessageDigest;
@@ -33,7 +32,7 @@ public final class StateDigest {
     private final byte[] out = new byte[20];
     /**
      * The new states of the script this thread is sending, one after another ({@link #append}):
-     * read when its argument is written, before the send returns ({@link ScriptFlight#send}).
+     * read when its argument is written, before the send returns ({@link CasScript#writeArgument}).
      */
     private byte[] written = new byte[1024];
     private int writtenEnd;

@@ -5,6 +5,7 @@ import dev.quota.core.spi.RetryBudget;
 import dev.quota.core.spi.UnreadableBuckets;
 import dev.quota.redis.internal.keystate.ForgottenKeys;
 import dev.quota.redis.internal.keystate.KeyStates;
+import dev.quota.redis.internal.transport.RedisLink;
 import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;

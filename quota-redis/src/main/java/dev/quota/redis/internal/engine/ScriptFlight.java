@@ -6,6 +6,7 @@ import dev.quota.core.internal.StateWire;
 import dev.quota.core.spi.Take;
 import dev.quota.redis.internal.encoding.StateDigest;
 import dev.quota.redis.internal.encoding.StoredTake;
+import dev.quota.redis.internal.transport.RedisLink;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import java.util.ArrayList;
 import java.util.List;
