@@ -11,7 +11,7 @@ import java.util.Arrays;
 /**
  * The SHA-1 of a stored state, what the compare-and-swap script compares a key with
  * ({@link CasScript}): computed where the state's bytes are at hand and kept as three primitive
- * fields ({@link #high}, {@link #middle}, {@link #low}), never as an array per decision. One per
+ * fields ({@link #high()}, {@link #middle()}, {@link #low()}), never as an array per decision. One per
  * thread ({@link #local}): its digest and its scratch output are reused.
  *
  * <p>The bytes a state is decoded into or serialized into for a moment ({@link StateBuffer}) are
@@ -19,7 +19,7 @@ import java.util.Arrays;
  * from {@link Scratch}, so a take while the thread holds them (a decode inside a decode) throws
  * instead of handing one buffer to two users.
  */
-public final class StateDigest {
+public final class StateDigest implements StateSha1 {
 
     private static final ThreadLocal<StateDigest> LOCAL = ThreadLocal.withInitial(StateDigest::new);
     private static final Scratch<StateBuffer> BUFFERS = Scratch.perThread("a stored state's scratch bytes",
@@ -39,9 +39,9 @@ public final class StateDigest {
     /** The length of the last state appended. */
     public int length;
     /** The last digest's first 8 bytes, next 8 and last 4, big-endian. */
-    public long high;
-    public long middle;
-    public int low;
+    private long high;
+    private long middle;
+    private int low;
 
     private StateDigest() {
         try {
@@ -51,12 +51,30 @@ public final class StateDigest {
         }
     }
 
+    /** The last digest's first 8 bytes. */
+    @Override
+    public long high() {
+        return high;
+    }
+
+    /** The last digest's next 8 bytes. */
+    @Override
+    public long middle() {
+        return middle;
+    }
+
+    /** The last digest's last 4 bytes. */
+    @Override
+    public int low() {
+        return low;
+    }
+
     /** This thread's. */
     public static StateDigest local() {
         return LOCAL.get();
     }
 
-    /** Digests {@code length} bytes of {@code bytes} from {@code offset}: the result is in the fields. */
+    /** Digests {@code length} bytes of {@code bytes} from {@code offset}: the result is what {@link #high()} and the others answer. */
     public StateDigest of(byte[] bytes, int offset, int length) {
         sha1.update(bytes, offset, length);
         try {
@@ -112,7 +130,7 @@ public final class StateDigest {
 
     /**
      * Appends the stored form of {@code state} to the script's new states and digests it: its
-     * offset in {@link #written()} is answered, its length is {@link #length}, its digest in the fields.
+     * offset in {@link #written()} is answered, its length is {@link #length}, its digest what {@link #high()} and the others answer.
      */
     public int append(RemoteBucketState state) {
         int at = writtenEnd;

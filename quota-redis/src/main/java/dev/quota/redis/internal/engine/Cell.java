@@ -2,6 +2,7 @@ package dev.quota.redis.internal.engine;
 
 import dev.quota.redis.internal.encoding.CasKey;
 import dev.quota.redis.internal.encoding.StateDigest;
+import dev.quota.redis.internal.encoding.StateSha1;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import org.jspecify.annotations.Nullable;
@@ -12,8 +13,12 @@ import org.jspecify.annotations.Nullable;
  * extends, all the encoding and the transport read of it. The combiner's alone. A cell a script
  * carried is read until that script is settled, and then made over for a key of a later round
  * ({@link CasRound#recycle}): a key a decision touches costs no cell of its own.
+ *
+ * <p>As a {@link StateSha1}, it is the SHA-1 of what its key holds once the round's script ran and
+ * wrote, when it {@link #leavesKey}: what this instance remembers the key by once the script is
+ * settled.
  */
-public final class Cell extends CasKey {
+public final class Cell extends CasKey implements StateSha1 {
     public @Nullable RemoteBucketState state;
     boolean knownBefore;
     long confirmedNanos;
@@ -43,7 +48,7 @@ public final class Cell extends CasKey {
         this(key, state, knownBefore, confirmedNanos, null);
         if (expected != null) {
             StateDigest digest = StateDigest.local().of(expected);
-            expect(digest.high, digest.middle, digest.low);
+            expect(digest.high(), digest.middle(), digest.low());
         }
     }
 
@@ -90,9 +95,9 @@ public final class Cell extends CasKey {
         writes = true;
         writtenOffset = offset;
         writtenLength = digest.length;
-        writtenHigh = digest.high;
-        writtenMiddle = digest.middle;
-        writtenLow = digest.low;
+        writtenHigh = digest.high();
+        writtenMiddle = digest.middle();
+        writtenLow = digest.low();
     }
 
     /** As {@link #sending(StateDigest, int)}, for {@code bytes} appended to this thread's new states. */
@@ -117,17 +122,20 @@ public final class Cell extends CasKey {
     }
 
     /** The SHA-1 of what the key holds once the round's script ran and wrote, if it {@link #leavesKey}: first 8 bytes. */
-    public long leftHigh() {
+    @Override
+    public long high() {
         return writes ? writtenHigh : expectedHigh;
     }
 
-    /** As {@link #leftHigh}: the next 8 bytes. */
-    public long leftMiddle() {
+    /** As {@link #high}: the next 8 bytes. */
+    @Override
+    public long middle() {
         return writes ? writtenMiddle : expectedMiddle;
     }
 
-    /** As {@link #leftHigh}: the last 4 bytes. */
-    public int leftLow() {
+    /** As {@link #high}: the last 4 bytes. */
+    @Override
+    public int low() {
         return writes ? writtenLow : expectedLow;
     }
 
