@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * object, nor a key taking another's place in the hot tier. The combiner's alone, like
  * {@link KeyStates}; a round reads it into its cell at once and keeps no reference to it.
  */
-public final class KeyState implements StateSha1 {
+public final class KeyState {
 
     private boolean exists;
     /** Whether {@link #high}, {@link #middle} and {@link #low} are the state's SHA-1 (a cold one's once parsed). */
@@ -118,19 +118,16 @@ public final class KeyState implements StateSha1 {
     }
 
     /** The state's SHA-1, first 8 bytes; a cold one's once a round parsed it ({@link KeyStates#parse}). */
-    @Override
     public long high() {
         return high;
     }
 
     /** The SHA-1's next 8 bytes. */
-    @Override
     public long middle() {
         return middle;
     }
 
     /** The SHA-1's last 4 bytes. */
-    @Override
     public int low() {
         return low;
     }

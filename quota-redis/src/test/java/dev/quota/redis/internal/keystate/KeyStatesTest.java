@@ -106,7 +106,7 @@ class KeyStatesTest {
         KeyState hot = Objects.requireNonNull(known.get("w", NOW));
         assertThat(hot.bytes()).isNull();
         assertThat(hot.state()).isSameAs(wrote.state());
-        assertThat(hot.holds(wrote)).isTrue();
+        assertThat(hot.holds(StateDigest.local().of(bytes))).isTrue();
         for (int i = 0; i < KeyStates.HOT_KEYS; i++) {
             known.put("k" + i, state(1, NOW), NOW);
         }
@@ -116,7 +116,7 @@ class KeyStatesTest {
         assertThat(back.unparsed()).isTrue();
         assertThat(known.bytes(back)).isEqualTo(bytes);
         assertThat(BucketMath.serialize(known.parse(back))).isEqualTo(bytes);
-        assertThat(back.holds(wrote)).isTrue();
+        assertThat(back.holds(StateDigest.local().of(bytes))).isTrue();
     }
 
     /** A write confirmed on a key in use makes its entry over: no object a write. */
@@ -361,7 +361,8 @@ class KeyStatesTest {
 
     /** An entry of its own holding what {@code shared} holds: a state put is handed over, made over when its key cools. */
     private static KeyState handedOver(KeyState shared) {
-        return new KeyState().set(shared, shared.bytes(), shared.state(), shared.confirmedNanos(),
+        byte[] bytes = Objects.requireNonNull(shared.bytes(), "made from its bytes");
+        return new KeyState().set(StateDigest.local().of(bytes), bytes, shared.state(), shared.confirmedNanos(),
                 shared.expiresNanos());
     }
 
