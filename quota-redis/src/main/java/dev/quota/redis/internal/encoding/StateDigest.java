@@ -74,7 +74,7 @@ public final class StateDigest implements StateSha1 {
         return LOCAL.get();
     }
 
-    /** Digests {@code length} bytes of {@code bytes} from {@code offset}: the result is what {@link #high()} and the others answer. */
+    /** Digests {@code length} bytes of {@code bytes} from {@code offset}: {@link #high()} and the others answer it. */
     public StateDigest of(byte[] bytes, int offset, int length) {
         sha1.update(bytes, offset, length);
         try {
@@ -130,7 +130,8 @@ public final class StateDigest implements StateSha1 {
 
     /**
      * Appends the stored form of {@code state} to the script's new states and digests it: its
-     * offset in {@link #written()} is answered, its length is {@link #length}, its digest what {@link #high()} and the others answer.
+     * offset in {@link #written()} is answered, its length is {@link #length}, its digest is what
+     * {@link #high()} and the others answer.
      */
     public int append(RemoteBucketState state) {
         int at = writtenEnd;

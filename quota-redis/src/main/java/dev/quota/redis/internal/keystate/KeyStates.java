@@ -438,7 +438,7 @@ public final class KeyStates {
         return new KeyState().set(StateDigest.local().of(bytes), bytes, state, nowNanos, nowNanos + life(ttlMillis));
     }
 
-    /** How long a state Redis confirmed is remembered: {@code ttlMillis} less a margin ("no key": {@link #ABSENT_REMEMBERED_NANOS}). */
+    /** How long a state Redis confirmed is remembered: {@code ttlMillis} less a margin (no key: a while, {@link #confirmAbsent}). */
     private static long life(long ttlMillis) {
         return ttlMillis > 0 ? Math.max(0, TimeUnit.MILLISECONDS.toNanos(ttlMillis) - EXPIRY_MARGIN_NANOS)
                 : Long.MAX_VALUE / 4;

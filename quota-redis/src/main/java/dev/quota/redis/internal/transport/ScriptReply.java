@@ -33,9 +33,10 @@ import org.redisson.client.protocol.RedisCommands;
  * when the call completes, whoever completes it first, and the write one, released by Netty once
  * written (or by the connection, when it does not take it). A call that goes through the executor
  * after all reads its parameters back from that buffer ({@link RespCommands#scriptCall}): the keys
- * are made over for other calls once the engine has settled this one. Through the executor from the start, the call's
- * parameters are built as {@link CasScript#call} has them, the argument's buffer one reference of
- * the call's, and one of each command sent with it, released by the executor.
+ * are made over for other calls once the engine has settled this one. Through the executor from
+ * the start, the call's parameters are built as {@link CasScript#call} has them, the argument's
+ * buffer one reference of the call's, and one of each command sent with it, released by the
+ * executor.
  *
  * <p>A command for a connection is written by that connection's own thread, the call itself being
  * the task handed to it: the order of the connection's commands, which its replies are matched by,
