@@ -1,7 +1,7 @@
 package dev.quota.redis;
 
-import dev.quota.redis.internal.engine.Cell;
-import dev.quota.redis.internal.engine.RedisLink;
+import dev.quota.redis.internal.encoding.CasKey;
+import dev.quota.redis.internal.transport.RedisLink;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -63,12 +63,12 @@ final class HeldReplies implements RedisLink {
     }
 
     @Override
-    public CompletableFuture<List<Object>> compareAndSwap(List<Cell> cells) {
+    public CompletableFuture<List<Object>> compareAndSwap(List<? extends CasKey> keys) {
         Runnable action = onNextSend.getAndSet(null);
         if (action != null) {
             action.run();
         }
-        CompletableFuture<List<Object>> real = redis.compareAndSwap(cells);
+        CompletableFuture<List<Object>> real = redis.compareAndSwap(keys);
         if (!holding) {
             return real;
         }

@@ -1,6 +1,5 @@
 package dev.quota.redis.internal.encoding;
 
-import dev.quota.redis.internal.engine.Cell;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * script. The argument is written straight into one pooled buffer of the client's allocator
  * ({@link #call}), never into a byte array of the heap.
  *
- * <p>A take ({@link StoredTake}, {@link Cell#take}) is what a decision takes from the key: when the
+ * <p>A take ({@link StoredTake}, {@link CasKey#take}) is what a decision takes from the key: when the
  * key holds another state than expected, the script takes it from what the key holds, where that
  * leaves what Bucket4j's refill-then-consume would, and writes that instead of the client's new state, with
  * a TTL no shorter than the key had plus the take's refill; a key it cannot do so for is a
@@ -143,64 +142,64 @@ public final class CasScript {
     }
 
     /**
-     * The parameters of a call on the keys of {@code cells}, as Redis reads them after the command's
+     * The parameters of a call on {@code keys}, as Redis reads them after the command's
      * name: the script's SHA-1 ({@code sha}, for {@code EVALSHA}; {@link #withText} makes the same
      * call an {@code EVAL}), the key count, the keys, then the one argument: the digest of what
-     * each key is expected to hold ({@link Cell#expectedHigh}) and what to write (the new states the thread sending
-     * the script appended, {@link StateDigest#written()}, where {@link Cell#writes}), and the TTLs in milliseconds ({@link Cell#ttlMillis}, {@code <= 0}: none). The argument is a buffer of
+     * each key is expected to hold ({@link CasKey#expectedHigh}) and what to write (the new states the thread sending
+     * the script appended, {@link StateDigest#written()}, where {@link CasKey#writes}), and the TTLs in milliseconds ({@link CasKey#ttlMillis}, {@code <= 0}: none). The argument is a buffer of
      * {@code allocator}'s, which the client releases once the command is done; every number in it
      * is written as ASCII digits straight into it. Everything else is a string, which the client
      * encodes into a pooled buffer of its own: a byte array would cost it a wrapper and a view of
      * it for every command.
      */
-    public static Object[] call(String sha, List<Cell> cells, ByteBufAllocator allocator) {
-        int n = cells.size();
+    public static Object[] call(String sha, List<? extends CasKey> keys, ByteBufAllocator allocator) {
+        int n = keys.size();
         Object[] call = new Object[FIRST_KEY + n + 1];
         call[0] = sha;
         call[1] = n < COUNTS.length ? COUNTS[n] : Integer.toString(n);
         for (int i = 0; i < n; i++) {
-            call[FIRST_KEY + i] = cells.get(i).key;
+            call[FIRST_KEY + i] = keys.get(i).key;
         }
-        int length = argumentLength(cells);
+        int length = argumentLength(keys);
         ByteBuf argument = allocator.buffer(length, length);
-        writeArgument(argument, cells);
+        writeArgument(argument, keys);
         call[FIRST_KEY + n] = argument;
         return call;
     }
 
-    /** The length in bytes of the argument of a call on {@code cells} ({@link #writeArgument}). */
-    public static int argumentLength(List<Cell> cells) {
+    /** The length in bytes of the argument of a call on {@code keys} ({@link #writeArgument}). */
+    public static int argumentLength(List<? extends CasKey> keys) {
         int length = 1;
-        for (int i = 0; i < cells.size(); i++) {
-            Cell cell = cells.get(i);
-            int e = expectedLength(cell);
-            int w = writtenLength(cell);
-            int t = takeLength(cell);
-            length += digits(e) + digits(w) + digits(t) + digits(Math.max(0, cell.ttlMillis)) + 4 + e + w + t;
+        for (int i = 0; i < keys.size(); i++) {
+            CasKey key = keys.get(i);
+            int e = expectedLength(key);
+            int w = writtenLength(key);
+            int t = takeLength(key);
+            length += digits(e) + digits(w) + digits(t) + digits(Math.max(0, key.ttlMillis)) + 4 + e + w + t;
         }
         return length;
     }
 
-    /** Writes the argument of a call on {@code cells}: the header of numbers, {@code ;}, then the bytes. */
-    public static void writeArgument(ByteBuf argument, List<Cell> cells) {
-        int n = cells.size();
+    /** Writes the argument of a call on {@code keys}: the header of numbers, {@code ;}, then the bytes. */
+    public static void writeArgument(ByteBuf argument, List<? extends CasKey> keys) {
+        int n = keys.size();
         for (int i = 0; i < n; i++) {
-            Cell cell = cells.get(i);
-            number(argument, expectedLength(cell));
-            number(argument, writtenLength(cell));
-            number(argument, takeLength(cell));
-            number(argument, Math.max(0, cell.ttlMillis));
+            CasKey key = keys.get(i);
+            number(argument, expectedLength(key));
+            number(argument, writtenLength(key));
+            number(argument, takeLength(key));
+            number(argument, Math.max(0, key.ttlMillis));
         }
         argument.writeByte(SEPARATOR);
         byte[] written = StateDigest.local().written();
         for (int i = 0; i < n; i++) {
-            Cell cell = cells.get(i);
-            if (cell.expects) {
-                StateDigest.writeHex(argument, cell.expectedHigh, cell.expectedMiddle, cell.expectedLow);
+            CasKey key = keys.get(i);
+            if (key.expects) {
+                StateDigest.writeHex(argument, key.expectedHigh, key.expectedMiddle, key.expectedLow);
             }
-            if (cell.writes) {
-                argument.writeBytes(written, cell.writtenOffset, cell.writtenLength);
-                String take = cell.take;
+            if (key.writes) {
+                argument.writeBytes(written, key.writtenOffset, key.writtenLength);
+                String take = key.take;
                 if (take != null) {
                     argument.writeCharSequence(take, StandardCharsets.US_ASCII);
                 }
@@ -223,20 +222,20 @@ public final class CasScript {
         return (ByteBuf) call[call.length - 1];
     }
 
-    /** The length of a cell's expected digest in the argument: 0 when it expects no key. */
-    private static int expectedLength(Cell cell) {
-        return cell.expects ? StateDigest.HEX_LENGTH : 0;
+    /** The length of a key's expected digest in the argument: 0 when it expects no key. */
+    private static int expectedLength(CasKey key) {
+        return key.expects ? StateDigest.HEX_LENGTH : 0;
     }
 
-    /** The length of a cell's new state in the argument: 0 when the script leaves the key as it is. */
-    private static int writtenLength(Cell cell) {
-        return cell.writes ? cell.writtenLength : 0;
+    /** The length of a key's new state in the argument: 0 when the script leaves the key as it is. */
+    private static int writtenLength(CasKey key) {
+        return key.writes ? key.writtenLength : 0;
     }
 
-    /** The length of a cell's take in the argument ({@link StoredTake}): 0 when the key is only compared. */
-    private static int takeLength(Cell cell) {
-        String take = cell.take;
-        return cell.writes && take != null ? take.length() : 0;
+    /** The length of a key's take in the argument ({@link StoredTake}): 0 when the key is only compared. */
+    private static int takeLength(CasKey key) {
+        String take = key.take;
+        return key.writes && take != null ? take.length() : 0;
     }
 
     /** How many decimal digits {@code value} (not negative) takes. */

@@ -2,7 +2,6 @@ package dev.quota.redis.internal.encoding;
 
 import dev.quota.core.internal.Scratch;
 import dev.quota.core.internal.StateWire;
-import dev.quota.redis.internal.engine.ScriptFlight;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import io.netty.buffer.ByteBuf;
 import java.security.MessageDigest;
@@ -12,7 +11,7 @@ import java.util.Arrays;
 /**
  * The SHA-1 of a stored state, what the compare-and-swap script compares a key with
  * ({@link CasScript}): computed where the state's bytes are at hand and kept as three primitive
- * fields ({@link #high}, {@link #middle}, {@link #low}), never as an array per decision. One per
+ * fields ({@link #high()}, {@link #middle()}, {@link #low()}), never as an array per decision. One per
  * thread ({@link #local}): its digest and its scratch output are reused.
  *
  * <p>The bytes a state is decoded into or serialized into for a moment ({@link StateBuffer}) are
@@ -20,7 +19,7 @@ import java.util.Arrays;
  * from {@link Scratch}, so a take while the thread holds them (a decode inside a decode) throws
  * instead of handing one buffer to two users.
  */
-public final class StateDigest {
+public final class StateDigest implements StateSha1 {
 
     private static final ThreadLocal<StateDigest> LOCAL = ThreadLocal.withInitial(StateDigest::new);
     private static final Scratch<StateBuffer> BUFFERS = Scratch.perThread("a stored state's scratch bytes",
@@ -33,16 +32,16 @@ public final class StateDigest {
     private final byte[] out = new byte[20];
     /**
      * The new states of the script this thread is sending, one after another ({@link #append}):
-     * read when its argument is written, before the send returns ({@link ScriptFlight#send}).
+     * read when its argument is written, before the send returns ({@link CasScript#writeArgument}).
      */
     private byte[] written = new byte[1024];
     private int writtenEnd;
     /** The length of the last state appended. */
     public int length;
     /** The last digest's first 8 bytes, next 8 and last 4, big-endian. */
-    public long high;
-    public long middle;
-    public int low;
+    private long high;
+    private long middle;
+    private int low;
 
     private StateDigest() {
         try {
@@ -52,12 +51,30 @@ public final class StateDigest {
         }
     }
 
+    /** The last digest's first 8 bytes. */
+    @Override
+    public long high() {
+        return high;
+    }
+
+    /** The last digest's next 8 bytes. */
+    @Override
+    public long middle() {
+        return middle;
+    }
+
+    /** The last digest's last 4 bytes. */
+    @Override
+    public int low() {
+        return low;
+    }
+
     /** This thread's. */
     public static StateDigest local() {
         return LOCAL.get();
     }
 
-    /** Digests {@code length} bytes of {@code bytes} from {@code offset}: the result is in the fields. */
+    /** Digests {@code length} bytes of {@code bytes} from {@code offset}: {@link #high()} and the others answer it. */
     public StateDigest of(byte[] bytes, int offset, int length) {
         sha1.update(bytes, offset, length);
         try {
@@ -113,7 +130,8 @@ public final class StateDigest {
 
     /**
      * Appends the stored form of {@code state} to the script's new states and digests it: its
-     * offset in {@link #written()} is answered, its length is {@link #length}, its digest in the fields.
+     * offset in {@link #written()} is answered, its length is {@link #length}, its digest is what
+     * {@link #high()} and the others answer.
      */
     public int append(RemoteBucketState state) {
         int at = writtenEnd;

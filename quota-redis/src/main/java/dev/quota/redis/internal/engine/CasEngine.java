@@ -9,6 +9,7 @@ import dev.quota.core.spi.Take;
 import dev.quota.core.spi.UnreadableBuckets;
 import dev.quota.redis.internal.keystate.KeyState;
 import dev.quota.redis.internal.keystate.KeyStates;
+import dev.quota.redis.internal.transport.RedisLink;
 import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.util.ArrayList;

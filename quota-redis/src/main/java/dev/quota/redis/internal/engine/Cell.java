@@ -1,28 +1,24 @@
 package dev.quota.redis.internal.engine;
 
+import dev.quota.redis.internal.encoding.CasKey;
 import dev.quota.redis.internal.encoding.StateDigest;
+import dev.quota.redis.internal.encoding.StateSha1;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One key in one round ({@link CasRound}): what Redis is assumed to hold, and the state the jobs
- * have computed so far. The combiner's alone. A cell a script carried is read until that script is
- * settled, and then made over for a key of a later round ({@link CasRound#recycle}): a key a
- * decision touches costs no cell of its own.
+ * have computed so far; what the round's script is told of the key is the {@link CasKey} it
+ * extends, all the encoding and the transport read of it. The combiner's alone. A cell a script
+ * carried is read until that script is settled, and then made over for a key of a later round
+ * ({@link CasRound#recycle}): a key a decision touches costs no cell of its own.
+ *
+ * <p>As a {@link StateSha1}, it is the SHA-1 of what its key holds once the round's script ran and
+ * wrote, when it {@link #leavesKey}: what this instance remembers the key by once the script is
+ * settled.
  */
-public final class Cell {
-    public String key;
-    /** Whether the key is assumed to hold a state (else: no key). */
-    public boolean expects;
-    /**
-     * The SHA-1 of the state the key is assumed to hold, when it {@link #expects} one
-     * ({@link StateDigest}): what the script compares the key with. Primitive fields: a cell made
-     * over costs no array.
-     */
-    public long expectedHigh;
-    public long expectedMiddle;
-    public int expectedLow;
+public final class Cell extends CasKey implements StateSha1 {
     public @Nullable RemoteBucketState state;
     boolean knownBefore;
     long confirmedNanos;
@@ -41,28 +37,10 @@ public final class Cell {
     boolean carried;
     /** The expiration of the last job that wrote the cell this round. */
     @Nullable ExpirationAfterWriteStrategy ttl;
-    /**
-     * Whether the round's script writes the key's {@link #state} (else it leaves it as it is), and
-     * for how long in milliseconds (0: no expiry): set when the script is sent
-     * ({@link ScriptFlight#send}), read until it is settled.
-     */
-    public boolean writes;
-    /**
-     * Where the new state's bytes are in this thread's {@link StateDigest#written()} while the
-     * script is sent, and their SHA-1 ({@link #sending}): no array of their own.
-     */
-    public int writtenOffset;
-    public int writtenLength;
+    /** The SHA-1 of the new state the round's script writes, while it {@link #writes} ({@link #sending}). */
     long writtenHigh;
     long writtenMiddle;
     int writtenLow;
-    public long ttlMillis;
-    /**
-     * What the round's one decision takes from the key, described for the script to take from
-     * another state than expected ({@link dev.quota.redis.internal.encoding.StoredTake}); null:
-     * the key is only compared. Set when the script is sent, with {@link #writes}.
-     */
-    public @Nullable String take;
 
     /** A cell of {@code key} that expects {@code expected} (digested here; null: no key). */
     public Cell(String key, byte @Nullable [] expected, @Nullable RemoteBucketState state, boolean knownBefore,
@@ -70,14 +48,14 @@ public final class Cell {
         this(key, state, knownBefore, confirmedNanos, null);
         if (expected != null) {
             StateDigest digest = StateDigest.local().of(expected);
-            expect(digest.high, digest.middle, digest.low);
+            expect(digest.high(), digest.middle(), digest.low());
         }
     }
 
     /** A cell of {@code key} that expects no key until told otherwise ({@link #expect}). */
     public Cell(String key, @Nullable RemoteBucketState state, boolean knownBefore, long confirmedNanos,
          @Nullable Flight behind) {
-        this.key = key;
+        super(key);
         set(key, state, knownBefore, confirmedNanos, behind);
     }
 
@@ -117,9 +95,9 @@ public final class Cell {
         writes = true;
         writtenOffset = offset;
         writtenLength = digest.length;
-        writtenHigh = digest.high;
-        writtenMiddle = digest.middle;
-        writtenLow = digest.low;
+        writtenHigh = digest.high();
+        writtenMiddle = digest.middle();
+        writtenLow = digest.low();
     }
 
     /** As {@link #sending(StateDigest, int)}, for {@code bytes} appended to this thread's new states. */
@@ -144,17 +122,20 @@ public final class Cell {
     }
 
     /** The SHA-1 of what the key holds once the round's script ran and wrote, if it {@link #leavesKey}: first 8 bytes. */
-    public long leftHigh() {
+    @Override
+    public long high() {
         return writes ? writtenHigh : expectedHigh;
     }
 
-    /** As {@link #leftHigh}: the next 8 bytes. */
-    public long leftMiddle() {
+    /** As {@link #high}: the next 8 bytes. */
+    @Override
+    public long middle() {
         return writes ? writtenMiddle : expectedMiddle;
     }
 
-    /** As {@link #leftHigh}: the last 4 bytes. */
-    public int leftLow() {
+    /** As {@link #high}: the last 4 bytes. */
+    @Override
+    public int low() {
         return writes ? writtenLow : expectedLow;
     }
 

@@ -2,6 +2,8 @@ package dev.quota.redis.internal.engine;
 
 import dev.quota.core.QuotaStoreException;
 import dev.quota.core.spi.StoreFailures;
+import dev.quota.redis.internal.transport.RedisLink;
+import dev.quota.redis.internal.transport.ReplyListener;
 import dev.quota.redis.internal.transport.ScriptReply;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Sent and settled by the combiner ({@link Pipeline}); the reply completes on the client's
  * thread, which only queues the flight for settling and wakes a waiter.
  */
-public abstract class Flight extends LinkedQueue.Linked<Flight> implements BiConsumer<Object, Throwable> {
+public abstract class Flight extends LinkedQueue.Linked<Flight> implements BiConsumer<Object, Throwable>,
+        ReplyListener {
 
     @Nullable CompletableFuture<?> reply;
     long sentWallNanos;
@@ -83,6 +86,7 @@ public abstract class Flight extends LinkedQueue.Linked<Flight> implements BiCon
     }
 
     /** The reply came (the Redis client's thread, or whichever completed it): queued to be settled. */
+    @Override
     public final void replied() {
         Objects.requireNonNull(reportsTo, "a flight is sent by a pipeline").arrived(this);
     }

@@ -151,9 +151,9 @@ public final class KeysInFlight {
                 pending.lastScript = script;
                 Cell cell = script.cells.get(i); // the cell of the script's ith key
                 pending.exists = cell.leavesKey();
-                pending.high = cell.leftHigh();
-                pending.middle = cell.leftMiddle();
-                pending.low = cell.leftLow();
+                pending.high = cell.high(); // what the key holds once the script ran
+                pending.middle = cell.middle();
+                pending.low = cell.low();
                 pending.state = pending.exists ? cell.state : null;
             } else {
                 pending.others++;

@@ -5,6 +5,7 @@ import dev.quota.core.spi.RetryBudget;
 import dev.quota.core.spi.UnreadableBuckets;
 import dev.quota.redis.internal.keystate.ForgottenKeys;
 import dev.quota.redis.internal.keystate.KeyStates;
+import dev.quota.redis.internal.transport.RedisLink;
 import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
@@ -361,8 +362,12 @@ public final class Pipeline implements Combiner.Work {
     void remember(String key, byte @Nullable [] bytes, long confirmedNanos, Flight waiting) {
         RemoteBucketState state = UnreadableBuckets.read("redis", key, bytes,
                 unreadable -> send(RepairFlight.unreadable(key, unreadable, waiting.jobList())));
-        known.confirm(key, state == null ? null : bytes, state, confirmedNanos,
-                state == null ? 0 : expiry.calculateTimeToLiveMillis(state, confirmedNanos));
+        if (state == null || bytes == null) {
+            known.confirmAbsent(key, confirmedNanos);
+        } else {
+            known.confirmBytes(key, bytes, state, confirmedNanos,
+                    expiry.calculateTimeToLiveMillis(state, confirmedNanos));
+        }
     }
 
     /** Any thread: wakes a caller to settle the first reply that came. */

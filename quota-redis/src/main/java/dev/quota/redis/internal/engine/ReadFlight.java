@@ -2,6 +2,7 @@ package dev.quota.redis.internal.engine;
 
 import dev.quota.redis.internal.encoding.KeySlots;
 import dev.quota.redis.internal.keystate.KeyStates;
+import dev.quota.redis.internal.transport.RedisLink;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

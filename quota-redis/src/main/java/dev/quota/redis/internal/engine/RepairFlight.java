@@ -1,6 +1,7 @@
 package dev.quota.redis.internal.engine;
 
 import dev.quota.core.QuotaStoreException;
+import dev.quota.redis.internal.transport.RedisLink;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -6,6 +6,7 @@ import dev.quota.core.internal.StateWire;
 import dev.quota.core.spi.Take;
 import dev.quota.redis.internal.encoding.StateDigest;
 import dev.quota.redis.internal.encoding.StoredTake;
+import dev.quota.redis.internal.transport.RedisLink;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import java.util.ArrayList;
 import java.util.List;
@@ -207,9 +208,13 @@ public final class ScriptFlight extends Flight {
                 if (!pipeline.flying().newest(cell.key, sequence)) {
                     continue; // a script sent after it on the key was settled first: that one is newer
                 }
+                if (!cell.leavesKey()) {
+                    pipeline.known().confirmAbsent(cell.key, now);
+                    continue;
+                }
                 long ttl = cell.ttlMillis;
-                pipeline.known().confirm(cell, now,
-                        ttl > 0 || !cell.leavesKey() ? ttl : expiry.calculateTimeToLiveMillis(cell.state, now));
+                pipeline.known().confirmDigest(cell.key, cell, cell.state, now,
+                        ttl > 0 ? ttl : expiry.calculateTimeToLiveMillis(cell.state, now));
             }
             for (int j = 0; j < jobCount(); j++) {
                 job(j).complete();
@@ -234,7 +239,7 @@ public final class ScriptFlight extends Flight {
         for (int i = 0; i < cells.size(); i++) {
             Cell cell = cells.get(i);
             if (!differs[i] && !cell.expects && pipeline.flying().newest(cell.key, sequence)) {
-                pipeline.known().confirm(cell.key, null, null, now, 0);
+                pipeline.known().confirmAbsent(cell.key, now);
             }
         }
         for (int i = 0; i < cells.size(); i++) {

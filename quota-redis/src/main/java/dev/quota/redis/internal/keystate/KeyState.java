@@ -1,6 +1,7 @@
 package dev.quota.redis.internal.keystate;
 
 import dev.quota.redis.internal.encoding.StateDigest;
+import dev.quota.redis.internal.encoding.StateSha1;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import org.jspecify.annotations.Nullable;
 
@@ -19,10 +20,10 @@ import org.jspecify.annotations.Nullable;
  * state serialized again, which for a state this library wrote is its bytes by construction.
  *
  * <p>The hot tier's entry of its key, made over in place when Redis confirms the key again
- * ({@link KeyStates#confirm}), and made over for another key warming when its own cools: a write
- * to a key in use costs no object, nor a key taking another's place in the hot tier. The
- * combiner's alone, like {@link KeyStates}; a round reads it into its cell at once and keeps no
- * reference to it.
+ * ({@link KeyStates#confirmBytes}, {@link KeyStates#confirmDigest}, {@link KeyStates#confirmAbsent}),
+ * and made over for another key warming when its own cools: a write to a key in use costs no
+ * object, nor a key taking another's place in the hot tier. The combiner's alone, like
+ * {@link KeyStates}; a round reads it into its cell at once and keeps no reference to it.
  */
 public final class KeyState {
 
@@ -41,19 +42,19 @@ public final class KeyState {
     /**
      * Makes this entry over for a state Redis confirmed (see {@link #absent} for no key).
      *
-     * @param high           its SHA-1's first 8 bytes ({@link #middle()}, {@link #low()}: the rest)
+     * @param sha1           its SHA-1 (copied)
      * @param bytes          its bytes when at hand, else null (they are made from the state if needed)
      * @param state          the state parsed, or null when it is kept {@linkplain #unparsed() unparsed}
      * @param confirmedNanos when Redis confirmed it, by the store's clock
      * @param expiresNanos   when to forget it: a second before Redis expires the key, by the store's clock
      */
-    KeyState set(long high, long middle, int low, byte @Nullable [] bytes, @Nullable RemoteBucketState state,
-                 long confirmedNanos, long expiresNanos) {
+    KeyState set(StateSha1 sha1, byte @Nullable [] bytes, @Nullable RemoteBucketState state, long confirmedNanos,
+                 long expiresNanos) {
         this.exists = true;
         this.digested = true;
-        this.high = high;
-        this.middle = middle;
-        this.low = low;
+        this.high = sha1.high();
+        this.middle = sha1.middle();
+        this.low = sha1.low();
         this.bytes = bytes;
         this.record = null;
         this.state = state;
@@ -99,11 +100,11 @@ public final class KeyState {
     }
 
     /** The state's SHA-1, computed from its bytes as they were decoded to be parsed. */
-    void digest(long high, long middle, int low) {
+    void digest(StateSha1 sha1) {
         this.digested = true;
-        this.high = high;
-        this.middle = middle;
-        this.low = low;
+        this.high = sha1.high();
+        this.middle = sha1.middle();
+        this.low = sha1.low();
     }
 
     /** Whether the key holds a state (else: no key). */
@@ -111,9 +112,9 @@ public final class KeyState {
         return exists;
     }
 
-    /** Whether the key holds the state whose SHA-1 is {@code high, middle, low} (false while its digest is unknown). */
-    boolean holds(long high, long middle, int low) {
-        return exists && digested && this.high == high && this.middle == middle && this.low == low;
+    /** Whether the key holds the state whose SHA-1 is {@code sha1} (false while its digest is unknown). */
+    boolean holds(StateSha1 sha1) {
+        return exists && digested && high == sha1.high() && middle == sha1.middle() && low == sha1.low();
     }
 
     /** The state's SHA-1, first 8 bytes; a cold one's once a round parsed it ({@link KeyStates#parse}). */

@@ -2,10 +2,8 @@ package dev.quota.redis.internal.keystate;
 
 import dev.quota.core.internal.StateWire;
 import dev.quota.core.spi.BucketMath;
-import dev.quota.redis.RedisStoreBuilder;
 import dev.quota.redis.internal.encoding.StateDigest;
-import dev.quota.redis.internal.engine.Cell;
-import dev.quota.redis.internal.engine.Combiner;
+import dev.quota.redis.internal.encoding.StateSha1;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.security.SecureRandom;
 import java.util.Iterator;
@@ -43,13 +41,13 @@ import org.jspecify.annotations.Nullable;
  * share both is about 10<sup>-17</sup>.
  *
  * <p>Read and written only by the caller that combines (one thread at a time, handed over through
- * {@link Combiner}'s flag). Other threads only ask to forget ({@link #forgetLater},
+ * the engine's combining flag). Other threads only ask to forget ({@link #forgetLater},
  * {@link #forgetAllLater}); the combiner applies that before it next reads ({@link #applyForgets}).
  *
  * <p>The bound counts keys, not customers: a decision touches one key per bucket (the demo's
  * transfer, four of the customer's own and one shared), so 100,000 customers making transfers
  * need 400,000 keys remembered, else each decision on a forgotten key costs a second round trip
- * ({@link RedisStoreBuilder#maxRememberedKeys}). That round trip is a read before the decision
+ * ({@code RedisStoreBuilder.maxRememberedKeys}). That round trip is a read before the decision
  * ({@link #mustRead}): a key forgotten before it expired is noted ({@link ForgottenKeys}), so it
  * is not assumed absent, which would make the compare-and-swap carrying it, and every decision in
  * it, fail.
@@ -134,8 +132,7 @@ public final class KeyStates {
         // uses it decodes it into a scratch buffer and parses it into a state of its own, which it
         // computes on without a copy (parse), and its write puts the parsed state it leaves here
         // (KeyState#unparsed); unwritten, the record goes back to the cold tier as it is
-        KeyState warm = spare != null ? spare : new KeyState();
-        spare = null;
+        KeyState warm = spareEntry();
         if (StateTemplates.template(rec) == StateTemplates.ABSENT) {
             warm.absent(rec[StateTemplates.CONFIRMED], rec[StateTemplates.EXPIRES]);
             templates.recycle(rec);
@@ -149,7 +146,7 @@ public final class KeyStates {
 
     /**
      * Remembers {@code state} for {@code key}; past the bound, a key used long ago is forgotten.
-     * The state is handed over: {@link #confirm} makes it over in place later.
+     * The state is handed over: {@link #confirmBytes} and the others make it over in place later.
      */
     void put(String key, KeyState state, long nowNanos) {
         lastNanos = nowNanos;
@@ -176,28 +173,22 @@ public final class KeyStates {
     }
 
     /**
-     * Remembers what Redis confirmed at {@code key} at {@code nowNanos}: {@code bytes} (null: no
-     * key) and their parsed {@code state}, digested here (a read's answer, a differing key's).
+     * Remembers that Redis confirmed at {@code nowNanos} that {@code key} holds {@code bytes}, their
+     * parsed {@code state} (a read's answer, a differing key's); digested here.
      */
-    public void confirm(String key, byte @Nullable [] bytes, @Nullable RemoteBucketState state, long nowNanos,
-                 long ttlMillis) {
-        if (bytes == null) {
-            confirm(key, false, 0, 0, 0, null, null, nowNanos, ttlMillis);
-            return;
-        }
-        StateDigest digest = StateDigest.local().of(bytes);
-        confirm(key, true, digest.high, digest.middle, digest.low, bytes, state, nowNanos, ttlMillis);
+    public void confirmBytes(String key, byte[] bytes, @Nullable RemoteBucketState state, long nowNanos,
+                             long ttlMillis) {
+        confirmHeld(key, StateDigest.local().of(bytes), bytes, state, nowNanos, ttlMillis);
     }
 
     /**
-     * Remembers what a script that ran confirmed {@code cell}'s key holds, at {@code nowNanos}: what
-     * it wrote, else what it expected there; the state and its digest, not its bytes (the script's
-     * were in a buffer of the thread that sent it).
+     * Remembers that a script that ran confirmed at {@code nowNanos} that {@code key} holds the
+     * state whose SHA-1 is {@code sha1} (what it wrote, else what it expected there): the state and
+     * its digest, not its bytes (the script's were in a buffer of the thread that sent it).
      */
-    public void confirm(Cell cell, long nowNanos, long ttlMillis) {
-        boolean exists = cell.leavesKey();
-        confirm(cell.key, exists, cell.leftHigh(), cell.leftMiddle(), cell.leftLow(), null,
-                exists ? cell.state : null, nowNanos, ttlMillis);
+    public void confirmDigest(String key, StateSha1 sha1, @Nullable RemoteBucketState state, long nowNanos,
+                              long ttlMillis) {
+        confirmHeld(key, sha1, null, state, nowNanos, ttlMillis);
     }
 
     /**
@@ -206,27 +197,41 @@ public final class KeyStates {
      * computed on it), which costs no object; else as {@link #put}. A state confirmed again without
      * its bytes at hand (a key a script checked but did not write) keeps what the entry holds of it.
      */
-    private void confirm(String key, boolean exists, long high, long middle, int low, byte @Nullable [] bytes,
-                         @Nullable RemoteBucketState state, long nowNanos, long ttlMillis) {
+    private void confirmHeld(String key, StateSha1 sha1, byte @Nullable [] bytes, @Nullable RemoteBucketState state,
+                             long nowNanos, long ttlMillis) {
         KeyState entry = hot.get(key); // used now: the most recent, as a put would make it
-        long expires = nowNanos + life(exists, ttlMillis);
+        long expires = nowNanos + life(ttlMillis);
         if (entry == null) {
-            KeyState made = spare != null ? spare : new KeyState();
-            spare = null;
-            put(key, exists ? made.set(high, middle, low, bytes, state, nowNanos, expires)
-                    : made.absent(nowNanos, expires), nowNanos);
+            put(key, spareEntry().set(sha1, bytes, state, nowNanos, expires), nowNanos);
             return;
         }
         lastNanos = nowNanos;
-        if (!exists) {
-            letGo(entry);
-            entry.absent(nowNanos, expires);
-        } else if (bytes == null && entry.holds(high, middle, low)) {
+        if (bytes == null && entry.holds(sha1)) {
             entry.confirmedAgain(state, nowNanos, expires);
         } else {
             letGo(entry);
-            entry.set(high, middle, low, bytes, state, nowNanos, expires);
+            entry.set(sha1, bytes, state, nowNanos, expires);
         }
+    }
+
+    /** Remembers that Redis confirmed at {@code nowNanos} that {@code key} holds nothing, for a while. */
+    public void confirmAbsent(String key, long nowNanos) {
+        KeyState entry = hot.get(key);
+        long expires = nowNanos + ABSENT_REMEMBERED_NANOS;
+        if (entry == null) {
+            put(key, spareEntry().absent(nowNanos, expires), nowNanos);
+            return;
+        }
+        lastNanos = nowNanos;
+        letGo(entry);
+        entry.absent(nowNanos, expires);
+    }
+
+    /** The entry of the key that cooled last, else a new one: to be made over for a key warming or confirmed. */
+    private KeyState spareEntry() {
+        KeyState made = spare != null ? spare : new KeyState();
+        spare = null;
+        return made;
     }
 
     /** Takes back the record of an entry made over for another state: no tier holds it any more. */
@@ -247,16 +252,14 @@ public final class KeyStates {
         long[] rec = entry.record();
         if (rec == null) {
             byte[] bytes = Objects.requireNonNull(entry.bytes(), "an unparsed entry holds its record or its bytes");
-            digest.of(bytes);
-            entry.digest(digest.high, digest.middle, digest.low);
+            entry.digest(digest.of(bytes));
             return BucketMath.deserialize(bytes);
         }
         StateDigest.StateBuffer buffer = StateDigest.takeBuffer();
         try {
             byte[] scratch = buffer.room(templates.room(rec));
             int length = templates.decode(rec, scratch);
-            digest.of(scratch, 0, length);
-            entry.digest(digest.high, digest.middle, digest.low);
+            entry.digest(digest.of(scratch, 0, length));
             return StateWire.read(scratch, length);
         } finally {
             StateDigest.giveBack(buffer);
@@ -429,18 +432,15 @@ public final class KeyStates {
     /** What is remembered of a key Redis confirmed at {@code nowNanos}, kept as long as its TTL allows. */
     static KeyState knownState(byte @Nullable [] bytes, @Nullable RemoteBucketState state, long nowNanos,
                                long ttlMillis) {
-        long expires = nowNanos + life(bytes != null, ttlMillis);
         if (bytes == null) {
-            return new KeyState().absent(nowNanos, expires);
+            return new KeyState().absent(nowNanos, nowNanos + ABSENT_REMEMBERED_NANOS);
         }
-        StateDigest digest = StateDigest.local().of(bytes);
-        return new KeyState().set(digest.high, digest.middle, digest.low, bytes, state, nowNanos, expires);
+        return new KeyState().set(StateDigest.local().of(bytes), bytes, state, nowNanos, nowNanos + life(ttlMillis));
     }
 
-    /** How long what Redis confirmed is remembered: {@code ttlMillis} less a margin; "no key" briefly. */
-    private static long life(boolean exists, long ttlMillis) {
-        return !exists ? ABSENT_REMEMBERED_NANOS
-                : ttlMillis > 0 ? Math.max(0, TimeUnit.MILLISECONDS.toNanos(ttlMillis) - EXPIRY_MARGIN_NANOS)
+    /** How long a state Redis confirmed is remembered: {@code ttlMillis} less a margin (no key: a while, {@link #confirmAbsent}). */
+    private static long life(long ttlMillis) {
+        return ttlMillis > 0 ? Math.max(0, TimeUnit.MILLISECONDS.toNanos(ttlMillis) - EXPIRY_MARGIN_NANOS)
                 : Long.MAX_VALUE / 4;
     }
 }

@@ -1,10 +1,8 @@
 package dev.quota.redis.internal.transport;
 
 import dev.quota.redis.internal.encoding.CasScript;
-import dev.quota.redis.internal.engine.BucketRepair;
-import dev.quota.redis.internal.engine.Cell;
-import dev.quota.redis.internal.engine.Pipeline;
-import dev.quota.redis.internal.engine.RedisLink;
+import dev.quota.redis.internal.encoding.CasKey;
+import dev.quota.redis.internal.encoding.RepairScript;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -42,7 +40,7 @@ import org.redisson.command.CommandAsyncExecutor;
  * other failure is the call's, as through the executor with no retries (the builder sets none): a
  * script is never sent twice unless it certainly did not run ({@link ScriptReply}). The store's
  * connection has no timer of Redisson's: a reply that never comes is timed out by the engine's own
- * step ({@link Pipeline}), which completes the call and closes the connection. Reads of a key go on
+ * step, which completes the call and closes the connection. Reads of a key go on
  * that connection too ({@link ReadReply}), one key's ({@code GET}) and a slot's keys' ({@code MGET}).
  */
 public final class RedissonLink implements RedisLink {
@@ -78,9 +76,9 @@ public final class RedissonLink implements RedisLink {
     }
 
     @Override
-    public CompletableFuture<List<Object>> compareAndSwap(List<Cell> cells) {
+    public CompletableFuture<List<Object>> compareAndSwap(List<? extends CasKey> keys) {
         ScriptReply reply = new ScriptReply(this);
-        reply.send(cells);
+        reply.send(keys);
         return reply;
     }
 
@@ -208,7 +206,7 @@ public final class RedissonLink implements RedisLink {
     public CompletableFuture<Long> deleteUnreadable(String key, byte @Nullable [] unreadable) {
         Object[] args = unreadable == null ? new Object[0] : new Object[] {unreadable};
         RFuture<Long> reply = redis.evalWriteAsync(key, ByteArrayCodec.INSTANCE, RedisCommands.EVAL_LONG,
-                BucketRepair.DELETE_IF_UNCHANGED, List.of(key), args);
+                RepairScript.TEXT, List.of(key), args);
         return reply.toCompletableFuture();
     }
 

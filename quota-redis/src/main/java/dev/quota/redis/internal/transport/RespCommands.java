@@ -1,7 +1,7 @@
 package dev.quota.redis.internal.transport;
 
 import dev.quota.redis.internal.encoding.CasScript;
-import dev.quota.redis.internal.engine.Cell;
+import dev.quota.redis.internal.encoding.CasKey;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
@@ -11,7 +11,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * The store's commands as RESP2 bytes, each written whole into one pooled buffer of the right size
- * for {@link RespConnection}: the compare-and-swap script's {@code EVALSHA} straight from its cells
+ * for {@link RespConnection}: the compare-and-swap script's {@code EVALSHA} straight from its keys
  * ({@link CasScript}'s argument written in place), a key's {@code GET}, a slot's {@code MGET}, the
  * keepalive's {@code PING} and the hand-shake's commands. Command names are mapped as the client's
  * command mapper maps them (a Redis with renamed commands) and encoded once.
@@ -35,13 +35,13 @@ final class RespCommands {
         this.ping = concat("*1\r\n".getBytes(StandardCharsets.US_ASCII), bulk(names.apply("PING")));
     }
 
-    /** {@code EVALSHA <sha> <n> <keys> <argument>} on {@code cells}, as {@link CasScript#call} has it sent. */
-    ByteBuf script(ByteBufAllocator allocator, List<Cell> cells) {
-        int n = cells.size();
-        int argument = CasScript.argumentLength(cells);
+    /** {@code EVALSHA <sha> <n> <keys> <argument>} on {@code keys}, as {@link CasScript#call} has it sent. */
+    ByteBuf script(ByteBufAllocator allocator, List<? extends CasKey> keys) {
+        int n = keys.size();
+        int argument = CasScript.argumentLength(keys);
         int length = arrayHeader(4 + n) + evalsha.length + bulkLength(CasScript.digits(n)) + bulkLength(argument);
         for (int i = 0; i < n; i++) {
-            length += bulkLength(ByteBufUtil.utf8Bytes(cells.get(i).key));
+            length += bulkLength(ByteBufUtil.utf8Bytes(keys.get(i).key));
         }
         ByteBuf to = allocator.ioBuffer(length, length);
         header(to, '*', 4 + n);
@@ -50,10 +50,10 @@ final class RespCommands {
         CasScript.decimal(to, n);
         to.writeBytes(CRLF);
         for (int i = 0; i < n; i++) {
-            key(to, cells.get(i).key);
+            key(to, keys.get(i).key);
         }
         header(to, '$', argument);
-        CasScript.writeArgument(to, cells);
+        CasScript.writeArgument(to, keys);
         to.writeBytes(CRLF);
         return to;
     }

@@ -1,7 +1,5 @@
 package dev.quota.redis.internal.transport;
 
-import dev.quota.redis.internal.engine.Pipeline;
-import dev.quota.redis.internal.engine.ScriptFlight;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -48,9 +46,9 @@ import org.slf4j.LoggerFactory;
  * <p>Liveness: every {@code pingConnectionInterval} (Redisson's setting, 30 s by default) a tick
  * writes {@code PING} when nothing was written since the last one, its reply in order with the
  * scripts'; a tick that finds replies awaited and none came since the last tick closes the
- * connection (a dead or hung peer). A reply the engine gave up on ({@link Pipeline}'s timeout)
+ * connection (a dead or hung peer). A reply the engine gave up on (its own timeout)
  * closes it too ({@link #close}). Closing fails every reply in flight: a script written may have
- * run ({@link ScriptFlight} refuses its decisions, in doubt); the next call makes a new connection.
+ * run (the engine refuses its decisions, in doubt); the next call makes a new connection.
  */
 public final class RespConnection extends ByteToMessageDecoder {
 

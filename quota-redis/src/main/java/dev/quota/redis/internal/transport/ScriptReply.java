@@ -1,8 +1,7 @@
 package dev.quota.redis.internal.transport;
 
 import dev.quota.redis.internal.encoding.CasScript;
-import dev.quota.redis.internal.engine.Cell;
-import dev.quota.redis.internal.engine.Flight;
+import dev.quota.redis.internal.encoding.CasKey;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
@@ -30,13 +29,14 @@ import org.redisson.client.protocol.RedisCommands;
  * connection, whose later replies could not be trusted to be in step.
  *
  * <p>On a connection, the command is written as RESP bytes into one pooled buffer on the caller's
- * thread, from the cells ({@link RespCommands#script}); the call holds one reference of it, released
+ * thread, from the keys ({@link RespCommands#script}); the call holds one reference of it, released
  * when the call completes, whoever completes it first, and the write one, released by Netty once
  * written (or by the connection, when it does not take it). A call that goes through the executor
- * after all reads its parameters back from that buffer ({@link RespCommands#scriptCall}): the cells
- * are made over once the call's flight is settled. Through the executor from the start, the call's
- * parameters are built as {@link CasScript#call} has them, the argument's buffer one reference of
- * the call's, and one of each command sent with it, released by the executor.
+ * after all reads its parameters back from that buffer ({@link RespCommands#scriptCall}): the keys
+ * are made over for other calls once the engine has settled this one. Through the executor from
+ * the start, the call's parameters are built as {@link CasScript#call} has them, the argument's
+ * buffer one reference of the call's, and one of each command sent with it, released by the
+ * executor.
  *
  * <p>A command for a connection is written by that connection's own thread, the call itself being
  * the task handed to it: the order of the connection's commands, which its replies are matched by,
@@ -61,9 +61,9 @@ public final class ScriptReply extends CompletableFuture<List<Object>>
     }
 
     private final RedissonLink link;
-    /** The flight told when the call completes ({@link #whenDone}); set once, after it was sent. */
-    private volatile @Nullable Flight flight;
-    /** Whether {@link #flight} was told: once, by whichever of completion and {@link #whenDone} comes second. */
+    /** Told when the call completes ({@link #whenDone}); set once, after it was sent. */
+    private volatile @Nullable ReplyListener listener;
+    /** Whether {@link #listener} was told: once, by whichever of completion and {@link #whenDone} comes second. */
     @SuppressWarnings("UnusedVariable") // set through TOLD
     private volatile boolean told;
     /** The executor's parameters, once it carries the call. */
@@ -79,19 +79,19 @@ public final class ScriptReply extends CompletableFuture<List<Object>>
         this.link = link;
     }
 
-    /** Sends the call on {@code cells} (read now, never after). */
-    void send(List<Cell> cells) {
-        RespConnection to = link.held().connection(cells.get(0).key);
+    /** Sends the call on {@code keys} (read now, never after). */
+    void send(List<? extends CasKey> keys) {
+        RespConnection to = link.held().connection(keys.get(0).key);
         EventLoop loop = to == null ? null : to.loop();
         if (to == null || loop == null) {
-            Object[] parameters = CasScript.call(link.sha, cells, ByteBufAllocator.DEFAULT);
+            Object[] parameters = CasScript.call(link.sha, keys, ByteBufAllocator.DEFAULT);
             call = parameters;
             stage = SHA;
             again(RedissonLink.EVALSHA_LIST, parameters);
             return;
         }
         connection = to;
-        ByteBuf bytes = link.commands().script(ByteBufAllocator.DEFAULT, cells);
+        ByteBuf bytes = link.commands().script(ByteBufAllocator.DEFAULT, keys);
         command = bytes;
         bytes.retain(); // the write's
         if (loop.inEventLoop()) {
@@ -244,15 +244,15 @@ public final class ScriptReply extends CompletableFuture<List<Object>>
      * does, without the callback's object and the future {@code whenComplete} answers. Either this
      * or the completion comes second and sees the other (both fields volatile), and one of them tells.
      */
-    public void whenDone(Flight sent) {
-        flight = sent;
+    public void whenDone(ReplyListener sent) {
+        listener = sent;
         if (isDone()) {
             tell();
         }
     }
 
     private void tell() {
-        Flight to = flight;
+        ReplyListener to = listener;
         if (to != null && TOLD.compareAndSet(this, false, true)) {
             to.replied();
         }

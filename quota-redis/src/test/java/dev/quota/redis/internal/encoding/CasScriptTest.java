@@ -43,7 +43,7 @@ class CasScriptTest {
         }
         ByteBuf hex = ByteBufAllocator.DEFAULT.heapBuffer();
         StateDigest digest = StateDigest.local().of(state);
-        StateDigest.writeHex(hex, digest.high, digest.middle, digest.low);
+        StateDigest.writeHex(hex, digest.high(), digest.middle(), digest.low());
 
         assertThat(text(hex)).isEqualTo(sha1Hex(state)).hasSize(StateDigest.HEX_LENGTH);
         hex.release();

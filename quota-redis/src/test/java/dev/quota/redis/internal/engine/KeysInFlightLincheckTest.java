@@ -1,5 +1,6 @@
 package dev.quota.redis.internal.engine;
 
+import dev.quota.redis.internal.transport.RedisLink;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;

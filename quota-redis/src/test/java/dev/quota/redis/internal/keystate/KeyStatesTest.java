@@ -7,7 +7,6 @@ import dev.quota.core.Refill;
 import dev.quota.core.spi.BucketMath;
 import dev.quota.core.spi.BucketSpec;
 import dev.quota.redis.internal.encoding.StateDigest;
-import dev.quota.redis.internal.engine.Cell;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -55,7 +54,7 @@ class KeyStatesTest {
         RemoteBucketState parsed = known.parse(back);
         assertThat(BucketMath.serialize(parsed)).isEqualTo(bytes);
         StateDigest digest = StateDigest.local().of(bytes);
-        assertThat(back.holds(digest.high, digest.middle, digest.low)).isTrue();
+        assertThat(back.holds(digest)).isTrue();
         assertThat(back.confirmedNanos()).isEqualTo(NOW);
         assertThat(back.expiresNanos()).isEqualTo(expires);
         assertThat(known.size()).isEqualTo(KeyStates.HOT_KEYS + 1);
@@ -100,16 +99,14 @@ class KeyStatesTest {
         KeyStates known = new KeyStates(400_000);
         KeyState wrote = state(3, NOW);
         byte[] bytes = Objects.requireNonNull(wrote.bytes());
-        Cell cell = new Cell("w", wrote.state(), true, NOW, null);
-        cell.dirty = true;
         StateDigest digest = StateDigest.local();
         digest.startScript();
-        cell.sending(digest, digest.append(Objects.requireNonNull(wrote.state())));
-        known.confirm(cell, NOW, 60_000);
+        digest.append(Objects.requireNonNull(wrote.state()));
+        known.confirmDigest("w", digest, wrote.state(), NOW, 60_000);
         KeyState hot = Objects.requireNonNull(known.get("w", NOW));
         assertThat(hot.bytes()).isNull();
         assertThat(hot.state()).isSameAs(wrote.state());
-        assertThat(hot.holds(wrote.high(), wrote.middle(), wrote.low())).isTrue();
+        assertThat(hot.holds(StateDigest.local().of(bytes))).isTrue();
         for (int i = 0; i < KeyStates.HOT_KEYS; i++) {
             known.put("k" + i, state(1, NOW), NOW);
         }
@@ -119,7 +116,7 @@ class KeyStatesTest {
         assertThat(back.unparsed()).isTrue();
         assertThat(known.bytes(back)).isEqualTo(bytes);
         assertThat(BucketMath.serialize(known.parse(back))).isEqualTo(bytes);
-        assertThat(back.holds(wrote.high(), wrote.middle(), wrote.low())).isTrue();
+        assertThat(back.holds(StateDigest.local().of(bytes))).isTrue();
     }
 
     /** A write confirmed on a key in use makes its entry over: no object a write. */
@@ -130,9 +127,10 @@ class KeyStatesTest {
         known.put("hot", first, NOW);
         KeyState later = state(2, NOW + 5);
 
-        known.confirm("hot", later.bytes(), later.state(), NOW + 5, 60_000);
-        known.confirm("new", later.bytes(), later.state(), NOW + 5, 60_000);
-        known.confirm("absent", null, null, NOW + 5, 0);
+        byte[] laterBytes = Objects.requireNonNull(later.bytes());
+        known.confirmBytes("hot", laterBytes, later.state(), NOW + 5, 60_000);
+        known.confirmBytes("new", laterBytes, later.state(), NOW + 5, 60_000);
+        known.confirmAbsent("absent", NOW + 5);
 
         KeyState hot = Objects.requireNonNull(known.get("hot", NOW + 6));
         assertThat(hot).isSameAs(first);
@@ -363,8 +361,9 @@ class KeyStatesTest {
 
     /** An entry of its own holding what {@code shared} holds: a state put is handed over, made over when its key cools. */
     private static KeyState handedOver(KeyState shared) {
-        return new KeyState().set(shared.high(), shared.middle(), shared.low(), shared.bytes(), shared.state(),
-                shared.confirmedNanos(), shared.expiresNanos());
+        byte[] bytes = Objects.requireNonNull(shared.bytes(), "made from its bytes");
+        return new KeyState().set(StateDigest.local().of(bytes), bytes, shared.state(), shared.confirmedNanos(),
+                shared.expiresNanos());
     }
 
     /** A key's state after {@code requests} one-token takes at {@code now}, remembered as a script's write is. */
