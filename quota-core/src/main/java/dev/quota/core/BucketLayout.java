@@ -465,7 +465,7 @@ final class BucketLayout {
     private Window window(Limit limit, Instant now, long version) {
         CalendarWindow window = CalendarWindow.containing((Refill.Calendar) limit.refill(), now);
         BucketSpec spec = windows.get(new WindowKey(limit, window.start().getEpochSecond(), version), k ->
-                new BucketSpec(List.of(new Limit(limit.name(), limit.capacity(),
+                BucketSpec.of(List.of(new Limit(limit.name(), limit.capacity(),
                         Refill.interval(limit.capacity(), window.length()))), version));
         return new Window(window, spec, ":" + limit.name() + ":" + window.start().getEpochSecond());
     }
@@ -596,7 +596,7 @@ final class BucketLayout {
                     noShare |= part == null;
                 }
             }
-            BucketSpec spec = limits.isEmpty() ? null : new BucketSpec(limits, version);
+            BucketSpec spec = limits.isEmpty() ? null : BucketSpec.of(limits, version);
             return new Rolling(key, spec, List.copyOf(limits), List.copyOf(policies), noShare, List.copyOf(calendars),
                     calendars.stream().map(List::of).toList(), calendarPolicies.stream().map(List::of).toList(),
                     List.copyOf(calendarNoShare), new AtomicReferenceArray<>(calendars.size()),

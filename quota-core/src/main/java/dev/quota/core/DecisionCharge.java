@@ -92,6 +92,6 @@ final class DecisionCharge {
     static Take take(BucketKey key, BucketSpec spec, long tokens, LimitStatus.Role role, Mode mode) {
         boolean shadow = mode == Mode.SHADOW;
         long refused = !shadow && role == LimitStatus.Role.PLAN ? REFUSED_REQUEST : 0;
-        return new Take(key, spec, tokens, refused, shadow);
+        return shadow ? Take.shadow(key, spec, tokens) : Take.of(key, spec, tokens, refused);
     }
 }

@@ -322,7 +322,7 @@ final class DecisionRunner {
         List<Take> charged = receipt.settleableTakes();
         List<Take> takes = new ArrayList<>(charged.size());
         for (Take take : charged) {
-            takes.add(new Take(take.key(), take.spec(), tokens, 0, take.shadow()));
+            takes.add(take.shadow() ? Take.shadow(take.key(), take.spec(), tokens) : Take.of(take.key(), take.spec(), tokens));
         }
         return call(() -> receipt.planStore().tryConsume(takes));
     }

@@ -99,7 +99,7 @@ class DecisionChargeTest {
     }
 
     private static Draw draw(String name, Limit limit, long tokens, LimitStatus.Role role, String mode) {
-        return new Draw(new BucketKey("charge-test:" + name), new BucketSpec(List.of(limit), 1), tokens,
+        return new Draw(new BucketKey("charge-test:" + name), BucketSpec.of(List.of(limit), 1), tokens,
                 new Draw.Shape(List.of(limit), List.of(name + "-" + limit.name()), null, role, FailurePolicy.CLOSED,
                         mode.equals("S") ? Mode.SHADOW : Mode.ENFORCE, false));
     }

@@ -49,7 +49,7 @@ class DrawRefillTimeTest {
         MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
         InMemoryStore store = InMemoryStore.builder().clock(clock).build();
         BucketKey key = new BucketKey("guard:203.0.113.7");
-        BucketSpec spec = new BucketSpec(List.of(limit), 1);
+        BucketSpec spec = BucketSpec.of(List.of(limit), 1);
         assertThat(store.tryConsume(key, spec, limit.capacity()).tokensTaken()).isTrue();
         clock.advance(later);
         ConsumeResult read = store.peek(key, spec);

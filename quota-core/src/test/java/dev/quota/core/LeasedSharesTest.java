@@ -71,7 +71,7 @@ class LeasedSharesTest {
     }
 
     private long planLeft(QuotaService service) {
-        return memory.peek(store.keys.get("plan"), new BucketSpec(List.of(BIG), service.config().version()))
+        return memory.peek(store.keys.get("plan"), BucketSpec.of(List.of(BIG), service.config().version()))
                 .remaining()[0];
     }
 
@@ -270,7 +270,7 @@ class LeasedSharesTest {
         service.close();
         services.remove(service);
 
-        assertThat(memory.peek(store.keys.get("plan"), new BucketSpec(List.of(BIG), service.config().version()))
+        assertThat(memory.peek(store.keys.get("plan"), BucketSpec.of(List.of(BIG), service.config().version()))
                 .remaining()[0]).isEqualTo(10_000 - 55);
     }
 

@@ -67,7 +67,7 @@ class ReceiptTest {
     void closeAndRelease_eachOnce_inEitherOrder() {
         InMemoryStore store = InMemoryStore.builder().clock(clock).build();
         Limit limit = greedy("burst", 10, 10, Duration.ofHours(1));
-        Take take = Take.of(new BucketKey("receipt-test"), new BucketSpec(List.of(limit), 1), 1);
+        Take take = Take.of(new BucketKey("receipt-test"), BucketSpec.of(List.of(limit), 1), 1);
         Adjustment lease = Adjustment.leaseRelease(new BucketKey("receipt-test:l"),
                 BucketSpec.leases("in-flight", 2, Duration.ofMinutes(1), 1), 42);
 

@@ -159,7 +159,9 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
                     for (int r = 0; r < remaining.length; r++) {
                         remaining[r] = in.readLong();
                     }
-                    results.add(new ConsumeResult(consumed, remaining, wait, toFull, lease, extraTaken));
+                    // only a taken result holds a lease or extra tokens (the member wrote zeros otherwise)
+                    results.add(consumed ? ConsumeResult.taken(remaining, wait, toFull, lease, extraTaken)
+                            : ConsumeResult.notTaken(remaining, wait, toFull));
                 }
                 return new Answer(results, written, nanosToFull);
             } catch (IOException e) {
@@ -313,7 +315,9 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
                 long extra = in.readLong();
                 byte[] spec = new byte[in.readUnsignedShort()];
                 in.readFully(spec);
-                takes.add(new Take(key, spec(spec), tokens, refusalTokens, shadow, extra, LeaseHolder.NONE));
+                // a shadow take has no refusal tokens; extra tokens make a second take only when asked for
+                Take take = shadow ? Take.shadow(key, spec(spec), tokens) : Take.of(key, spec(spec), tokens, refusalTokens);
+                takes.add(take.withExtra(extra));
             }
             if (in.available() > 0) { // the holders (encodeHolders)
                 int held = in.readUnsignedShort();
@@ -363,7 +367,12 @@ final class EntryChange implements EntryProcessor<String, byte[], byte[]>, Seria
                 limits.add(new Limit(name, capacity, greedy ? Refill.greedy(tokens, period)
                         : Refill.interval(tokens, period)));
             }
-            return new BucketSpec(limits, version, leases);
+            if (leases) { // written from a lease set: its one interval limit, a token per slot per lease timeout
+                Limit slots = limits.get(0);
+                return BucketSpec.leases(slots.name(), slots.capacity(), ((Refill.Interval) slots.refill()).period(),
+                        version);
+            }
+            return BucketSpec.of(limits, version);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /** Which entry a bucket lives in, and the entry's stored form. */
 class BucketEntryTest {
 
-    private static final BucketSpec TEN_PER_MINUTE = new BucketSpec(
+    private static final BucketSpec TEN_PER_MINUTE = BucketSpec.of(
             List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofMinutes(1)))), 1);
     private static final long NOW = Duration.ofDays(20_000).toNanos();
 

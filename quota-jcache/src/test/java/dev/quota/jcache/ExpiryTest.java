@@ -36,7 +36,7 @@ class ExpiryTest {
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
 
     private static BucketSpec greedy(long capacity, Duration period) {
-        return new BucketSpec(List.of(new Limit("burst", capacity, Refill.greedy(capacity, period))), 1);
+        return BucketSpec.of(List.of(new Limit("burst", capacity, Refill.greedy(capacity, period))), 1);
     }
 
     private static BucketKey key() {

@@ -41,7 +41,7 @@ class JCacheCompareAndSwapStoreTest extends JCacheStoreContract {
         JCacheStore racing = new JCacheStore(objects, update(), new CasBuckets(objects, new JCacheWriter(objects),
                 CacheLifetime.of(objects, false), time, 20, 0), "racing", LeaseHolders.NONE);
         BucketKey key = freshKey();
-        BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
+        BucketSpec spec = BucketSpec.of(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
         assertThat(racing.tryConsume(key, spec, 1).tokensTaken()).as("a new bucket is created, no race").isTrue();
 
         assertThatThrownBy(() -> racing.tryConsume(key, spec, 1)).isInstanceOf(QuotaStoreException.class)

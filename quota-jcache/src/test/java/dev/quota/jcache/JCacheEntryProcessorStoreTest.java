@@ -23,7 +23,7 @@ class JCacheEntryProcessorStoreTest extends JCacheStoreContract {
         // the cache compare-and-swap refuses (in-memory format OBJECT): a processor needs no comparison
         try (JCacheStore objects = JCacheStore.builder(grid.cache(1, "object-ep")).update(update()).clock(clock).build()) {
             BucketKey key = freshKey();
-            BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
+            BucketSpec spec = BucketSpec.of(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
 
             assertThat(objects.tryConsume(key, spec, 2).remaining()).containsExactly(3);
             assertThat(objects.peek(key, spec).remaining()).containsExactly(3);

@@ -33,7 +33,7 @@ abstract class JCacheStoreContract extends QuotaStoreContract {
     @RegisterExtension
     static HazelcastGrid grid = HazelcastGrid.shared();
 
-    private static final BucketSpec TEN_PER_HOUR = new BucketSpec(
+    private static final BucketSpec TEN_PER_HOUR = BucketSpec.of(
             List.of(new Limit("hourly", 10, Refill.greedy(10, Duration.ofHours(1)))), 1);
     private static int stores;
 
@@ -78,7 +78,7 @@ abstract class JCacheStoreContract extends QuotaStoreContract {
         assertThat(store.tryConsume(rule, TEN_PER_HOUR, 10).tokensTaken()).isTrue();
 
         // plan 2 tokens (1 when refused), shared 1, rule 1: the empty rule refuses
-        List<ConsumeResult> results = store.tryConsume(List.of(new Take(plan, TEN_PER_HOUR, 2, 1),
+        List<ConsumeResult> results = store.tryConsume(List.of(Take.of(plan, TEN_PER_HOUR, 2, 1),
                 Take.of(shared, TEN_PER_HOUR, 1), Take.of(rule, TEN_PER_HOUR, 1)));
 
         assertThat(results).extracting(ConsumeResult::tokensTaken).containsExactly(true, false, false);
@@ -115,7 +115,7 @@ abstract class JCacheStoreContract extends QuotaStoreContract {
         JCacheStore onMember = JCacheStore.builder(cache).update(update()).clock(MutableClock.at("2026-11-29T10:00:00Z"))
                 .build();
         BucketKey key = new BucketKey("unreadable:" + java.util.UUID.randomUUID());
-        BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
+        BucketSpec spec = BucketSpec.of(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofMinutes(1)))), 1);
         cache.put(key.value(), "not a bucket".getBytes(StandardCharsets.UTF_8));
 
         assertThat(onMember.peek(key, spec).remaining()).containsExactly(5);

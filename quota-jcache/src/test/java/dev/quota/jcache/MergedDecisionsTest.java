@@ -33,7 +33,7 @@ class MergedDecisionsTest {
     @RegisterExtension
     static HazelcastGrid grid = HazelcastGrid.shared();
 
-    private static final BucketSpec FIVE_PER_HOUR = new BucketSpec(
+    private static final BucketSpec FIVE_PER_HOUR = BucketSpec.of(
             List.of(new Limit("hourly", 5, Refill.greedy(5, Duration.ofHours(1)))), 1);
     private static final int LATER = 8;
 

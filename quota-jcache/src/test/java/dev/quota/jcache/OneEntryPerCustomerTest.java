@@ -120,8 +120,8 @@ class OneEntryPerCustomerTest {
         String tag = "quota-test:{" + UUID.randomUUID() + "}";
         BucketKey quick = new BucketKey(tag + ":quick");
         BucketKey slow = new BucketKey(tag + ":slow");
-        BucketSpec perMinute = new BucketSpec(List.of(new Limit("m", 10, Refill.greedy(10, Duration.ofMinutes(1)))), 1);
-        BucketSpec perHour = new BucketSpec(List.of(new Limit("h", 10, Refill.greedy(10, Duration.ofHours(1)))), 1);
+        BucketSpec perMinute = BucketSpec.of(List.of(new Limit("m", 10, Refill.greedy(10, Duration.ofMinutes(1)))), 1);
+        BucketSpec perHour = BucketSpec.of(List.of(new Limit("h", 10, Refill.greedy(10, Duration.ofHours(1)))), 1);
         store.tryConsume(List.of(Take.of(quick, perMinute, 1), Take.of(slow, perHour, 1)));
 
         clock.advance(Duration.ofSeconds(6)); // quick is full again; slow is still short of the token taken

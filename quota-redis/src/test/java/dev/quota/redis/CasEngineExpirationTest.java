@@ -92,7 +92,7 @@ class CasEngineExpirationTest {
     @Test
     void storeDecisions_keepTheStoresTtl() {
         BucketKey key = new BucketKey("quota-ttl:" + UUID.randomUUID());
-        BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofSeconds(10)))), 1);
+        BucketSpec spec = BucketSpec.of(List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofSeconds(10)))), 1);
 
         store.tryConsume(key, spec, 1);
 

@@ -42,7 +42,7 @@ class CasEngineInterleavingTest {
     static final RedisExtension redis = RedisExtension.standalone();
 
     /** 10 tokens, 10 a minute: nothing refills while time stands still. */
-    private static final BucketSpec TEN = new BucketSpec(
+    private static final BucketSpec TEN = BucketSpec.of(
             List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofMinutes(1)))), 1);
     /**
      * {@link #TEN} as another instance's reloaded config has it, for its writes in the conflict
@@ -51,11 +51,11 @@ class CasEngineInterleavingTest {
      * where the script answers what the key holds and the decision is computed again; while time
      * stands still the two configurations hold the same tokens.
      */
-    private static final BucketSpec TEN_NEWER = new BucketSpec(
+    private static final BucketSpec TEN_NEWER = BucketSpec.of(
             List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofMinutes(2)))), 2);
     /** Room for a full pipeline and more: {@link #DEEP_CAPACITY} tokens, none refilled while time stands still. */
     private static final long DEEP_CAPACITY = 2L * KeysInFlight.MAX_DEPTH + 8;
-    private static final BucketSpec DEEP = new BucketSpec(
+    private static final BucketSpec DEEP = BucketSpec.of(
             List.of(new Limit("burst", DEEP_CAPACITY, Refill.greedy(DEEP_CAPACITY, Duration.ofMinutes(1)))), 1);
 
     private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");

@@ -38,7 +38,7 @@ class ForgottenKeyRedisTest {
     static final RedisExtension redis = RedisExtension.standalone();
 
     /** 10 tokens, 10 a minute: nothing refills while time stands still. */
-    private static final BucketSpec TEN = new BucketSpec(
+    private static final BucketSpec TEN = BucketSpec.of(
             List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofMinutes(1)))), 1);
     /** Room for eight keys: the hot tier alone, least recently used first out. */
     private static final int BOUND = 8;
@@ -204,7 +204,7 @@ class ForgottenKeyRedisTest {
     }
 
     private static Take take(BucketKey key) {
-        return new Take(key, TEN, 1, 0);
+        return Take.of(key, TEN, 1, 0);
     }
 
     private static BucketKey freshKey() {

@@ -59,7 +59,7 @@ class RedisKeyExpiryTest {
     void everyKeyExpires_noLaterThanItsTimeToRefillFullyPlusTheMargin() {
         MutableClock clock = MutableClock.at("2026-11-29T10:00:00Z");
         Duration margin = Duration.ofSeconds(60);
-        BucketSpec spec = new BucketSpec(List.of(
+        BucketSpec spec = BucketSpec.of(List.of(
                 new Limit("burst", 20, Refill.greedy(10, Duration.ofSeconds(1))),
                 new Limit("hourly", 100, Refill.greedy(100, Duration.ofHours(1)))), 1);
         try (RedisStore store = RedisStore.builder().uri(redis.uri()).clock(clock).expiryMargin(margin).build()) {
@@ -78,7 +78,7 @@ class RedisKeyExpiryTest {
 
     @Test
     void hundredThousandCustomers_areGoneAfterTheirTtl_andCostAFewHundredBytesEach() throws Exception {
-        BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 1, Refill.greedy(1, Duration.ofSeconds(1)))), 1);
+        BucketSpec spec = BucketSpec.of(List.of(new Limit("burst", 1, Refill.greedy(1, Duration.ofSeconds(1)))), 1);
         long baseline = usedMemory();
 
         // memory: 10,000 customers whose keys live a minute

@@ -44,7 +44,7 @@ class RedisSentinelStoreTest extends QuotaStoreContract {
     @Test
     void aDecision_isWrittenOnTheMasterTheSentinelsName_andPingAnswersFromIt() {
         BucketKey key = freshKey();
-        store.tryConsume(key, new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofHours(1)))), 1), 1);
+        store.tryConsume(key, BucketSpec.of(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofHours(1)))), 1), 1);
         ((RedisStore) store).ping();
 
         RedisServer master = redis.sentinelTopology().master();

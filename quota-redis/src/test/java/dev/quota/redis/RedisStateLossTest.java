@@ -34,7 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class RedisStateLossTest {
 
-    private static final BucketSpec SPEC = new BucketSpec(
+    private static final BucketSpec SPEC = BucketSpec.of(
             List.of(new Limit("burst", 10, Refill.greedy(1, Duration.ofHours(1)))), 1);
 
     @RegisterExtension

@@ -285,7 +285,7 @@ class RedisStoreLocalRejectionTest {
 
         // two callers' consumes in one round, as concurrent callers of one instance are combined
         List<List<ConsumeResult>> both = store.engine().consumeAll(List.of(
-                List.of(new Take(flooded, SLOW, 1, 0)), List.of(new Take(other, SLOW, 1, 0))));
+                List.of(Take.of(flooded, SLOW, 1, 0)), List.of(Take.of(other, SLOW, 1, 0))));
 
         assertThat(both.get(0).get(0).tokensTaken()).isFalse();
         assertThat(both.get(0).get(0).nanosToWait()).isEqualTo(Duration.ofSeconds(12).toNanos());
@@ -310,7 +310,7 @@ class RedisStoreLocalRejectionTest {
     }
 
     private static BucketSpec spec(long capacity, long tokens, Duration period, long version) {
-        return new BucketSpec(List.of(new Limit("burst", capacity, Refill.greedy(tokens, period))), version);
+        return BucketSpec.of(List.of(new Limit("burst", capacity, Refill.greedy(tokens, period))), version);
     }
 
     private static void resetStats() {

@@ -42,7 +42,7 @@ class RedisStoreTest extends QuotaStoreContract {
         // the 100 ms command timeout must not fail the first connection of a new client
         try (RedisStore store = RedisStore.builder().uri(redis.uri()).build()) {
             assertThatCode(store::ping).as("the first command of a new client").doesNotThrowAnyException();
-            assertThat(store.tryConsume(freshKey(), new BucketSpec(List.of(new Limit("burst", 5,
+            assertThat(store.tryConsume(freshKey(), BucketSpec.of(List.of(new Limit("burst", 5,
                     Refill.greedy(5, Duration.ofHours(1)))), 1), 1).remaining()).containsExactly(4);
         }
     }

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class RedisStoreWrittenStateTest {
 
-    private static final BucketSpec TEN = new BucketSpec(
+    private static final BucketSpec TEN = BucketSpec.of(
             List.of(new Limit("burst", 10, Refill.greedy(1, Duration.ofHours(1)))), 1);
 
     @RegisterExtension
@@ -140,7 +140,7 @@ class RedisStoreWrittenStateTest {
     @Test
     void keyAnInstanceOfAnEarlierStartWrote_sameLimits_isTakenFromInTheFirstScript_atTheNewerVersion() {
         // instances that load one plans file without a version stamp each their own start: b's is later
-        BucketSpec later = new BucketSpec(TEN.limits(), TEN.version() + 1);
+        BucketSpec later = BucketSpec.of(TEN.limits(), TEN.version() + 1);
         BucketKey key = freshKey();
         b.tryConsume(key, later, 1); // b remembers 9, at its version
         a.tryConsume(key, TEN, 1); // a writes 8, keeping b's newer version
@@ -171,12 +171,12 @@ class RedisStoreWrittenStateTest {
     void sharedKeyAnotherInstanceWrote_inADecisionOfTwoBuckets_isOneScript_withEachBucketsRemainingFromRedis() {
         BucketKey own = freshKey();
         BucketKey shared = freshKey();
-        a.tryConsume(List.of(new Take(own, TEN, 1, 0), new Take(shared, TEN, 1, 0)));
+        a.tryConsume(List.of(Take.of(own, TEN, 1, 0), Take.of(shared, TEN, 1, 0)));
         b.tryConsume(shared, TEN, 4); // Redis: 5 on the shared key, a remembers 9
         b.addTokens(shared, TEN, 2); // given back there: 7, more than a's own state would say after 4
         resetStats();
 
-        List<ConsumeResult> results = a.tryConsume(List.of(new Take(own, TEN, 2, 0), new Take(shared, TEN, 2, 0)));
+        List<ConsumeResult> results = a.tryConsume(List.of(Take.of(own, TEN, 2, 0), Take.of(shared, TEN, 2, 0)));
 
         assertThat(results).extracting(r -> r.tokensTaken()).containsExactly(true, true);
         assertThat(results.get(0).remaining()).as("own: 9 less 2").containsExactly(7);
@@ -210,7 +210,7 @@ class RedisStoreWrittenStateTest {
         // 1,000 per second and no expiry margin: the key lives 1 ms after a consume of one token
         try (RedisStore shortLived = RedisStore.builder().uri(redis.uri()).clock(clock)
                 .rejectLocallyFor(Duration.ZERO).expiryMargin(Duration.ZERO).build()) {
-            BucketSpec fast = new BucketSpec(List.of(new Limit("burst", 1_000, Refill.greedy(1_000,
+            BucketSpec fast = BucketSpec.of(List.of(new Limit("burst", 1_000, Refill.greedy(1_000,
                     Duration.ofSeconds(1)))), 1);
             BucketKey key = freshKey();
             shortLived.tryConsume(key, fast, 1);

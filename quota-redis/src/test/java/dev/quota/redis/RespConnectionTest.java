@@ -45,7 +45,7 @@ import org.redisson.config.Credentials;
 class RespConnectionTest {
 
     /** 10 tokens, one an hour: nothing refills while a test runs. */
-    private static final BucketSpec TEN = new BucketSpec(
+    private static final BucketSpec TEN = BucketSpec.of(
             List.of(new Limit("burst", 10, Refill.greedy(1, Duration.ofHours(1)))), 1);
 
     @RegisterExtension

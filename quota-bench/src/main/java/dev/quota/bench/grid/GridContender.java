@@ -62,9 +62,9 @@ abstract class GridContender {
 
     /** The JCache store, asked as the core asks it: one consume of the decision's takes. */
     private static final class Quota extends GridContender {
-        private static final BucketSpec PLAN = new BucketSpec(List.of(
+        private static final BucketSpec PLAN = BucketSpec.of(List.of(
                 new Limit("burst", CAPACITY, Refill.greedy(CAPACITY, Duration.ofHours(1)))), 1);
-        private static final BucketSpec RULE = new BucketSpec(List.of(
+        private static final BucketSpec RULE = BucketSpec.of(List.of(
                 new Limit("transfers", CAPACITY, Refill.greedy(CAPACITY, Duration.ofHours(1)))), 1);
 
         private final JCacheStore store;

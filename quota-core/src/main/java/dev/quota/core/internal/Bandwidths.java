@@ -71,8 +71,10 @@ public final class Bandwidths {
     public static ConsumeResult result(VerboseResult<ConsumptionProbe> verbose) {
         ConsumptionProbe probe = verbose.getValue();
         VerboseResult.Diagnostics diagnostics = verbose.getDiagnostics();
-        return new ConsumeResult(probe.isConsumed(), diagnostics.getAvailableTokensPerEachBandwidth(),
-                probe.isConsumed() ? 0 : probe.getNanosToWaitForRefill(), diagnostics.calculateFullRefillingTime());
+        long[] remaining = diagnostics.getAvailableTokensPerEachBandwidth();
+        return probe.isConsumed() ? ConsumeResult.taken(remaining, 0, diagnostics.calculateFullRefillingTime())
+                : ConsumeResult.notTaken(remaining, probe.getNanosToWaitForRefill(),
+                        diagnostics.calculateFullRefillingTime());
     }
 
     /** A Bucket4j clock reading {@code clock}: wall-clock nanoseconds since the epoch. */

@@ -80,12 +80,12 @@ public final class BucketArithmetic {
             long capacity = spec.limits().get(0).capacity();
             if (free < tokens) {
                 long wait = tokens > capacity ? Long.MAX_VALUE : slots.nanosToFirstFree(nowNanos);
-                return new Step(new ConsumeResult(false, new long[] {Math.min(free, capacity)}, wait,
+                return new Step(ConsumeResult.notTaken(new long[] {Math.min(free, capacity)}, wait,
                         slots.nanosToAllFree(nowNanos)), null);
             }
             long lease = slots.take(tokens, holder.tag(), nowNanos);
-            return new Step(new ConsumeResult(true, new long[] {Math.min(free - tokens, capacity)}, 0,
-                    slots.nanosToAllFree(nowNanos), lease), slots.state());
+            return new Step(ConsumeResult.taken(new long[] {Math.min(free - tokens, capacity)}, 0,
+                    slots.nanosToAllFree(nowNanos), lease, 0), slots.state());
         }
         if (before == null || !current(before, spec)) {
             return consumeByCommand(before, spec, tokens, nowNanos);
@@ -130,8 +130,9 @@ public final class BucketArithmetic {
         } else {
             wait = Math.max(1, state.calculateDelayNanosAfterWillBePossibleToConsume(tokens, nowNanos, true));
         }
-        return new ConsumeResult(consumed, inSpecOrder(state, available(state), spec), wait,
-                state.calculateFullRefillingTime(nowNanos));
+        long[] remaining = inSpecOrder(state, available(state), spec);
+        long toFull = state.calculateFullRefillingTime(nowNanos);
+        return consumed ? ConsumeResult.taken(remaining, wait, toFull) : ConsumeResult.notTaken(remaining, wait, toFull);
     }
 
     /** {@link #consume} through Bucket4j's commands: what it does for a new bucket or an older config version. */
@@ -143,10 +144,10 @@ public final class BucketArithmetic {
         VerboseResult.Diagnostics diagnostics = verbose.asLocal().getDiagnostics();
         long[] remaining = inSpecOrder(entry.get(), diagnostics.getAvailableTokensPerEachBandwidth(), spec);
         if (probe.isConsumed()) {
-            return new Step(new ConsumeResult(true, remaining, 0, diagnostics.calculateFullRefillingTime()), entry.get());
+            return new Step(ConsumeResult.taken(remaining, 0, diagnostics.calculateFullRefillingTime()), entry.get());
         }
         long wait = Math.max(1, probe.getNanosToWaitForRefill());
-        return new Step(new ConsumeResult(false, remaining, wait, diagnostics.calculateFullRefillingTime()), null);
+        return new Step(ConsumeResult.notTaken(remaining, wait, diagnostics.calculateFullRefillingTime()), null);
     }
 
     /**
@@ -157,7 +158,7 @@ public final class BucketArithmetic {
     public static ConsumeResult peek(@Nullable RemoteBucketState state, BucketSpec spec, long nowNanos) {
         if (spec.leases()) {
             LeaseSlots slots = LeaseSlots.of(state, spec, nowNanos);
-            return new ConsumeResult(true, new long[] {Math.min(slots.free(), spec.limits().get(0).capacity())},
+            return ConsumeResult.taken(new long[] {Math.min(slots.free(), spec.limits().get(0).capacity())},
                     slots.nanosToOldestEnd(nowNanos), slots.nanosToAllFree(nowNanos));
         }
         if (state == null || !current(state, spec)) {
@@ -165,7 +166,7 @@ public final class BucketArithmetic {
         }
         RemoteBucketState refilled = state.copy();
         refilled.refillAllBandwidth(nowNanos);
-        return new ConsumeResult(true, inSpecOrder(refilled, available(refilled), spec), 0,
+        return ConsumeResult.taken(inSpecOrder(refilled, available(refilled), spec), 0,
                 refilled.calculateFullRefillingTime(nowNanos));
     }
 
@@ -175,7 +176,7 @@ public final class BucketArithmetic {
         RemoteVerboseResult<Long> verbose = run(entry, spec, VerboseCommand.from(new GetAvailableTokensCommand()),
                 nowNanos);
         VerboseResult.Diagnostics diagnostics = verbose.asLocal().getDiagnostics();
-        return new ConsumeResult(true, inSpecOrder(entry.get(), diagnostics.getAvailableTokensPerEachBandwidth(), spec),
+        return ConsumeResult.taken(inSpecOrder(entry.get(), diagnostics.getAvailableTokensPerEachBandwidth(), spec),
                 0, diagnostics.calculateFullRefillingTime());
     }
 
@@ -390,7 +391,7 @@ public final class BucketArithmetic {
         RemoteBucketState after = Objects.requireNonNull(paid.after(), "a charge that took nothing");
         long wait = consume(after, take.spec(), take.tokens(), nowNanos).result().nanosToWait();
         ConsumeResult result = paid.result();
-        return new ConsumeResult(true, result.remaining(), Math.max(1, wait), result.nanosToFull());
+        return ConsumeResult.taken(result.remaining(), Math.max(1, wait), result.nanosToFull());
     }
 
     /**
@@ -407,12 +408,12 @@ public final class BucketArithmetic {
             return result;
         }
         after.consume(extra);
-        return new ConsumeResult(true, inSpecOrder(after, available(after), take.spec()), 0,
+        return ConsumeResult.taken(inSpecOrder(after, available(after), take.spec()), 0,
                 after.calculateFullRefillingTime(nowNanos), result.lease(), extra);
     }
 
     private static ConsumeResult untaken(ConsumeResult standing) {
-        return new ConsumeResult(false, standing.remaining(), 0, standing.nanosToFull());
+        return ConsumeResult.notTaken(standing.remaining(), 0, standing.nanosToFull());
     }
 
     private static IllegalStateException unpayable(long tokens) {

@@ -4,6 +4,7 @@ import dev.quota.core.Limit;
 import dev.quota.core.Refill;
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The limits one bucket enforces together, and the config version they come from; or a lease set
@@ -20,23 +21,20 @@ import java.util.List;
  * 1, one token back per lease timeout), so every store holds, expires and repairs it as any other
  * bucket; only {@link BucketMath} reads the slots.
  *
- * @param limits  at least one limit; tokens are taken from all of them at once or from none. A lease
- *                set has exactly one: its capacity is the number of slots, its refill an interval of
- *                that many tokens per lease timeout
- * @param version the config version; a stored bucket with a lower version takes these limits on
- *                its next use and keeps its usage (a lease set keeps the leases it holds)
- * @param leases  whether this bucket is a lease set
+ * <p>A value: equal when limits, version and kind are. Made by {@link #of(List, long)} (rate limits)
+ * or {@link #leases(String, long, Duration, long)} (a lease set); a part added in a later release
+ * gets a default and a factory of its own, so a store that makes one keeps compiling.
  */
-public record BucketSpec(List<Limit> limits, long version, boolean leases) {
+public final class BucketSpec {
 
     /** The most slots a lease set may have: its state holds three words per slot. */
     public static final int MAX_LEASES = 100;
 
-    /**
-     * @throws IllegalArgumentException if limits are empty or one is calendar-aligned, or a lease set
-     *                                  is not one interval limit of at most {@link #MAX_LEASES}
-     */
-    public BucketSpec {
+    private final List<Limit> limits;
+    private final long version;
+    private final boolean leases;
+
+    private BucketSpec(List<Limit> limits, long version, boolean leases) {
         limits = List.copyOf(limits);
         if (limits.isEmpty()) {
             throw new IllegalArgumentException("a bucket needs at least one limit");
@@ -56,16 +54,29 @@ public record BucketSpec(List<Limit> limits, long version, boolean leases) {
                         + limit.capacity());
             }
         }
+        this.limits = limits;
+        this.version = version;
+        this.leases = leases;
     }
 
-    /** A bucket of rate limits. */
-    public BucketSpec(List<Limit> limits, long version) {
-        this(limits, version, false);
+    /**
+     * A bucket of rate limits: tokens are taken from all of {@code limits} at once or from none.
+     *
+     * @param limits  at least one limit, each greedy or interval
+     * @param version the config version; a stored bucket with a lower version takes these limits on
+     *                its next use and keeps its usage
+     * @throws NullPointerException     if {@code limits} or one of them is null
+     * @throws IllegalArgumentException if {@code limits} are empty or one is calendar-aligned
+     */
+    public static BucketSpec of(List<Limit> limits, long version) {
+        return new BucketSpec(limits, version, false);
     }
 
     /**
      * A lease set: at most {@code capacity} leases held at once, each given back by its holder or
-     * free again {@code timeout} after it was taken.
+     * free again {@code timeout} after it was taken. Its one limit is named {@code name} and
+     * refills {@code capacity} tokens per {@code timeout}; a stored lease set with a lower version
+     * takes it on its next use and keeps the leases it holds.
      *
      * @param name     the limit's name, as its status reports it
      * @param capacity the number of slots, 1 to {@link #MAX_LEASES}
@@ -77,11 +88,54 @@ public record BucketSpec(List<Limit> limits, long version, boolean leases) {
         return new BucketSpec(List.of(new Limit(name, capacity, Refill.interval(capacity, timeout))), version, true);
     }
 
-    /** The lease timeout of a lease set. */
+    /**
+     * The limits, in the order {@link ConsumeResult#remaining()} reports them: at least one. A lease
+     * set has exactly one: its capacity is the number of slots, its refill an interval of that many
+     * tokens per lease timeout.
+     */
+    public List<Limit> limits() {
+        return limits;
+    }
+
+    /**
+     * The config version; a stored bucket with a lower version takes these limits on its next use and
+     * keeps its usage (a lease set keeps the leases it holds).
+     */
+    public long version() {
+        return version;
+    }
+
+    /** Whether this bucket is a lease set ({@link #leases(String, long, Duration, long)}). */
+    public boolean leases() {
+        return leases;
+    }
+
+    /**
+     * The lease timeout of a lease set.
+     *
+     * @throws IllegalStateException if this bucket is not a lease set
+     */
     public Duration leaseTimeout() {
         if (!leases) {
             throw new IllegalStateException("not a lease set: " + limits);
         }
         return ((Refill.Interval) limits.get(0).refill()).period();
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+        return o instanceof BucketSpec other && version == other.version && leases == other.leases
+                && limits.equals(other.limits);
+    }
+
+    @Override
+    public int hashCode() {
+        // by hand: no varargs array where a spec keys a map on the decision path
+        return (limits.hashCode() * 31 + Long.hashCode(version)) * 31 + Boolean.hashCode(leases);
+    }
+
+    @Override
+    public String toString() {
+        return "BucketSpec[limits=" + limits + ", version=" + version + ", leases=" + leases + "]";
     }
 }

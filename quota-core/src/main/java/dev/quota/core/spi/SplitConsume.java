@@ -110,6 +110,7 @@ public final class SplitConsume {
         for (int i = 0; i < remaining.length; i++) {
             remaining[i] = Math.min(take.spec().limits().get(i).capacity(), remaining[i] + back);
         }
-        return new ConsumeResult(stillCharged, remaining, taken.nanosToWait(), taken.nanosToFull());
+        return stillCharged ? ConsumeResult.taken(remaining, taken.nanosToWait(), taken.nanosToFull())
+                : ConsumeResult.notTaken(remaining, taken.nanosToWait(), taken.nanosToFull());
     }
 }

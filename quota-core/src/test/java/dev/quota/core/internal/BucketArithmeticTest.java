@@ -128,7 +128,7 @@ class BucketArithmeticTest {
     @Test
     void decideOneTake_answersAndWritesWhatTheConsumeOfSeveralDoesForIt() {
         Random random = new Random(23);
-        BucketSpec plenty = new BucketSpec(List.of(new Limit("plenty", 1_000_000,
+        BucketSpec plenty = BucketSpec.of(List.of(new Limit("plenty", 1_000_000,
                 Refill.greedy(1_000_000, Duration.ofSeconds(1)))), 1);
         int refused = 0;
         for (int run = 0; run < 2_000; run++) {
@@ -145,10 +145,10 @@ class BucketArithmeticTest {
                     case 1 -> 1;
                     default -> tokens;
                 };
-                Take take = new Take(new BucketKey("one"), spec, tokens, refusal, shadow);
+                Take take = take(new BucketKey("one"), spec, tokens, refusal, shadow);
                 BucketMath.Step alone = one(take, state, now);
                 BucketMath.Outcome several = BucketMath.decide(List.of(take,
-                        new Take(new BucketKey("beside"), plenty, 1, 0, true)), new RemoteBucketState[] {state, null}, now);
+                        Take.shadow(new BucketKey("beside"), plenty, 1)), new RemoteBucketState[] {state, null}, now);
                 assertThat(alone.result().tokensTaken()).isEqualTo(several.results().get(0).tokensTaken());
                 assertThat(alone.result().remaining()).isEqualTo(several.results().get(0).remaining());
                 assertThat(alone.result().nanosToWait()).isEqualTo(several.results().get(0).nanosToWait());
@@ -190,7 +190,7 @@ class BucketArithmeticTest {
                 long tokens = random.nextInt(4) == 0 ? capacity + 1 : 1 + (long) (random.nextDouble() * capacity);
                 boolean shadow = random.nextInt(5) == 0;
                 long refusal = shadow ? 0 : random.nextInt(2);
-                Take take = new Take(new BucketKey("one"), spec, tokens, refusal, shadow);
+                Take take = take(new BucketKey("one"), spec, tokens, refusal, shadow);
                 BucketMath.Step expected = one(take, state, now);
                 RemoteBucketState given = state == null ? null : BucketMath.deserialize(BucketMath.serialize(state));
                 RemoteBucketState[] states = {given};
@@ -234,7 +234,7 @@ class BucketArithmeticTest {
                 stored[i] = states[i] == null ? null : BucketMath.serialize(states[i]);
                 long tokens = 1 + (long) (random.nextDouble() * spec.limits().get(0).capacity());
                 boolean shadow = random.nextInt(6) == 0;
-                takes.add(new Take(new BucketKey("k" + i), spec, tokens, i == 0 && !shadow ? 1 : 0, shadow));
+                takes.add(take(new BucketKey("k" + i), spec, tokens, i == 0 && !shadow ? 1 : 0, shadow));
             }
             now += timeStep(random, now);
             BucketMath.Outcome outcome = BucketMath.decide(takes, states, now);
@@ -275,7 +275,7 @@ class BucketArithmeticTest {
                 if (random.nextInt(8) != 0) { // else a new bucket
                     long spent = (long) (random.nextDouble() * specs[i].limits().get(0).capacity());
                     states[i] = BucketArithmetic.consumeByCommand(null,
-                            new BucketSpec(specs[i].limits(), 1 + random.nextInt(2)), Math.max(1, spent), now).after();
+                            BucketSpec.of(specs[i].limits(), 1 + random.nextInt(2)), Math.max(1, spent), now).after();
                 }
             }
             now += timeStep(random, now);
@@ -284,7 +284,7 @@ class BucketArithmeticTest {
                 long capacity = specs[i].limits().get(0).capacity();
                 long tokens = random.nextInt(6) == 0 ? capacity + 1 : 1 + (long) (random.nextDouble() * capacity / 2);
                 boolean shadow = random.nextInt(6) == 0;
-                takes.add(new Take(new BucketKey("k" + i), specs[i], tokens, i == 0 && !shadow ? 1 : 0, shadow));
+                takes.add(take(new BucketKey("k" + i), specs[i], tokens, i == 0 && !shadow ? 1 : 0, shadow));
             }
             BucketMath.Outcome expected = BucketMath.decide(takes, states.clone(), now);
             RemoteBucketState[] given = new RemoteBucketState[n];
@@ -311,7 +311,7 @@ class BucketArithmeticTest {
 
     @Test
     void aKeyTwiceInOneConsume_isRefused_amongFewTakesAndAmongMany() {
-        BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofSeconds(1)))), 1);
+        BucketSpec spec = BucketSpec.of(List.of(new Limit("burst", 10, Refill.greedy(10, Duration.ofSeconds(1)))), 1);
         for (int n : new int[] {2, 5, 8, 9, 20}) {
             List<Take> takes = new ArrayList<>();
             for (int i = 0; i < n; i++) {
@@ -465,7 +465,7 @@ class BucketArithmeticTest {
             // the limits in another order, or another set of names: matched by name, not by place
             Collections.rotate(limits, 1);
         }
-        return new BucketSpec(limits, version);
+        return BucketSpec.of(limits, version);
     }
 
     private static long startTime(Random random) {
@@ -486,5 +486,10 @@ class BucketArithmeticTest {
             default -> Math.floorMod(random.nextLong(), 1L << 50);
         };
         return now + step < 0 ? 0 : step;
+    }
+
+    /** A shadow take (no refusal tokens) or an enforced one charged {@code refusal} when refused. */
+    private static Take take(BucketKey key, BucketSpec spec, long tokens, long refusal, boolean shadow) {
+        return shadow ? Take.shadow(key, spec, tokens) : Take.of(key, spec, tokens, refusal);
     }
 }

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class CircuitBreakerStoreTest {
 
     private static final BucketKey KEY = new BucketKey("quota:p:breaker-test");
-    private static final BucketSpec SPEC = new BucketSpec(
+    private static final BucketSpec SPEC = BucketSpec.of(
             List.of(new Limit("burst", 1000, Refill.greedy(1, Duration.ofHours(1)))), 1);
     /** A consume the store refuses as a bad argument: not a store failure. */
     private static final List<Take> TWICE = List.of(Take.of(KEY, SPEC, 1), Take.of(KEY, SPEC, 1));

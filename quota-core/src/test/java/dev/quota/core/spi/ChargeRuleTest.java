@@ -10,12 +10,12 @@ import org.junit.jupiter.api.Test;
 
 class ChargeRuleTest {
 
-    private static final BucketSpec SPEC = new BucketSpec(List.of(new Limit("hourly", 20,
+    private static final BucketSpec SPEC = BucketSpec.of(List.of(new Limit("hourly", 20,
             Refill.greedy(20, Duration.ofHours(1)))), 1);
 
     @Test
     void taken_takesTheRefusalTokensOfARefusedPlanTake_andNothingWhenItLacksThem() {
-        Take plan = new Take(new BucketKey("plan"), SPEC, 10, 1);
+        Take plan = Take.of(new BucketKey("plan"), SPEC, 10, 1);
 
         assertThat(ChargeRule.taken(List.of(plan), i -> true, i -> true)).containsExactly(10);
         assertThat(ChargeRule.taken(List.of(plan), i -> false, i -> true)).containsExactly(1);
@@ -24,7 +24,7 @@ class ChargeRuleTest {
 
     @Test
     void taken_ofAShadowTake_isItsTokensWhenItHasThem_elseNothing() {
-        Take shadow = new Take(new BucketKey("shadow"), SPEC, 10, 0, true);
+        Take shadow = Take.shadow(new BucketKey("shadow"), SPEC, 10);
 
         assertThat(ChargeRule.taken(List.of(shadow), i -> true, i -> true)).containsExactly(10);
         assertThat(ChargeRule.taken(List.of(shadow), i -> false, i -> true)).containsExactly(0);

@@ -72,7 +72,7 @@ class RefillTimesTest {
     @Test
     void fromEmpty_isTheSlowestLimitToFull() {
         Limit tenAMinute = new Limit("burst", 100, Refill.greedy(10, Duration.ofMinutes(1)));
-        BucketSpec spec = new BucketSpec(List.of(tenAMinute, SEVEN_A_DAY), 1);
+        BucketSpec spec = BucketSpec.of(List.of(tenAMinute, SEVEN_A_DAY), 1);
 
         assertThat(RefillTimes.fromEmptyNanos(spec)).isEqualTo(12_342_857_142_857_143L);
         assertThat(RefillTimes.plus(Long.MAX_VALUE - 1, 2)).isEqualTo(Long.MAX_VALUE);

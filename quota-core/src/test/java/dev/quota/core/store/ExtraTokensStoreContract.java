@@ -33,7 +33,7 @@ public interface ExtraTokensStoreContract {
     QuotaStore extraStore();
 
     private static BucketSpec hourly(long capacity) {
-        return new BucketSpec(List.of(new Limit("burst", capacity, Refill.greedy(capacity, Duration.ofHours(1)))), 1);
+        return BucketSpec.of(List.of(new Limit("burst", capacity, Refill.greedy(capacity, Duration.ofHours(1)))), 1);
     }
 
     private static List<BucketKey> keys(int n, boolean sameSlot) {
@@ -92,7 +92,7 @@ public interface ExtraTokensStoreContract {
         List<BucketKey> k = keys(3, sameSlot);
         extraStore().tryConsume(k.get(2), hourly(5), 5); // the rule's bucket is empty
 
-        List<ConsumeResult> results = extraStore().tryConsume(List.of(new Take(k.get(0), hourly(20), 2, 1).withExtra(10),
+        List<ConsumeResult> results = extraStore().tryConsume(List.of(Take.of(k.get(0), hourly(20), 2, 1).withExtra(10),
                 Take.of(k.get(1), hourly(50), 1).withExtra(10), Take.of(k.get(2), hourly(5), 1)));
 
         assertThat(results).extracting(ConsumeResult::extraTaken).containsExactly(0L, 0L, 0L);
@@ -106,7 +106,7 @@ public interface ExtraTokensStoreContract {
     default void extra_onAnAdmittedConsumeOfSeveralBuckets_isTakenWhereAskedOnly(boolean sameSlot) {
         List<BucketKey> k = keys(3, sameSlot);
 
-        List<ConsumeResult> results = extraStore().tryConsume(List.of(new Take(k.get(0), hourly(20), 2, 1),
+        List<ConsumeResult> results = extraStore().tryConsume(List.of(Take.of(k.get(0), hourly(20), 2, 1),
                 Take.of(k.get(1), hourly(50), 1).withExtra(10), Take.of(k.get(2), hourly(5), 1)));
 
         assertThat(results).extracting(ConsumeResult::extraTaken).containsExactly(0L, 10L, 0L);
@@ -121,7 +121,7 @@ public interface ExtraTokensStoreContract {
         extraStore().tryConsume(k.get(1), hourly(5), 5); // the shadow bucket is empty
 
         List<ConsumeResult> results = extraStore().tryConsume(List.of(Take.of(k.get(0), hourly(50), 1).withExtra(10),
-                new Take(k.get(1), hourly(5), 1, 0, true)));
+                Take.shadow(k.get(1), hourly(5), 1)));
 
         assertThat(results.get(0).extraTaken()).isEqualTo(10);
         assertThat(left(k.get(0), hourly(50))).isEqualTo(39);

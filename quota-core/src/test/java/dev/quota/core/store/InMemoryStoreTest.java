@@ -30,7 +30,7 @@ class InMemoryStoreTest extends QuotaStoreContract {
     @Test
     void manyDistinctKeys_stayBoundedByMaxBuckets() {
         InMemoryStore bounded = InMemoryStore.builder().clock(clock).maxBuckets(1_000).build();
-        BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofSeconds(1)))), 1);
+        BucketSpec spec = BucketSpec.of(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofSeconds(1)))), 1);
 
         for (int i = 0; i < 50_000; i++) {
             bounded.tryConsume(new BucketKey("k" + i), spec, 1);
@@ -44,7 +44,7 @@ class InMemoryStoreTest extends QuotaStoreContract {
     @Test
     void idleBucket_isDroppedAfterRefillPlusMargin() {
         InMemoryStore store = InMemoryStore.builder().clock(clock).maxBuckets(10).expiryMargin(Duration.ofSeconds(5)).build();
-        BucketSpec spec = new BucketSpec(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofSeconds(1)))), 1);
+        BucketSpec spec = BucketSpec.of(List.of(new Limit("burst", 5, Refill.greedy(5, Duration.ofSeconds(1)))), 1);
         for (int i = 0; i < 10; i++) {
             store.tryConsume(new BucketKey("idle" + i), spec, 5);
         }
@@ -59,7 +59,7 @@ class InMemoryStoreTest extends QuotaStoreContract {
     void consume_whoseBucketWasDroppedBetweenLookupAndLock_countsInTheBucketThatReplacedIt() throws Exception {
         BucketCreationGate gate = new BucketCreationGate(clock);
         InMemoryStore store = InMemoryStore.builder().clock(gate).build();
-        BucketSpec spec = new BucketSpec(List.of(new Limit("hourly", 2, Refill.greedy(2, Duration.ofHours(1)))), 1);
+        BucketSpec spec = BucketSpec.of(List.of(new Limit("hourly", 2, Refill.greedy(2, Duration.ofHours(1)))), 1);
         BucketKey a = new BucketKey("a");
         BucketKey b = new BucketKey("b");
         store.addTokens(a, spec, 1); // "a" exists and is full; the consume below creates only "b"

@@ -164,7 +164,7 @@ public interface LeaseStoreContract {
         String tag = UUID.randomUUID().toString();
         BucketKey leases = new BucketKey(sameSlot ? "quota-test:{" + tag + "}:l" : "quota-test:" + tag + ":l");
         BucketKey rate = new BucketKey(sameSlot ? "quota-test:{" + tag + "}:r" : "quota-test:" + tag + ":r");
-        BucketSpec hourly = new BucketSpec(List.of(new Limit("hourly", 1, Refill.greedy(1, Duration.ofHours(1)))), 1);
+        BucketSpec hourly = BucketSpec.of(List.of(new Limit("hourly", 1, Refill.greedy(1, Duration.ofHours(1)))), 1);
         leaseStore().tryConsume(rate, hourly, 1); // empty
 
         List<ConsumeResult> results = leaseStore().tryConsume(List.of(Take.of(leases, FIVE, 1), Take.of(rate, hourly, 1)));
@@ -181,12 +181,12 @@ public interface LeaseStoreContract {
         String tag = UUID.randomUUID().toString();
         BucketKey leases = new BucketKey(sameSlot ? "quota-test:{" + tag + "}:l" : "quota-test:" + tag + ":l");
         BucketKey plan = new BucketKey(sameSlot ? "quota-test:{" + tag + "}:p" : "quota-test:" + tag + ":p");
-        BucketSpec hourly = new BucketSpec(List.of(new Limit("hourly", 100, Refill.greedy(100, Duration.ofHours(1)))), 1);
+        BucketSpec hourly = BucketSpec.of(List.of(new Limit("hourly", 100, Refill.greedy(100, Duration.ofHours(1)))), 1);
         for (int i = 0; i < 5; i++) {
             take(leases);
         }
 
-        List<ConsumeResult> results = leaseStore().tryConsume(List.of(new Take(plan, hourly, 10, 1), Take.of(leases, FIVE, 1)));
+        List<ConsumeResult> results = leaseStore().tryConsume(List.of(Take.of(plan, hourly, 10, 1), Take.of(leases, FIVE, 1)));
 
         assertThat(results.get(1).sufficient()).isFalse();
         assertThat(results.get(1).nanosToWait()).isEqualTo(TIMEOUT.toNanos());

@@ -78,7 +78,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTok
     }
 
     private static BucketSpec greedy(long capacity, long tokens, Duration period, long version) {
-        return new BucketSpec(List.of(new Limit("burst", capacity, Refill.greedy(tokens, period))), version);
+        return BucketSpec.of(List.of(new Limit("burst", capacity, Refill.greedy(tokens, period))), version);
     }
 
     @Test
@@ -123,7 +123,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTok
     @Test
     void tryConsume_withIntervalRefill_returnsNothingUntilPeriodEnds() {
         BucketKey key = freshKey();
-        BucketSpec spec = new BucketSpec(List.of(new Limit("window", 3, Refill.interval(3, Duration.ofMinutes(15)))), 1);
+        BucketSpec spec = BucketSpec.of(List.of(new Limit("window", 3, Refill.interval(3, Duration.ofMinutes(15)))), 1);
         assertThat(store.tryConsume(key, spec, 3).tokensTaken()).isTrue();
 
         clock.advance(Duration.ofMinutes(14));
@@ -137,7 +137,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTok
     @Test
     void tryConsume_withSeveralLimits_takesFromAllOrNone() {
         BucketKey key = freshKey();
-        BucketSpec spec = new BucketSpec(List.of(
+        BucketSpec spec = BucketSpec.of(List.of(
                 new Limit("burst", 10, Refill.greedy(10, Duration.ofSeconds(1))),
                 new Limit("hourly", 3, Refill.greedy(3, Duration.ofHours(1)))), 1);
         assertThat(store.tryConsume(key, spec, 2).remaining()).containsExactly(8, 1);
@@ -167,9 +167,9 @@ public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTok
     void chargedTake_whoseBucketLacksItsTokens_paysItsRefusalTokens_andSaysItLacked() {
         BucketKey key = freshKey();
         BucketSpec spec = hourly(12);
-        assertThat(store.tryConsume(List.of(new Take(key, spec, 10, 1))).get(0).remaining()).containsExactly(2);
+        assertThat(store.tryConsume(List.of(Take.of(key, spec, 10, 1))).get(0).remaining()).containsExactly(2);
 
-        ConsumeResult refused = store.tryConsume(List.of(new Take(key, spec, 10, 1))).get(0);
+        ConsumeResult refused = store.tryConsume(List.of(Take.of(key, spec, 10, 1))).get(0);
 
         assertThat(refused.tokensTaken()).as("the refusal token was taken").isTrue();
         assertThat(refused.sufficient()).as("the bucket lacked the take's 10 tokens").isFalse();
@@ -184,7 +184,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTok
         BucketSpec spec = hourly(3);
         store.tryConsume(key, spec, 3);
 
-        ConsumeResult refused = store.tryConsume(List.of(new Take(key, spec, 2, 1))).get(0);
+        ConsumeResult refused = store.tryConsume(List.of(Take.of(key, spec, 2, 1))).get(0);
 
         assertThat(refused.tokensTaken()).isFalse();
         assertThat(refused.sufficient()).isFalse();
@@ -197,8 +197,8 @@ public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTok
         List<BucketKey> k = keys(3, sameSlot);
         store.tryConsume(k.get(2), hourly(5), 5); // one shadow bucket is empty, the other has 5
 
-        List<ConsumeResult> results = store.tryConsume(List.of(new Take(k.get(0), hourly(20), 10, 1),
-                new Take(k.get(1), hourly(5), 1, 0, true), new Take(k.get(2), hourly(5), 1, 0, true)));
+        List<ConsumeResult> results = store.tryConsume(List.of(Take.of(k.get(0), hourly(20), 10, 1),
+                Take.shadow(k.get(1), hourly(5), 1), Take.shadow(k.get(2), hourly(5), 1)));
 
         assertThat(results).extracting(ConsumeResult::tokensTaken).containsExactly(true, false, false);
         assertThat(results).extracting(ConsumeResult::sufficient).containsExactly(true, true, false);
@@ -213,8 +213,8 @@ public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTok
         List<BucketKey> k = keys(3, sameSlot);
         store.tryConsume(k.get(2), hourly(5), 5); // the enforced rule's bucket is empty
 
-        List<ConsumeResult> results = store.tryConsume(List.of(new Take(k.get(0), hourly(20), 10, 1),
-                new Take(k.get(1), hourly(5), 1, 0, true), Take.of(k.get(2), hourly(5), 1)));
+        List<ConsumeResult> results = store.tryConsume(List.of(Take.of(k.get(0), hourly(20), 10, 1),
+                Take.shadow(k.get(1), hourly(5), 1), Take.of(k.get(2), hourly(5), 1)));
 
         assertThat(results).extracting(ConsumeResult::tokensTaken).containsExactly(true, false, false);
         assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(19);
@@ -227,7 +227,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTok
         List<BucketKey> k = keys(3, sameSlot);
 
         List<ConsumeResult> results = store.tryConsume(List.of(
-                new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
+                Take.of(k.get(0), hourly(20), 10, 1), Take.of(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
 
         assertThat(results).allSatisfy(r -> assertThat(r.tokensTaken()).isTrue());
         assertThat(results).extracting(r -> r.remaining()[0]).containsExactly(10L, 10L, 4L);
@@ -240,7 +240,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTok
         store.tryConsume(k.get(2), hourly(5), 5); // the rule's bucket is empty
 
         List<ConsumeResult> results = store.tryConsume(List.of(
-                new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
+                Take.of(k.get(0), hourly(20), 10, 1), Take.of(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
 
         assertThat(results.get(0).tokensTaken()).isTrue();
         assertThat(results.get(0).sufficient()).isTrue();
@@ -258,7 +258,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTok
         store.tryConsume(k.get(0), hourly(20), 15); // 5 left: short of 10
 
         List<ConsumeResult> results = store.tryConsume(List.of(
-                new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
+                Take.of(k.get(0), hourly(20), 10, 1), Take.of(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
 
         assertThat(results.get(0).sufficient()).isFalse();
         assertThat(results.get(0).tokensTaken()).isTrue();
@@ -275,7 +275,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTok
         store.tryConsume(k.get(0), hourly(20), 20); // empty
 
         List<ConsumeResult> results = store.tryConsume(List.of(
-                new Take(k.get(0), hourly(20), 10, 1), new Take(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
+                Take.of(k.get(0), hourly(20), 10, 1), Take.of(k.get(1), hourly(20), 10, 1), Take.of(k.get(2), hourly(5), 1)));
 
         assertThat(results).allSatisfy(r -> assertThat(r.tokensTaken()).isFalse());
         assertThat(store.peek(k.get(0), hourly(20)).remaining()).containsExactly(0);
@@ -291,7 +291,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTok
         store.tryConsume(customer.get(0), hourly(30), 10); // 20 left
         store.tryConsume(customer.get(1), hourly(5), 5);   // the rule's bucket is empty
 
-        List<ConsumeResult> results = store.tryConsume(List.of(new Take(customer.get(0), hourly(30), 10, 1),
+        List<ConsumeResult> results = store.tryConsume(List.of(Take.of(customer.get(0), hourly(30), 10, 1),
                 Take.of(customer.get(1), hourly(5), 1), Take.of(shared, hourly(5), 1)));
 
         assertThat(results.get(1).sufficient()).isFalse();
@@ -420,7 +420,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTok
         BucketSpec planSpec = greedy(10, 1, Duration.ofHours(1), 1);
         BucketSpec amountSpec = greedy(1_000, 1_000, Duration.ofDays(1), 1);
 
-        List<ConsumeResult> results = store.tryConsume(List.of(new Take(plan, planSpec, 1, 1),
+        List<ConsumeResult> results = store.tryConsume(List.of(Take.of(plan, planSpec, 1, 1),
                 Take.of(amount, amountSpec, 1_001)));
 
         assertThat(results.get(0).tokensTaken()).isTrue();
@@ -450,7 +450,7 @@ public abstract class QuotaStoreContract implements LeaseStoreContract, ExtraTok
         BucketKey rule = customer.get(1);
         BucketSpec planSpec = greedy(1_000, 1, Duration.ofHours(1), 1);
         BucketSpec ruleSpec = greedy(10, 1, Duration.ofHours(1), 1);
-        List<Take> takes = List.of(new Take(plan, planSpec, 2, 1), Take.of(rule, ruleSpec, 1));
+        List<Take> takes = List.of(Take.of(plan, planSpec, 2, 1), Take.of(rule, ruleSpec, 1));
         int threads = 100;
         ExecutorService pool = Executors.newFixedThreadPool(32);
         CountDownLatch start = new CountDownLatch(1);

@@ -179,7 +179,7 @@ final class HotBucket {
             remaining[k] = Math.min(spec.limits().get(k).capacity(), base + batch);
         }
         long toFull = Math.max(0, standingToFull - (now - standingAt));
-        return new ConsumeResult(true, remaining, 0, toFull);
+        return ConsumeResult.taken(remaining, 0, toFull);
     }
 
     /** Retires the batch when its deadline passed; marks the share dead when quiet. The tokens retired. */

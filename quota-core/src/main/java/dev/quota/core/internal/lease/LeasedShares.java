@@ -268,7 +268,8 @@ public final class LeasedShares implements AutoCloseable {
                     long keep = take.chargedOnRefusal() && chargesPaid ? take.refusalTokens() : 0;
                     giveBack(lease, take, i, take.tokens() - keep);
                     ConsumeResult view = served(lease, take, i);
-                    results[i] = new ConsumeResult(keep > 0, view.remaining(), 0, view.nanosToFull());
+                    results[i] = keep > 0 ? ConsumeResult.taken(view.remaining(), 0, view.nanosToFull())
+                            : ConsumeResult.notTaken(view.remaining(), 0, view.nanosToFull());
                 }
                 continue;
             }
@@ -323,8 +324,8 @@ public final class LeasedShares implements AutoCloseable {
         for (int k = 0; k < remaining.length; k++) {
             remaining[k] = Math.min(spec.limits().get(k).capacity(), remaining[k] + extra);
         }
-        return new ConsumeResult(result.tokensTaken(), remaining, result.nanosToWait(), result.nanosToFull(),
-                result.lease(), extra);
+        // extra tokens are taken only on an admitted consume: the take's own tokens were taken too
+        return ConsumeResult.taken(remaining, result.nanosToWait(), result.nanosToFull(), result.lease(), extra);
     }
 
     /** The share of bucket {@code key}, named after its first limit's {@code policy}; null past {@code maxKeys}. */

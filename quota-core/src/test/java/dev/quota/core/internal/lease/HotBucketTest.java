@@ -25,7 +25,7 @@ class HotBucketTest {
     private static final long SECOND = 1_000_000_000L;
     private static final long FOREVER = Long.MAX_VALUE / 4;
     private static final BucketSpec SPEC =
-            new BucketSpec(List.of(new Limit("rate", 5_000, Refill.greedy(5_000, Duration.ofSeconds(1)))), 1);
+            BucketSpec.of(List.of(new Limit("rate", 5_000, Refill.greedy(5_000, Duration.ofSeconds(1)))), 1);
 
     private final List<Adjustment> returned = new ArrayList<>();
     private final HotBucket bucket = new HotBucket(new BucketKey("quota:{c}:p"), "rate", TokenLeasing.DEFAULT,
@@ -43,7 +43,7 @@ class HotBucketTest {
     }
 
     private static ConsumeResult answer() {
-        return new ConsumeResult(true, new long[] {0}, 0, SECOND);
+        return ConsumeResult.taken(new long[] {0}, 0, SECOND);
     }
 
     /** Whether {@code covers} called on another thread waits (parks) instead of answering at once. */

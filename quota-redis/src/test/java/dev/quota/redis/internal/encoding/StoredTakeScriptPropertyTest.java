@@ -157,7 +157,7 @@ class StoredTakeScriptPropertyTest {
             limits.add(new Limit("l" + i, capacity, random.nextBoolean() ? Refill.greedy(refill, period)
                     : Refill.interval(refill, period)));
         }
-        return new BucketSpec(limits, 1 + random.nextInt(3));
+        return BucketSpec.of(limits, 1 + random.nextInt(3));
     }
 
     /** A state of {@code configuration} with a history: taken from, refilled a while, taken from again. */

@@ -18,17 +18,17 @@ class KeyStatesTest {
 
     private static final long NOW = 1_800_000_000_000_000_000L;
     private static final long HOUR = 3_600_000_000_000L;
-    private static final BucketSpec ONE_LIMIT = new BucketSpec(List.of(
+    private static final BucketSpec ONE_LIMIT = BucketSpec.of(List.of(
             new Limit("burst", 1_000, Refill.greedy(1_000, Duration.ofHours(1)))), 0);
     /** The transfer's buckets: the plan's burst and hourly limits in one, then three of one limit each. */
-    private static final BucketSpec PLAN = new BucketSpec(List.of(
+    private static final BucketSpec PLAN = BucketSpec.of(List.of(
             new Limit("burst", 100, Refill.greedy(50, Duration.ofSeconds(1))),
             new Limit("hourly", 5_000, Refill.interval(5_000, Duration.ofHours(1)))), 0);
-    private static final BucketSpec DAY = new BucketSpec(List.of(
+    private static final BucketSpec DAY = BucketSpec.of(List.of(
             new Limit("daily", 50_000, Refill.interval(50_000, Duration.ofDays(1)))), 0);
-    private static final BucketSpec PER_MINUTE = new BucketSpec(List.of(
+    private static final BucketSpec PER_MINUTE = BucketSpec.of(List.of(
             new Limit("per-minute", 1_000, Refill.greedy(1_000, Duration.ofMinutes(1)))), 0);
-    private static final BucketSpec AMOUNT = new BucketSpec(List.of(
+    private static final BucketSpec AMOUNT = BucketSpec.of(List.of(
             new Limit("daily", 1_000_000, Refill.interval(1_000_000, Duration.ofDays(1)))), 0);
 
     @Test

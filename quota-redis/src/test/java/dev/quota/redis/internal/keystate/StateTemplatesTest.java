@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Test;
 class StateTemplatesTest {
 
     private static final long SECOND = 1_000_000_000L;
-    private static final BucketSpec ONE_LIMIT = new BucketSpec(List.of(
+    private static final BucketSpec ONE_LIMIT = BucketSpec.of(List.of(
             new Limit("burst", 1_000, Refill.greedy(1_000, Duration.ofHours(1)))), 0);
-    private static final BucketSpec PLAN = new BucketSpec(List.of(
+    private static final BucketSpec PLAN = BucketSpec.of(List.of(
             new Limit("burst", 100, Refill.greedy(50, Duration.ofSeconds(1))),
             new Limit("hourly", 5_000, Refill.interval(5_000, Duration.ofHours(1)))), 0);
 
