@@ -161,13 +161,22 @@ class RedisClusterStoreTest extends QuotaStoreContract {
             resp.command("CONFIG", "RESETSTAT");
         }
 
+        // the first 20 asks of each customer (all admitted) run while the slot moves; the rest (10
+        // more admitted, then refused) only once it has moved, so decisions that must go to Redis
+        // certainly meet the slot at its new master, whatever the machine's speed
+        int whileMoving = 20;
         java.util.concurrent.BlockingQueue<Customer> work = new java.util.concurrent.LinkedBlockingQueue<>();
-        for (int i = 0; i < asks; i++) {
+        for (int i = 0; i < whileMoving; i++) {
             work.addAll(customers);
         }
         work.remove(customers.get(0)); // asked once already
-        int total = work.size();
+        List<Customer> afterMove = new ArrayList<>();
+        for (int i = whileMoving; i < asks; i++) {
+            afterMove.addAll(customers);
+        }
+        int total = work.size() + afterMove.size();
         java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.CountDownLatch moved = new java.util.concurrent.CountDownLatch(1);
         List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         int threads = 8;
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
@@ -177,7 +186,7 @@ class RedisClusterStoreTest extends QuotaStoreContract {
             for (int t = 0; t < threads; t++) {
                 QuotaService instance = t % 2 == 0 ? a : b;
                 running.add(pool.submit(() -> {
-                    for (Customer customer = work.poll(); customer != null; customer = work.poll()) {
+                    for (Customer customer = next(work, moved); customer != null; customer = next(work, moved)) {
                         QuotaDecision decision = instance.decide(customer, null);
                         if (decision.outcome() == QuotaDecision.Outcome.ALLOWED) {
                             allowed.get(customer.id()).incrementAndGet();
@@ -186,6 +195,7 @@ class RedisClusterStoreTest extends QuotaStoreContract {
                         }
                         done.incrementAndGet();
                     }
+                    return null;
                 }));
             }
             while (done.get() < total / 4) {
@@ -194,6 +204,8 @@ class RedisClusterStoreTest extends QuotaStoreContract {
             int before = done.get();
             moveSlot(cluster, slot, from, to);
             int during = done.get() - before;
+            work.addAll(afterMove);
+            moved.countDown();
             for (java.util.concurrent.Future<?> future : running) {
                 future.get();
             }
@@ -218,6 +230,18 @@ class RedisClusterStoreTest extends QuotaStoreContract {
         for (Customer customer : customers) {
             assertThat(allowed.get(customer.id())).as("admitted for %s", customer.id()).hasValue(capacity);
         }
+    }
+
+    /** The next customer to decide: from {@code work}, which gets its last part once {@code moved} opens; null when all are done. */
+    private static @org.jspecify.annotations.Nullable Customer next(java.util.concurrent.BlockingQueue<Customer> work,
+                                                                    java.util.concurrent.CountDownLatch moved)
+            throws InterruptedException {
+        Customer customer = work.poll();
+        if (customer == null) {
+            moved.await();
+            customer = work.poll();
+        }
+        return customer;
     }
 
     /** {@code n} customers of plan free whose buckets share one cluster slot. */
